@@ -1,0 +1,56 @@
+// An in-process Hardhat 3 chain (EDR). Hardhat is imported lazily so that commands which do not
+// need a chain never pay for loading it.
+import type { EIP1193Provider } from "viem";
+import { projectRoot } from "../paths.ts";
+
+export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
+export const DEV_ACCOUNT_COUNT = 20;
+export const DEV_ACCOUNT_BALANCE = 10n ** 24n; // 1,000,000 ETH each
+
+export interface ChainOptions {
+  chainId?: number;
+  /** JSON-RPC URL of a live network to fork instead of starting empty. */
+  fork?: string;
+  forkBlockNumber?: bigint;
+  /** Automine (default) or interval mining in milliseconds. */
+  miningIntervalMs?: number;
+}
+
+export interface LocalChain {
+  readonly chainId: number;
+  readonly provider: EIP1193Provider;
+  close(): Promise<void>;
+}
+
+export async function startChain(options: ChainOptions = {}): Promise<LocalChain> {
+  const chainId = options.chainId ?? 84532;
+  const [{ createHardhatRuntimeEnvironment }, { default: config }] = await Promise.all([
+    import("hardhat/hre"),
+    import("../../hardhat.config.ts"),
+  ]);
+  const hre = await createHardhatRuntimeEnvironment(config, {}, projectRoot);
+  const connection = await hre.network.create({
+    network: "default",
+    override: {
+      type: "edr-simulated",
+      chainId,
+      accounts: { mnemonic: TEST_MNEMONIC, count: DEV_ACCOUNT_COUNT, accountsBalance: DEV_ACCOUNT_BALANCE },
+      ...(options.fork === undefined
+        ? {}
+        : { forking: { url: options.fork, enabled: true, ...(options.forkBlockNumber === undefined ? {} : { blockNumber: options.forkBlockNumber }) } }),
+      ...(options.miningIntervalMs === undefined
+        ? {}
+        : { mining: { auto: false, interval: options.miningIntervalMs } }),
+    },
+  });
+  let closed = false;
+  return {
+    chainId,
+    provider: connection.provider as unknown as EIP1193Provider,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await connection.close();
+    },
+  };
+}
