@@ -67,11 +67,12 @@ relay_npm() {
   fi
 }
 
-relay_hash() { sha256sum "$@" 2>/dev/null | sha256sum | cut -c1-16; }
+# A short digest of files named relative to the checkout, so that it does not depend on where that is.
+relay_hash() { (cd "$RELAY_ROOT" && sha256sum "$@" 2>/dev/null) | sha256sum | cut -c1-16; }
 
 relay_install_deps() {
   local want have
-  want="$("$RELAY_NODE" -v)-$(relay_hash "$RELAY_ROOT/package-lock.json" "$RELAY_ROOT/package.json")"
+  want="$("$RELAY_NODE" -v)-$(relay_hash package-lock.json package.json)"
   have=$(cat "$RELAY_ROOT/node_modules/.relay-install-stamp" 2>/dev/null || true)
   [ "$want" = "$have" ] && return 0
   relay_log "installing dependencies with npm under Node $("$RELAY_NODE" -v)"
@@ -86,7 +87,7 @@ relay_install_deps() {
 
 relay_compile_contracts() {
   local want have
-  want=$(cd "$RELAY_ROOT" && relay_hash $(find contracts -type f -name '*.sol' | LC_ALL=C sort) hardhat.config.ts package-lock.json)
+  want=$(relay_hash $(cd "$RELAY_ROOT" && find contracts -type f -name '*.sol' 2>/dev/null | LC_ALL=C sort) hardhat.config.ts package-lock.json)
   have=$(cat "$RELAY_ROOT/artifacts/.relay-build-stamp" 2>/dev/null || true)
   [ "$want" = "$have" ] && return 0
   relay_log "compiling contracts (solc-js, offline)"
