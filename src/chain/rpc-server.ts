@@ -1,0 +1,116 @@
+// Exposes an in-process chain's EIP-1193 provider as Ethereum JSON-RPC over HTTP (single and batch
+// requests), bound to loopback only.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { EIP1193Provider } from "viem";
+
+export const MAX_RPC_BODY_BYTES = 50 * 1024 * 1024;
+
+interface RpcRequest {
+  jsonrpc?: string;
+  id?: unknown;
+  method?: unknown;
+  params?: unknown;
+}
+
+export interface RpcServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startRpcServer(provider: EIP1193Provider, port = 8545, host = "127.0.0.1"): Promise<RpcServer> {
+  const server = createServer((req, res) => void handle(provider, req, res));
+  server.keepAliveTimeout = 65_000;
+  await listen(server, port, host);
+  const bound = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${host}:${bound}`,
+    port: bound,
+    close: () => closeServer(server),
+  };
+}
+
+async function handle(provider: EIP1193Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (req.method === "OPTIONS") return reply(res, 204, undefined);
+  if (req.method !== "POST") return reply(res, 405, rpcError(null, -32600, "JSON-RPC requests must be POSTed"));
+  let body: unknown;
+  try {
+    body = JSON.parse(await readBody(req));
+  } catch (error) {
+    const tooLarge = (error as Error).message === "too large";
+    return reply(res, tooLarge ? 413 : 400, rpcError(null, -32700, tooLarge ? "request body too large" : "parse error"));
+  }
+  if (Array.isArray(body)) {
+    if (body.length === 0) return reply(res, 400, rpcError(null, -32600, "empty batch"));
+    const answers = await Promise.all(body.map((one) => call(provider, one as RpcRequest)));
+    return reply(res, 200, answers);
+  }
+  return reply(res, 200, await call(provider, body as RpcRequest));
+}
+
+async function call(provider: EIP1193Provider, request: RpcRequest): Promise<object> {
+  const id = request?.id ?? null;
+  if (typeof request !== "object" || request === null || typeof request.method !== "string") {
+    return rpcError(id, -32600, "invalid request");
+  }
+  try {
+    const params = Array.isArray(request.params) ? request.params : [];
+    const result = await provider.request({ method: request.method, params } as never);
+    return { jsonrpc: "2.0", id, result: result ?? null };
+  } catch (error) {
+    const e = error as { code?: unknown; message?: string; data?: unknown };
+    const code = typeof e.code === "number" ? e.code : -32603;
+    return rpcError(id, code, e.message ?? "internal error", e.data);
+  }
+}
+
+function rpcError(id: unknown, code: number, message: string, data?: unknown): object {
+  return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
+}
+
+function reply(res: ServerResponse, status: number, payload: unknown): void {
+  const text = payload === undefined ? "" : JSON.stringify(payload, (_k, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v));
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(text),
+    "access-control-allow-origin": "*",
+    "access-control-allow-headers": "content-type",
+  });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_RPC_BODY_BYTES) {
+        reject(new Error("too large"));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+export function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+}
+
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,36 @@
+// What a command may touch: its output streams, environment and working directory, and a signal
+// that asks long-running commands to stop. Tests pass their own.
+export interface Output {
+  write(text: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface CliIO {
+  stdout: Output;
+  stderr: Output;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd: string;
+  /** Aborted on SIGINT/SIGTERM (or by a test) to stop `serve` and `devnet`. */
+  signal: AbortSignal;
+}
+
+/** A failure the user can act on: printed as one line, "relay: <message>", with this exit code. */
+export class CliError extends Error {
+  readonly exitCode: number;
+  constructor(message: string, exitCode: number = EXIT.FAILURE) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}
+
+export const EXIT = {
+  OK: 0,
+  FAILURE: 1,
+  USAGE: 2,
+} as const;
+
+export function waitForAbort(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}

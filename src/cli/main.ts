@@ -1,0 +1,85 @@
+// The `relay` command line: a testable `main(argv, io)`. Command actions are imported only when
+// their command runs, so that light commands never load Hardhat, fastify or Ink.
+import { Command, CommanderError, Option } from "commander";
+import { CliError, EXIT, type CliIO } from "./io.ts";
+import { parseChainId, parseDomainName, parsePort, parsePrivateKey, parseUrl } from "./options.ts";
+import { defaultStateDir } from "../paths.ts";
+
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  const program = buildProgram(io);
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return EXIT.OK;
+  } catch (error) {
+    return reportFailure(error, io);
+  }
+}
+
+function buildProgram(io: CliIO): Command {
+  const program = new Command("relay")
+    .description("Relayer, local chain and CLI for bots that pay from on-chain vaults")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => io.stdout.write(text),
+      writeErr: (text) => io.stderr.write(text),
+    });
+
+  const devnetOptions = (command: Command) =>
+    command
+      .addOption(new Option("--chain-id <id>", "chain id of the devnet").default(84532).argParser(parseChainId).env("RELAY_CHAIN_ID"))
+      .addOption(new Option("--domain-name <name>", "EIP-712 domain name of the vaults").default("ServiceVault").argParser(parseDomainName))
+      .addOption(new Option("--rpc-port <port>", "JSON-RPC port on 127.0.0.1 (0 = a free port)").default(8545).argParser(parsePort("--rpc-port")))
+      .addOption(new Option("--fork <url>", "fork a live network instead of starting empty").argParser(parseUrl("--fork")))
+      .option("--state-dir <dir>", "where the manifest and ledger live", defaultStateDir)
+      .option("--manifest <file>", "also write a copy of the manifest here")
+      .option("--json", "print the manifest as JSON on stdout when ready");
+
+  devnetOptions(
+    program
+      .command("devnet")
+      .description("Run a local chain with the vault contracts deployed and seeded (JSON-RPC only)")
+      .addHelpText("after", "\nExamples:\n  relay devnet\n  relay devnet --chain-id 42161 --rpc-port 0 --manifest ./devnet.json\n"),
+  ).action(async (options) => (await import("./commands/devnet.ts")).devnet(options, io));
+
+  devnetOptions(
+    program
+      .command("serve")
+      .description("Run the relayer; without --rpc-url it first starts a devnet for it")
+      .addOption(new Option("--port <port>", "relayer HTTP port on 127.0.0.1 (0 = a free port)").default(8787).argParser(parsePort("--port")))
+      .addOption(new Option("--rpc-url <url>", "serve against this chain, with the deployment in the state directory's manifest").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
+      .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
+  ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
+
+  program
+    .command("deploy")
+    .description("Deploy the contract suite onto an existing chain and write its manifest")
+    .addOption(new Option("--rpc-url <url>", "the chain's JSON-RPC URL").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL").makeOptionMandatory())
+    .addOption(new Option("--key <hex>", "deployer private key (pays for the deployment)").argParser(parsePrivateKey("--key")).makeOptionMandatory())
+    .addOption(new Option("--owner-key <hex>", "vault owner key (default: --key)").argParser(parsePrivateKey("--owner-key")))
+    .addOption(new Option("--relayer-key <hex>", "relayer key (default: --key)").argParser(parsePrivateKey("--relayer-key")))
+    .addOption(new Option("--operator-key <hex>", "vault operator key (default: a new key)").argParser(parsePrivateKey("--operator-key")))
+    .addOption(new Option("--domain-name <name>", "EIP-712 domain name of the vaults").default("ServiceVault").argParser(parseDomainName))
+    .option("--state-dir <dir>", "where the manifest is written", defaultStateDir)
+    .option("--manifest <file>", "also write a copy of the manifest here")
+    .option("--json", "print the manifest as JSON on stdout")
+    .addHelpText("after", "\nExample:\n  relay deploy --rpc-url http://127.0.0.1:8545 --key 0x…\n")
+    .action(async (options) => (await import("./commands/deploy.ts")).deploy(options, io));
+
+  return program;
+}
+
+function reportFailure(error: unknown, io: CliIO): number {
+  if (error instanceof CommanderError) {
+    // --help and --version end here with code 0; commander has already printed usage errors.
+    return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
+  }
+  if (error instanceof CliError) {
+    io.stderr.write(`relay: ${error.message}\n`);
+    return error.exitCode;
+  }
+  const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
+  io.stderr.write(`relay: ${message}\n`);
+  if (io.env.RELAY_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ""}\n`);
+  return EXIT.FAILURE;
+}

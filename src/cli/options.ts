@@ -1,0 +1,48 @@
+// Parsers for option values: each returns the typed value or throws a usage error naming the option.
+import { CliError, EXIT } from "./io.ts";
+import { SUPPORTED_CHAIN_IDS, isSupportedChainId } from "../devnet/tokens.ts";
+
+function usage(message: string): CliError {
+  return new CliError(message, EXIT.USAGE);
+}
+
+export function parsePort(name: string) {
+  return (value: string): number => {
+    const port = Number(value);
+    if (!/^\d+$/.test(value) || port > 65535) throw usage(`${name} must be a port number from 0 to 65535, got "${value}"`);
+    return port;
+  };
+}
+
+export function parseChainId(value: string): number {
+  const id = Number(value);
+  if (!/^\d+$/.test(value) || !isSupportedChainId(id)) {
+    throw usage(`--chain-id ${value} is not supported (supported: ${SUPPORTED_CHAIN_IDS.join(", ")})`);
+  }
+  return id;
+}
+
+export function parseUrl(name: string) {
+  return (value: string): string => {
+    try {
+      const url = new URL(value);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+      return value;
+    } catch {
+      throw usage(`${name} must be an http(s) URL, got "${value}"`);
+    }
+  };
+}
+
+export function parsePrivateKey(name: string) {
+  return (value: string): `0x${string}` => {
+    const hex = value.startsWith("0x") ? value : `0x${value}`;
+    if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) throw usage(`${name} must be a 32-byte hex private key`);
+    return hex as `0x${string}`;
+  };
+}
+
+export function parseDomainName(value: string): string {
+  if (value.length === 0 || value.length > 64) throw usage("--domain-name must be 1 to 64 characters");
+  return value;
+}

@@ -1,0 +1,100 @@
+// Deploys the contract suite (registry, factory, mocks) and wires the registry: price feeds, default
+// tokens, swap router, authorized relayer. On a supported network's chain id the mock tokens take
+// that network's canonical addresses (hardhat_setCode), so bots' production addresses work unchanged.
+import { getAddress, zeroAddress, type Address } from "viem";
+import type { Clients } from "../chain/clients.ts";
+import { readArtifact } from "../chain/artifacts.ts";
+import { createSender, type Sender } from "../chain/sender.ts";
+import type { KeyPair } from "./accounts.ts";
+import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, type TokenSpec, type TokenSymbol } from "./tokens.ts";
+
+export interface SuiteOptions {
+  clients: Clients;
+  deployer: KeyPair;
+  relayer: Address;
+  domainName: string;
+  /** Put the mock tokens at the chain's canonical token addresses where free (needs `hardhat_setCode`). */
+  canonicalTokens: boolean;
+}
+
+export interface Suite {
+  registry: Address;
+  factory: Address;
+  router: Address;
+  nft: Address;
+  marketplace: Address;
+  lending: Address;
+  priceFeeds: Record<string, Address>;
+  tokens: Record<TokenSymbol, { address: Address; decimals: number }>;
+}
+
+export async function deploySuite(options: SuiteOptions): Promise<Suite> {
+  const { clients } = options;
+  const deployer = createSender(clients, options.deployer.privateKey);
+  const canonical = options.canonicalTokens ? CANONICAL_TOKENS[clients.chain.id] ?? {} : {};
+
+  const registry = await deployer.deploy("ServiceRegistry");
+
+  const priceFeeds: Record<string, Address> = {};
+  const tokens = {} as Suite["tokens"];
+  for (const token of TOKENS) {
+    priceFeeds[token.symbol] = await deployer.deploy("mocks/MockPriceFeed", [8, token.priceUsd8, `${token.symbol} / USD`]);
+    const address = await placeToken(clients, deployer, token, canonical[token.symbol]);
+    tokens[token.symbol] = { address, decimals: token.decimals };
+  }
+  priceFeeds.ETH = await deployer.deploy("mocks/MockPriceFeed", [8, NATIVE_PRICE_USD8, "ETH / USD"]);
+
+  for (const token of TOKENS) {
+    const { address } = tokens[token.symbol];
+    await deployer.call(registry, "ServiceRegistry", "setPriceFeed", [address, priceFeeds[token.symbol]]);
+    await deployer.call(registry, "ServiceRegistry", "approveDefaultToken", [address]);
+  }
+  await deployer.call(registry, "ServiceRegistry", "setPriceFeed", [zeroAddress, priceFeeds.ETH]);
+  await deployer.call(registry, "ServiceRegistry", "addRelayer", [options.relayer]);
+
+  const router = await deployer.deploy("mocks/MockSwapRouter", [registry]);
+  await deployer.call(registry, "ServiceRegistry", "addSwapRouter", [router]);
+  const symbols = TOKENS.map((t) => t.symbol);
+  for (const [i, a] of symbols.entries()) {
+    for (const b of symbols.slice(i + 1)) {
+      await deployer.call(router, "mocks/MockSwapRouter", "setPairEnabled", [tokens[a].address, tokens[b].address, true]);
+    }
+  }
+
+  const factory = await deployer.deploy("ServiceVaultFactory", [registry, options.domainName]);
+  const nft = await deployer.deploy("mocks/MockNFT");
+  const marketplace = await deployer.deploy("mocks/MockMarketplace", [tokens.USDC.address]);
+  const lending = await deployer.deploy("mocks/MockLendingPool");
+
+  return { registry, factory, router, nft, marketplace, lending, priceFeeds, tokens };
+}
+
+/**
+ * A mock token at its canonical address when that address is free (or already holds our mock, as
+ * after an earlier deployment on the same chain); at a fresh address when there is none, or when a
+ * real contract lives there (a fork).
+ */
+async function placeToken(clients: Clients, deployer: Sender, token: TokenSpec, canonical: Address | undefined): Promise<Address> {
+  const mock = readArtifact("mocks/MockERC20");
+  if (canonical !== undefined) {
+    const address = getAddress(canonical);
+    const code = (await clients.publicClient.getCode({ address })) ?? "0x";
+    if (code === mock.deployedBytecode) return address;
+    if (code === "0x") {
+      await clients.publicClient.request({ method: "hardhat_setCode" as never, params: [address, mock.deployedBytecode] as never });
+      await deployer.call(address, "mocks/MockERC20", "initialize", [token.name, token.symbol, token.decimals]);
+      return address;
+    }
+  }
+  return deployer.deploy("mocks/MockERC20", [token.name, token.symbol, token.decimals]);
+}
+
+/** Whether the node lets us place code at fixed addresses (Hardhat, anvil). */
+export async function supportsSetCode(clients: Clients): Promise<boolean> {
+  try {
+    await clients.publicClient.request({ method: "hardhat_getAutomine" as never, params: [] as never });
+    return true;
+  } catch {
+    return false;
+  }
+}

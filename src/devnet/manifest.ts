@@ -1,0 +1,73 @@
+// The devnet manifest (DESIGN.md section 8): what a chain has deployed and who holds which key.
+// Written atomically (temp file + rename) so that a reader never sees half a file.
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address");
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte hex key");
+const keyPair = z.object({ address, privateKey });
+
+export const manifestSchema = z.object({
+  version: z.literal(1),
+  chainId: z.number().int().positive(),
+  rpcUrl: z.string().url(),
+  relayerUrl: z.string().url().optional(),
+  domain: z.object({
+    name: z.string(),
+    version: z.string(),
+    chainId: z.number().int().positive(),
+    verifyingContract: address,
+  }),
+  contracts: z.object({
+    registry: address,
+    factory: address,
+    vault: address,
+    router: address,
+    nft: address,
+    marketplace: address,
+    lending: address,
+    priceFeeds: z.record(z.string(), address),
+  }),
+  tokens: z.record(z.string(), z.object({ address, decimals: z.number().int().min(0).max(77) })),
+  accounts: z.object({
+    owner: keyPair,
+    operator: keyPair,
+    relayer: keyPair,
+    deployer: keyPair.optional(),
+    bots: z.object({ default: keyPair, reviewed: keyPair }).catchall(keyPair),
+  }),
+});
+
+export type Manifest = z.infer<typeof manifestSchema>;
+
+export const MANIFEST_FILE = "devnet.json";
+
+export function manifestPath(stateDir: string): string {
+  return path.join(stateDir, MANIFEST_FILE);
+}
+
+export function writeManifest(file: string, manifest: Manifest): void {
+  const checked = manifestSchema.parse(manifest);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, file);
+}
+
+/** Reads and validates a manifest; errors name the file and the first bad field. */
+export function readManifest(file: string): Manifest {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, "utf8"));
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : "not valid JSON";
+    throw new Error(`devnet manifest ${file}: ${reason}`);
+  }
+  const result = manifestSchema.safeParse(raw);
+  if (!result.success) {
+    const issue = result.error.issues[0];
+    throw new Error(`devnet manifest ${file}: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? "is invalid"}`);
+  }
+  return result.data;
+}

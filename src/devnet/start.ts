@@ -1,0 +1,127 @@
+// `relay devnet`: an in-process chain, the contract suite deployed and seeded, JSON-RPC on loopback,
+// and the manifest written. Every start gives the same accounts and addresses.
+import path from "node:path";
+import { startChain, type LocalChain } from "../chain/hardhat.ts";
+import { clientsFor } from "../chain/clients.ts";
+import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
+import { readArtifact } from "../chain/artifacts.ts";
+import { devRoles } from "./accounts.ts";
+import { deploySuite } from "./deploy.ts";
+import { seedVault } from "./seed.ts";
+import { manifestPath, writeManifest, type Manifest } from "./manifest.ts";
+import type { Address } from "viem";
+
+export interface DevnetOptions {
+  chainId: number;
+  domainName: string;
+  rpcPort: number;
+  stateDir: string;
+  /** Also write a copy of the manifest here. */
+  manifestCopy?: string;
+  fork?: string;
+  log?: (line: string) => void;
+}
+
+export interface Devnet {
+  readonly chain: LocalChain;
+  readonly rpc: RpcServer;
+  readonly manifestFile: string;
+  manifest: Manifest;
+  /** Rewrites the manifest (and its copy) with changes, e.g. the relayer's URL. */
+  update(change: Partial<Manifest>): void;
+  close(): Promise<void>;
+}
+
+export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
+  const log = options.log ?? (() => {});
+  const chain = await startChain({ chainId: options.chainId, fork: options.fork });
+  let rpc: RpcServer | undefined;
+  try {
+    const clients = clientsFor(chain.provider, options.chainId);
+    const roles = devRoles();
+    log(`deploying contracts on chain ${options.chainId}`);
+    const suite = await deploySuite({
+      clients,
+      deployer: roles.deployer,
+      relayer: roles.relayer.address,
+      domainName: options.domainName,
+      // On a fork the canonical addresses hold the real tokens: the mocks then get fresh addresses.
+      canonicalTokens: true,
+    });
+    const vault = await seedVault({
+      clients,
+      suite,
+      deployer: roles.deployer,
+      owner: roles.owner,
+      operator: roles.operator.address,
+      bots: { default: roles.defaultBot.address, reviewed: roles.reviewedBot.address },
+    });
+    const domain = await readDomain(clients, vault);
+    rpc = await startRpcServer(chain.provider, options.rpcPort);
+
+    let manifest: Manifest = {
+      version: 1,
+      chainId: options.chainId,
+      rpcUrl: rpc.url,
+      domain,
+      contracts: {
+        registry: suite.registry,
+        factory: suite.factory,
+        vault,
+        router: suite.router,
+        nft: suite.nft,
+        marketplace: suite.marketplace,
+        lending: suite.lending,
+        priceFeeds: suite.priceFeeds,
+      },
+      tokens: suite.tokens,
+      accounts: {
+        owner: roles.owner,
+        operator: roles.operator,
+        relayer: roles.relayer,
+        deployer: roles.deployer,
+        bots: { default: roles.defaultBot, reviewed: roles.reviewedBot },
+      },
+    };
+    const manifestFile = manifestPath(options.stateDir);
+    const write = () => {
+      writeManifest(manifestFile, manifest);
+      if (options.manifestCopy) writeManifest(path.resolve(options.manifestCopy), manifest);
+    };
+    write();
+
+    const running = rpc;
+    return {
+      chain,
+      rpc: running,
+      manifestFile,
+      get manifest() {
+        return manifest;
+      },
+      set manifest(next) {
+        manifest = next;
+      },
+      update(change) {
+        manifest = { ...manifest, ...change };
+        write();
+      },
+      async close() {
+        await running.close();
+        await chain.close();
+      },
+    };
+  } catch (error) {
+    await rpc?.close();
+    await chain.close();
+    throw error;
+  }
+}
+
+async function readDomain(clients: ReturnType<typeof clientsFor>, vault: Address): Promise<Manifest["domain"]> {
+  const [, name, version, chainId, verifyingContract] = (await clients.publicClient.readContract({
+    address: vault,
+    abi: readArtifact("ServiceVault").abi,
+    functionName: "eip712Domain",
+  })) as readonly [string, string, string, bigint, Address];
+  return { name, version, chainId: Number(chainId), verifyingContract };
+}
