@@ -26,9 +26,9 @@ export interface Devnet {
   readonly chain: LocalChain;
   readonly rpc: RpcServer;
   readonly manifestFile: string;
-  manifest: Manifest;
-  /** Rewrites the manifest (and its copy) with changes, e.g. the relayer's URL. */
-  update(change: Partial<Manifest>): void;
+  readonly manifest: Manifest;
+  /** Records (or, with undefined, removes) the URL of the relayer serving this devnet. */
+  setRelayerUrl(url: string | undefined): void;
   close(): Promise<void>;
 }
 
@@ -98,11 +98,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       get manifest() {
         return manifest;
       },
-      set manifest(next) {
-        manifest = next;
-      },
-      update(change) {
-        manifest = { ...manifest, ...change };
+      setRelayerUrl(url) {
+        const { relayerUrl: _previous, ...rest } = manifest;
+        manifest = url === undefined ? rest : { ...rest, relayerUrl: url };
         write();
       },
       async close() {

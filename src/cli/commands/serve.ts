@@ -21,15 +21,13 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
   let server: RelayerServer | undefined;
   try {
     server = await startServer({ port: options.port, chainIds: [devnet.manifest.chainId] });
-    devnet.update({ relayerUrl: server.url });
+    devnet.setRelayerUrl(server.url);
     announceReady(devnet, options, io);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
     await server.close();
     server = undefined;
-    const { relayerUrl: _gone, ...rest } = devnet.manifest;
-    devnet.manifest = rest;
-    devnet.update({});
+    devnet.setRelayerUrl(undefined);
   } finally {
     await server?.close();
     await devnet.close();
