@@ -1,0 +1,48 @@
+// The relay client: what bots and tools import. Sign intents, build request bodies, talk to a relayer.
+export { formatUnits, parseUnits } from "./units.ts";
+export {
+  DEFAULT_DEADLINE_WINDOW_SECONDS,
+  defaultDeadline,
+  intentDigest,
+  normalizeSignature,
+  randomRef,
+  readVaultDomain,
+  refFromString,
+  signExecuteIntent,
+  signPaymentIntent,
+  signReviewApproval,
+  signSwapIntent,
+  type SignableTypes,
+  type TypedDataSigner,
+} from "./sign.ts";
+export {
+  executeRequestBody,
+  paymentRequestBody,
+  signExecuteRequest,
+  signPaymentRequest,
+  signSwapRequest,
+  swapRequestBody,
+  type BodyExtras,
+  type ExecuteBodyExtras,
+} from "./bodies.ts";
+export {
+  DEFAULT_TIMEOUT_MS,
+  RelayClient,
+  type CallOptions,
+  type RelayClientOptions,
+  type ResponseOfKind,
+  type WaitOptions,
+} from "./relay-client.ts";
+export { RelayApiError, RelayUnreachableError, StillPendingError, type RelayApiErrorInit } from "./errors.ts";
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryEvent, type RetryPolicy } from "./retry.ts";
+export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
+export type * from "./types.ts";
+export {
+  intentTypes,
+  type ExecuteIntent,
+  type IntentKind,
+  type PaymentIntent,
+  type ReviewApproval,
+  type SwapIntent,
+  type VaultDomain,
+} from "../eip712/types.ts";
