@@ -1,4 +1,12 @@
 // The relay client: what bots and tools import. Sign intents, build request bodies, talk to a relayer.
+//
+//   const account = privateKeyToAccount(botKey);
+//   const domain = await readVaultDomain(publicClient, vault);
+//   const body = await signPaymentRequest(account, domain, {
+//     bot: account.address, to, token, amount: parseUnits("5", 6), deadline: defaultDeadline(), ref: randomRef(),
+//   });
+//   const relay = new RelayClient({ baseUrl: "http://127.0.0.1:8787" });
+//   const final = await relay.resolve("payment", await relay.submitPayment(body));
 export { formatUnits, parseUnits } from "./units.ts";
 export {
   DEFAULT_DEADLINE_WINDOW_SECONDS,

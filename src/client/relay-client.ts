@@ -96,6 +96,7 @@ export class RelayClient {
   #authToken: string | undefined;
 
   constructor(options: RelayClientOptions) {
+    if (!URL.canParse(options.baseUrl)) throw new Error(`invalid relayer URL "${options.baseUrl}"`);
     this.baseUrl = new URL(options.baseUrl).toString().replace(/\/+$/, "");
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
@@ -264,8 +265,10 @@ export class RelayClient {
 
   // ---- plumbing -----------------------------------------------------------------------------------
 
+  // A submit is only resent when it carries a key (the relayer then answers a resend from its cache).
   #submit<T>(path: string, body: { idempotencyKey: string }, options?: CallOptions): Promise<T> {
-    return this.#call({ method: "POST", path, body, idempotencyKey: body.idempotencyKey, idempotent: true }, options);
+    const key = typeof body.idempotencyKey === "string" && body.idempotencyKey !== "" ? body.idempotencyKey : undefined;
+    return this.#call({ method: "POST", path, body, ...(key === undefined ? {} : { idempotencyKey: key }), idempotent: key !== undefined }, options);
   }
 
   #get<T>(path: string, query: Record<string, string | number | undefined>, options?: CallOptions): Promise<T> {

@@ -318,3 +318,18 @@ describe("polling", () => {
     expect(server.received).toHaveLength(1);
   });
 });
+
+describe("construction and guards", () => {
+  it("refuses an invalid base URL", () => {
+    expect(() => new RelayClient({ baseUrl: "not a url" })).toThrow('invalid relayer URL "not a url"');
+  });
+
+  it("a submit without an idempotency key is sent once", async () => {
+    server.script({ status: 500, body: { error: "oops", code: "INTERNAL_ERROR" } });
+    const { relay } = client();
+    const { idempotencyKey: _dropped, ...withoutKey } = payment;
+    await expect(relay.submitPayment(withoutKey as PaymentRequestBody)).rejects.toMatchObject({ code: "INTERNAL_ERROR" });
+    expect(server.received).toHaveLength(1);
+    expect(server.received[0]!.headers["idempotency-key"]).toBeUndefined();
+  });
+});
