@@ -251,7 +251,7 @@ export class RelayClient {
 
   /** `POST /v1/reviews/:requestId/approve` with the owner's signed `ReviewApproval`. Not retried. */
   approveReview(requestId: string, approval: ReviewApprovalBody, options?: CallOptions): Promise<ReviewDecisionResponse> {
-    const body = { approval: { deadline: approval.deadline, signature: approval.signature } };
+    const body = { approval: { deadline: approval.deadline.toString(), signature: approval.signature } };
     return this.#call({ method: "POST", path: `/v1/reviews/${seg(requestId)}/approve`, body, auth: true, idempotent: false }, options);
   }
 

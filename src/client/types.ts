@@ -204,8 +204,8 @@ export interface ReviewList {
 
 /** The owner's approval sent to `POST /v1/reviews/:id/approve`. */
 export interface ReviewApprovalBody {
-  /** Unix seconds until which the approval is valid on-chain, as signed in the `ReviewApproval`. */
-  deadline: string;
+  /** Unix seconds until which the approval is valid on-chain, as signed in the `ReviewApproval` (sent as a string). */
+  deadline: string | bigint;
   signature: Hex;
 }
 

@@ -211,7 +211,7 @@ describe("operations that are not idempotent", () => {
   it("approveReview sends the approval envelope", async () => {
     server.script({ status: 200, body: approved });
     const { relay } = client();
-    await relay.approveReview("req-1", { deadline: "1900003600", signature: "0x01" });
+    await relay.approveReview("req-1", { deadline: 1_900_003_600n, signature: "0x01" });
     expect(JSON.parse(server.received[0]!.body)).toEqual({ approval: { deadline: "1900003600", signature: "0x01" } });
   });
 });
