@@ -1,0 +1,129 @@
+// Builders of the complete JSON bodies of POST /v1/payments, /v1/execute and /v1/swap.
+//
+// A body is the signed intent (bigints as decimal strings) plus routing fields taken from the vault
+// domain the intent was signed on (chainId, vaultAddress), a fresh UUID v4 idempotency key unless one
+// is given, and the optional off-chain memo/metadata. The `sign*Request` helpers sign and build in one go.
+import { keccak256, type Hex } from "viem";
+import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "../eip712/types.ts";
+import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
+import type { ExecuteRequestBody, Metadata, PaymentRequestBody, SwapRequestBody } from "./types.ts";
+
+/** Unsigned, off-chain extras of a request body. */
+export interface BodyExtras {
+  /** Reuse a key only to resend the exact same request; defaults to a fresh UUID v4. */
+  idempotencyKey?: string;
+  memo?: string;
+  metadata?: Metadata;
+}
+
+/** Extras of an execute body. */
+export interface ExecuteBodyExtras extends BodyExtras {
+  /** Human-readable label of the protocol, shown to the owner. */
+  protocolName?: string;
+}
+
+/** Body of `POST /v1/payments` for an intent signed on `domain`. */
+export function paymentRequestBody(domain: VaultDomain, intent: PaymentIntent, signature: Hex, extras: BodyExtras = {}): PaymentRequestBody {
+  return {
+    chainId: domain.chainId,
+    vaultAddress: domain.verifyingContract,
+    bot: intent.bot,
+    to: intent.to,
+    token: intent.token,
+    amount: intent.amount.toString(),
+    deadline: intent.deadline.toString(),
+    ref: intent.ref,
+    signature,
+    ...common(extras),
+  };
+}
+
+/**
+ * Body of `POST /v1/execute` for an intent signed on `domain`.
+ * @throws Error when `intent.calldataHash` is not keccak256(callData).
+ */
+export function executeRequestBody(
+  domain: VaultDomain,
+  intent: ExecuteIntent,
+  callData: Hex,
+  signature: Hex,
+  extras: ExecuteBodyExtras = {},
+): ExecuteRequestBody {
+  const calldataHash = keccak256(callData);
+  if (calldataHash.toLowerCase() !== intent.calldataHash.toLowerCase()) {
+    throw new Error(`intent.calldataHash ${intent.calldataHash} is not keccak256(callData) ${calldataHash}`);
+  }
+  return {
+    chainId: domain.chainId,
+    vaultAddress: domain.verifyingContract,
+    bot: intent.bot,
+    protocol: intent.protocol,
+    callData,
+    calldataHash,
+    tokens: [...intent.tokens],
+    amounts: intent.amounts.map((amount) => amount.toString()),
+    value: intent.value.toString(),
+    deadline: intent.deadline.toString(),
+    ref: intent.ref,
+    signature,
+    ...(extras.protocolName === undefined ? {} : { protocolName: extras.protocolName }),
+    ...common(extras),
+  };
+}
+
+/** Body of `POST /v1/swap` for an intent signed on `domain`. */
+export function swapRequestBody(domain: VaultDomain, intent: SwapIntent, signature: Hex, extras: BodyExtras = {}): SwapRequestBody {
+  return {
+    chainId: domain.chainId,
+    vaultAddress: domain.verifyingContract,
+    bot: intent.bot,
+    fromToken: intent.fromToken,
+    maxFromAmount: intent.maxFromAmount.toString(),
+    toToken: intent.toToken,
+    minToAmount: intent.minToAmount.toString(),
+    deadline: intent.deadline.toString(),
+    ref: intent.ref,
+    signature,
+    ...common(extras),
+  };
+}
+
+/** Sign a payment intent and build its request body. */
+export async function signPaymentRequest(
+  account: TypedDataSigner,
+  domain: VaultDomain,
+  intent: PaymentIntent,
+  extras?: BodyExtras,
+): Promise<PaymentRequestBody> {
+  return paymentRequestBody(domain, intent, await signPaymentIntent(account, domain, intent), extras);
+}
+
+/** Sign an execute intent and build its request body (checks calldataHash against callData). */
+export async function signExecuteRequest(
+  account: TypedDataSigner,
+  domain: VaultDomain,
+  intent: ExecuteIntent,
+  callData: Hex,
+  extras?: ExecuteBodyExtras,
+): Promise<ExecuteRequestBody> {
+  const signature = await signExecuteIntent(account, domain, intent);
+  return executeRequestBody(domain, intent, callData, signature, extras);
+}
+
+/** Sign a swap intent and build its request body. */
+export async function signSwapRequest(
+  account: TypedDataSigner,
+  domain: VaultDomain,
+  intent: SwapIntent,
+  extras?: BodyExtras,
+): Promise<SwapRequestBody> {
+  return swapRequestBody(domain, intent, await signSwapIntent(account, domain, intent), extras);
+}
+
+function common(extras: BodyExtras): { idempotencyKey: string; memo?: string; metadata?: Metadata } {
+  return {
+    idempotencyKey: extras.idempotencyKey ?? crypto.randomUUID(),
+    ...(extras.memo === undefined ? {} : { memo: extras.memo }),
+    ...(extras.metadata === undefined ? {} : { metadata: { ...extras.metadata } }),
+  };
+}

@@ -1,0 +1,128 @@
+// One HTTP attempt against the relayer over undici: send, read the whole body, and turn the outcome
+// into either parsed JSON or a typed error. Retrying is `retry.ts`'s job, not this file's.
+import { request, type Dispatcher } from "undici";
+import { RelayApiError, RelayUnreachableError } from "./errors.ts";
+
+/** One request to send. */
+export interface HttpAttempt {
+  method: "GET" | "POST";
+  url: string;
+  headers: Record<string, string>;
+  /** Already serialized JSON, sent as is on every attempt. */
+  body?: string | undefined;
+  /** The attempt is aborted after this many milliseconds without a complete answer. */
+  timeoutMs: number;
+  /** The caller's signal: aborting it aborts the attempt and rejects with its reason. */
+  signal?: AbortSignal | undefined;
+  dispatcher?: Dispatcher | undefined;
+}
+
+/**
+ * Send one request. Resolves with the parsed JSON body of a 2xx answer (`undefined` when empty).
+ * @throws RelayApiError for a non-2xx answer or a 2xx body that is not JSON.
+ * @throws RelayUnreachableError when no complete answer arrived (network error or timeout).
+ * @throws the signal's reason when the caller aborted.
+ */
+export async function sendOnce(attempt: HttpAttempt): Promise<unknown> {
+  const { status, headers, text } = await exchange(attempt);
+  if (status >= 200 && status < 300) {
+    if (text === "") return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new RelayApiError({ status, code: "INVALID_RESPONSE", message: "the relayer answered with a body that is not JSON" });
+    }
+  }
+  throw apiError(status, headers, text);
+}
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+async function exchange(attempt: HttpAttempt): Promise<RawResponse> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error(`timed out after ${attempt.timeoutMs} ms`));
+  }, attempt.timeoutMs);
+  const onAbort = (): void => controller.abort(attempt.signal?.reason);
+  attempt.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    attempt.signal?.throwIfAborted();
+    const response = await request(attempt.url, {
+      method: attempt.method,
+      headers: attempt.headers,
+      body: attempt.body,
+      signal: controller.signal,
+      ...(attempt.dispatcher === undefined ? {} : { dispatcher: attempt.dispatcher }),
+    });
+    const text = await response.body.text();
+    return { status: response.statusCode, headers: response.headers, text };
+  } catch (error) {
+    if (attempt.signal?.aborted) throw attempt.signal.reason;
+    if (timedOut) {
+      throw new RelayUnreachableError(`no answer from ${attempt.method} ${attempt.url} within ${attempt.timeoutMs} ms`, {
+        url: attempt.url,
+        timedOut: true,
+        cause: error,
+      });
+    }
+    throw new RelayUnreachableError(`cannot reach the relayer at ${attempt.url}: ${describe(error)}`, { url: attempt.url, cause: error });
+  } finally {
+    clearTimeout(timer);
+    attempt.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Build the typed error of a non-2xx answer from the `{error, code, details}` envelope. */
+function apiError(status: number, headers: RawResponse["headers"], text: string): RelayApiError {
+  const envelope = parseEnvelope(text);
+  const retryAfterSeconds = parseRetryAfter(header(headers, "retry-after"));
+  const requestId = header(headers, "x-request-id");
+  return new RelayApiError({
+    status,
+    code: envelope?.code ?? `HTTP_${status}`,
+    message: envelope?.error ?? (text.trim().slice(0, 200) || `HTTP ${status}`),
+    ...(envelope?.details === undefined ? {} : { details: envelope.details }),
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    ...(requestId === undefined ? {} : { requestId }),
+  });
+}
+
+function parseEnvelope(text: string): { error?: string; code?: string; details?: string } | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value !== "object" || value === null) return undefined;
+    const record = value as Record<string, unknown>;
+    const pick = (key: string): string | undefined => (typeof record[key] === "string" ? record[key] : undefined);
+    return { error: pick("error"), code: pick("code"), details: pick("details") };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Retry-After` as seconds: delta-seconds, or an HTTP date converted to seconds from now. */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (/^\s*\d+\s*$/.test(value)) return Number(value);
+  if (!/[a-z]/i.test(value)) return undefined;
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
+}
+
+function header(headers: RawResponse["headers"], name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === "string" ? `${code} ${error.message}` : error.message;
+  }
+  return String(error);
+}

@@ -1,0 +1,56 @@
+// The relay client: what bots and tools import. Sign intents, build request bodies, talk to a relayer.
+//
+//   const account = privateKeyToAccount(botKey);
+//   const domain = await readVaultDomain(publicClient, vault);
+//   const body = await signPaymentRequest(account, domain, {
+//     bot: account.address, to, token, amount: parseUnits("5", 6), deadline: defaultDeadline(), ref: randomRef(),
+//   });
+//   const relay = new RelayClient({ baseUrl: "http://127.0.0.1:8787" });
+//   const final = await relay.resolve("payment", await relay.submitPayment(body));
+export { formatUnits, parseUnits } from "./units.ts";
+export {
+  DEFAULT_DEADLINE_WINDOW_SECONDS,
+  defaultDeadline,
+  intentDigest,
+  normalizeSignature,
+  randomRef,
+  readVaultDomain,
+  refFromString,
+  signExecuteIntent,
+  signPaymentIntent,
+  signReviewApproval,
+  signSwapIntent,
+  type SignableTypes,
+  type TypedDataSigner,
+} from "./sign.ts";
+export {
+  executeRequestBody,
+  paymentRequestBody,
+  signExecuteRequest,
+  signPaymentRequest,
+  signSwapRequest,
+  swapRequestBody,
+  type BodyExtras,
+  type ExecuteBodyExtras,
+} from "./bodies.ts";
+export {
+  DEFAULT_TIMEOUT_MS,
+  RelayClient,
+  type CallOptions,
+  type RelayClientOptions,
+  type ResponseOfKind,
+  type WaitOptions,
+} from "./relay-client.ts";
+export { RelayApiError, RelayUnreachableError, StillPendingError, type RelayApiErrorInit } from "./errors.ts";
+export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryEvent, type RetryPolicy } from "./retry.ts";
+export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
+export type * from "./types.ts";
+export {
+  intentTypes,
+  type ExecuteIntent,
+  type IntentKind,
+  type PaymentIntent,
+  type ReviewApproval,
+  type SwapIntent,
+  type VaultDomain,
+} from "../eip712/types.ts";

@@ -1,0 +1,216 @@
+// Wire shapes of the relay HTTP API (SPEC.md, DESIGN.md section 6): request bodies and responses.
+// Amounts and deadlines travel as decimal strings; chain ids as numbers.
+import type { Address, Hex } from "viem";
+
+/** The three states every payment, execute and swap request is in. */
+export type RequestStatus = "approved" | "pending_review" | "rejected";
+
+/** Off-chain metadata: at most 10 keys, each value at most 500 characters (SPEC.md Limits). */
+export type Metadata = Record<string, string>;
+
+/** Body of `POST /v1/payments`. */
+export interface PaymentRequestBody {
+  chainId: number;
+  vaultAddress: Address;
+  bot: Address;
+  to: Address;
+  token: Address;
+  amount: string;
+  deadline: string;
+  ref: Hex;
+  signature: Hex;
+  idempotencyKey: string;
+  memo?: string;
+  metadata?: Metadata;
+}
+
+/** Body of `POST /v1/execute`. */
+export interface ExecuteRequestBody {
+  chainId: number;
+  vaultAddress: Address;
+  bot: Address;
+  protocol: Address;
+  callData: Hex;
+  calldataHash: Hex;
+  tokens: Address[];
+  amounts: string[];
+  value: string;
+  deadline: string;
+  ref: Hex;
+  signature: Hex;
+  idempotencyKey: string;
+  protocolName?: string;
+  memo?: string;
+  metadata?: Metadata;
+}
+
+/** Body of `POST /v1/swap`. */
+export interface SwapRequestBody {
+  chainId: number;
+  vaultAddress: Address;
+  bot: Address;
+  fromToken: Address;
+  maxFromAmount: string;
+  toToken: Address;
+  minToAmount: string;
+  deadline: string;
+  ref: Hex;
+  signature: Hex;
+  idempotencyKey: string;
+  memo?: string;
+  metadata?: Metadata;
+}
+
+/** `simulationResult` of a payment response. */
+export interface SimulationResult {
+  success: boolean;
+  gasEstimate?: string;
+  error?: string;
+}
+
+/** Answer of `POST /v1/payments`, `GET /v1/payments/:id`, and the swap equivalents. */
+export interface PaymentResponse {
+  requestId: string;
+  status: RequestStatus;
+  /** Present when `approved`. */
+  txHash?: Hex;
+  /** Relative path of the status endpoint, when resolution is asynchronous. */
+  pollUrl?: string;
+  /** On the AI scan path, about 30000. */
+  estimatedResolutionMs?: number;
+  /** Present when `rejected`. */
+  reason?: string;
+  simulationResult?: SimulationResult;
+}
+
+/** A swap answers with the payment response shape. */
+export type SwapResponse = PaymentResponse;
+
+/** Answer of `POST /v1/execute` and `GET /v1/execute/:id`. */
+export interface ExecuteResponse {
+  requestId: string;
+  status: RequestStatus;
+  txHash?: Hex;
+  reason?: string;
+}
+
+/** One holding of `GET /v1/vault/:v/value`. */
+export interface VaultTokenValue {
+  token: Address;
+  symbol: string;
+  /** Raw base units. */
+  balance: string;
+  decimals: number;
+  priceUsd: number;
+  valueUsd: number;
+}
+
+/** Answer of `GET /v1/vault/:v/value`. */
+export interface VaultValue {
+  vault: Address;
+  chainId: number;
+  totalValueUsd: number;
+  tokens: VaultTokenValue[];
+}
+
+/** Where a rebalance whitelist comes from: the relayer's defaults or the owner's on-chain list. */
+export type RebalanceSource = "default" | "on_chain";
+
+/** Answer of `GET /v1/vault/:v/rebalance-tokens`. */
+export interface RebalanceTokens {
+  source: RebalanceSource;
+  tokens: Address[];
+  rebalanceTokenCount: number;
+}
+
+/** Answer of `GET /v1/vault/:v/rebalance-token/:token`. */
+export interface RebalanceTokenCheck {
+  allowed: boolean;
+  source: RebalanceSource;
+}
+
+/** Answer of `GET /v1/vault/:v/balance/:token`. */
+export interface TokenBalance {
+  /** Raw base units. */
+  balance: string;
+}
+
+/** Answer of `GET /v1/vault/:v/balances?tokens=…`: base units by token address. */
+export interface TokenBalances {
+  balances: Record<Address, string>;
+}
+
+/** Answer of `GET /v1/vault/:v/bot/:bot/status`. */
+export interface BotStatus {
+  isActive: boolean;
+}
+
+/** Answer of `GET /v1/vault/:v/info`. */
+export interface VaultInfo {
+  owner: Address;
+  operator: Address;
+  paused: boolean;
+  version: string;
+  trackUsedIntents: boolean;
+}
+
+/** Answer of `GET /v1/vault/:v/bot/:bot/destination/:to`. */
+export interface DestinationCheck {
+  allowed: boolean;
+  reason?: string;
+}
+
+/** Answer of `GET /v1/vault/:v/protocol/:p`. */
+export interface ProtocolStatus {
+  approved: boolean;
+}
+
+/** Answer of `POST /v1/auth/nonce`. */
+export interface AuthNonce {
+  nonce: string;
+}
+
+/** Answer of `POST /v1/auth/login`. */
+export interface LoginResult {
+  token: string;
+  address: Address;
+  expiresAt: string | number;
+}
+
+/** Kinds of request that can be held for review. */
+export type RequestKind = "payment" | "execute" | "swap";
+
+/** One held request in the owner's review queue. The relayer may add fields beyond these. */
+export interface ReviewItem {
+  requestId: string;
+  kind: RequestKind;
+  status: RequestStatus;
+  chainId: number;
+  vault: Address;
+  bot: Address;
+  intentHash: Hex;
+  createdAt: string | number;
+  deadline: string | number;
+  heldBecause: string;
+  memo?: string;
+  metadata?: Metadata;
+  [field: string]: unknown;
+}
+
+/** Answer of `GET /v1/reviews`. */
+export interface ReviewList {
+  reviews: ReviewItem[];
+}
+
+/** The owner's approval sent to `POST /v1/reviews/:id/approve`. */
+export interface ReviewApprovalBody {
+  /** Unix seconds until which the approval is valid on-chain, as signed in the `ReviewApproval` (sent as a string). */
+  deadline: string | bigint;
+  signature: Hex;
+}
+
+/** A decision answers with the request's own response shape. */
+export type ReviewDecisionResponse = PaymentResponse | ExecuteResponse;
+
+/** Answer of `GET /healthz`; its fields are not part of the contract. */
+export type HealthStatus = Record<string, unknown>;
