@@ -1,6 +1,6 @@
 // Sends deployment and configuration transactions from one key, one at a time, each awaited to its
 // receipt. Used by the devnet and `relay deploy`; not the relayer's submission path.
-import { encodeDeployData, encodeFunctionData, type Address, type Hex, type TransactionReceipt } from "viem";
+import { encodeDeployData, encodeFunctionData, getAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Clients } from "./clients.ts";
 import { readArtifact } from "./artifacts.ts";
@@ -40,7 +40,7 @@ export function createSender(clients: Clients, privateKey: Hex): Sender {
       const data = encodeDeployData({ abi, bytecode, args });
       const receipt = await send(null, data, undefined, `deploying ${contract}`);
       if (!receipt.contractAddress) throw new Error(`deploying ${contract}: no contract address in receipt`);
-      return receipt.contractAddress;
+      return getAddress(receipt.contractAddress);
     },
     call(to, contract, functionName, args = [], value) {
       const { abi } = readArtifact(contract);

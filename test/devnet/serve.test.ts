@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, type Address } from "viem";
+import { erc20Abi, isAddress, type Address } from "viem";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { manifestSchema, type Manifest } from "../../src/devnet/manifest.ts";
@@ -37,7 +37,7 @@ describe("relay serve (devnet mode)", () => {
     expect(manifest.relayerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(manifest.domain).toEqual({ name: "ServiceVault", version: "1", chainId: 84532, verifyingContract: manifest.contracts.vault });
     for (const name of ["registry", "factory", "vault", "router", "nft", "marketplace", "lending"] as const) {
-      expect(manifest.contracts[name]).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      expect(isAddress(manifest.contracts[name], { strict: true }), `${name} is EIP-55 checksummed`).toBe(true);
     }
     expect(Object.keys(manifest.contracts.priceFeeds).sort()).toEqual(["DAI", "ETH", "USDC", "USDT", "WBTC", "WETH"]);
     expect(Object.keys(manifest.tokens).sort()).toEqual(["DAI", "USDC", "USDT", "WBTC", "WETH"]);
