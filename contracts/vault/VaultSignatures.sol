@@ -9,10 +9,6 @@ import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
 /// @notice EIP-712 hashing of the intents and of the owner's review approval, on the vault's
 /// domain {name (set by the factory), version "1", chainId, verifyingContract: the vault}.
 abstract contract VaultSignatures is EIP712 {
-    /// @dev The name must fit in an immutable short string: a clone has no copy of the
-    /// implementation's storage, where OpenZeppelin's EIP712 would keep a longer name.
-    error DomainNameTooLong();
-
     bytes32 public constant PAYMENT_INTENT_TYPEHASH =
         keccak256("PaymentIntent(address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref)");
     bytes32 public constant EXECUTE_INTENT_TYPEHASH = keccak256(
@@ -23,9 +19,9 @@ abstract contract VaultSignatures is EIP712 {
     );
     bytes32 public constant REVIEW_APPROVAL_TYPEHASH = keccak256("ReviewApproval(bytes32 intentHash,uint256 deadline)");
 
-    constructor(string memory domainName) EIP712(domainName, "1") {
-        if (bytes(domainName).length > 31) revert DomainNameTooLong();
-    }
+    /// @dev OpenZeppelin's EIP712 keeps the name in an immutable short string (at most 31 bytes,
+    /// else StringTooLong), which clones read from the implementation's code.
+    constructor(string memory domainName) EIP712(domainName, "1") {}
 
     /// @notice The EIP-712 domain version, "1".
     function version() external pure returns (string memory) {
