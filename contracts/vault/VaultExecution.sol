@@ -93,11 +93,9 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     function _payment(PaymentIntent calldata i, bytes32 intentHash) internal {
         _checkPerTx(i.bot, _usd(i.bot, i.token, i.amount));
-        (bool allowed, string memory reason) = checkDestination(i.bot, i.to);
-        if (!allowed) {
-            if (bytes(reason).length == bytes("blacklisted").length) revert DestinationBlacklisted(i.to);
-            revert DestinationNotAllowed(i.to);
-        }
+        if (_blacklist[i.to]) revert DestinationBlacklisted(i.to);
+        (bool allowed,) = checkDestination(i.bot, i.to);
+        if (!allowed) revert DestinationNotAllowed(i.to);
         _checkBalance(i.token, i.amount);
         usedIntents[intentHash] = true;
         if (i.token == address(0)) Address.sendValue(payable(i.to), i.amount);

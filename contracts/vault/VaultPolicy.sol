@@ -37,7 +37,7 @@ abstract contract VaultPolicy is VaultBase {
     SpendingLimit[] private _vaultLimits;
     EnumerableSet.AddressSet private _globalDestinations;
     mapping(address => EnumerableSet.AddressSet) private _botDestinations;
-    mapping(address => bool) private _blacklist;
+    mapping(address => bool) internal _blacklist;
     mapping(address => bool) private _protocols;
     EnumerableSet.AddressSet private _rebalanceTokens;
 
