@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {IERC20Metadata} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Metadata.sol";
+import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
+import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {IPriceFeed} from "./interfaces/IPriceFeed.sol";
+import {IServiceRegistry} from "./interfaces/IServiceRegistry.sol";
+
+/// @title ServiceRegistry
+/// @notice Network-wide settings shared by every vault: authorized relayers, default tokens,
+/// globally approved protocols, swap routers and USD price feeds.
+contract ServiceRegistry is IServiceRegistry, Ownable {
+    using EnumerableSet for EnumerableSet.AddressSet;
+
+    error ZeroAddress();
+    error NoPriceFeed(address token);
+    error InvalidPrice(address token);
+
+    event RelayerAdded(address indexed relayer);
+    event RelayerRemoved(address indexed relayer);
+    event DefaultTokenApproved(address indexed token);
+    event DefaultTokenRemoved(address indexed token);
+    event ProtocolApproved(address indexed protocol);
+    event ProtocolRevoked(address indexed protocol);
+    event SwapRouterAdded(address indexed router);
+    event SwapRouterRemoved(address indexed router);
+    event PriceFeedSet(address indexed token, address indexed feed);
+
+    mapping(address => bool) private _relayers;
+    EnumerableSet.AddressSet private _defaultTokens;
+    mapping(address => bool) private _protocols;
+    mapping(address => bool) private _swapRouters;
+    mapping(address => address) private _priceFeeds;
+
+    constructor() Ownable(msg.sender) {}
+
+    // ----------------------------------------------------------------- relayers
+
+    /// @notice Authorizes `relayer` to submit executions to vaults.
+    function addRelayer(address relayer) external onlyOwner {
+        if (relayer == address(0)) revert ZeroAddress();
+        _relayers[relayer] = true;
+        emit RelayerAdded(relayer);
+    }
+
+    /// @notice Withdraws `relayer`'s authorization.
+    function removeRelayer(address relayer) external onlyOwner {
+        _relayers[relayer] = false;
+        emit RelayerRemoved(relayer);
+    }
+
+    /// @notice Whether `relayer` may submit executions.
+    function isAuthorized(address relayer) external view returns (bool) {
+        return _relayers[relayer];
+    }
+
+    // ----------------------------------------------------------------- default tokens
+
+    /// @notice Adds `token` to the default tokens (default rebalance whitelist; approve-only protocol target).
+    function approveDefaultToken(address token) external onlyOwner {
+        if (token == address(0)) revert ZeroAddress();
+        _defaultTokens.add(token);
+        emit DefaultTokenApproved(token);
+    }
+
+    /// @notice Removes `token` from the default tokens.
+    function removeDefaultToken(address token) external onlyOwner {
+        _defaultTokens.remove(token);
+        emit DefaultTokenRemoved(token);
+    }
+
+    /// @notice Whether `token` is a default token.
+    function isDefaultToken(address token) external view returns (bool) {
+        return _defaultTokens.contains(token);
+    }
+
+    /// @notice All default tokens, in insertion order (removal may reorder).
+    function getDefaultTokens() external view returns (address[] memory) {
+        return _defaultTokens.values();
+    }
+
+    // ----------------------------------------------------------------- protocols
+
+    /// @notice Approves `protocol` for protocol execution on every vault.
+    function approveProtocol(address protocol) external onlyOwner {
+        if (protocol == address(0)) revert ZeroAddress();
+        _protocols[protocol] = true;
+        emit ProtocolApproved(protocol);
+    }
+
+    /// @notice Revokes the global approval of `protocol`.
+    function revokeProtocol(address protocol) external onlyOwner {
+        _protocols[protocol] = false;
+        emit ProtocolRevoked(protocol);
+    }
+
+    /// @notice Whether `protocol` is globally approved.
+    function isApprovedProtocol(address protocol) external view returns (bool) {
+        return _protocols[protocol];
+    }
+
+    // ----------------------------------------------------------------- swap routers
+
+    /// @notice Approves `router` for in-vault swaps.
+    function addSwapRouter(address router) external onlyOwner {
+        if (router == address(0)) revert ZeroAddress();
+        _swapRouters[router] = true;
+        emit SwapRouterAdded(router);
+    }
+
+    /// @notice Withdraws the approval of `router`.
+    function removeSwapRouter(address router) external onlyOwner {
+        _swapRouters[router] = false;
+        emit SwapRouterRemoved(router);
+    }
+
+    /// @notice Whether `router` may be used by executeSwap.
+    function isApprovedSwapRouter(address router) external view returns (bool) {
+        return _swapRouters[router];
+    }
+
+    // ----------------------------------------------------------------- prices
+
+    /// @notice Sets the USD price feed of `token` (address(0) = native ETH); `feed` = 0 unsets it.
+    function setPriceFeed(address token, address feed) external onlyOwner {
+        _priceFeeds[token] = feed;
+        emit PriceFeedSet(token, feed);
+    }
+
+    /// @notice The USD price feed of `token`, or address(0).
+    function priceFeed(address token) external view returns (address) {
+        return _priceFeeds[token];
+    }
+
+    /// @notice USD value (6 decimals) of `amount` base units of `token` (address(0) = native ETH, 18 decimals).
+    /// @dev Reverts NoPriceFeed when no feed is set and InvalidPrice when the feed answers <= 0.
+    function usdValue(address token, uint256 amount) external view returns (uint256) {
+        address feed = _priceFeeds[token];
+        if (feed == address(0)) revert NoPriceFeed(token);
+        (, int256 answer,,,) = IPriceFeed(feed).latestRoundData();
+        if (answer <= 0) revert InvalidPrice(token);
+        uint256 scale = uint256(token == address(0) ? 18 : IERC20Metadata(token).decimals())
+            + uint256(IPriceFeed(feed).decimals());
+        // value = amount * price / 10^(scale - 6), or * 10^(6 - scale) when scale < 6
+        if (scale >= 6) return Math.mulDiv(amount, uint256(answer), 10 ** (scale - 6));
+        return amount * uint256(answer) * 10 ** (6 - scale);
+    }
+}

@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {ERC1155Holder} from "@openzeppelin/contracts/token/ERC1155/utils/ERC1155Holder.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {IERC721Receiver} from "@openzeppelin/contracts/token/ERC721/IERC721Receiver.sol";
+import {ERC721Holder} from "@openzeppelin/contracts/token/ERC721/utils/ERC721Holder.sol";
+import {Address} from "@openzeppelin/contracts/utils/Address.sol";
+import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
+import {ExecuteIntent, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
+import {VaultBase} from "./vault/VaultBase.sol";
+import {VaultExecution} from "./vault/VaultExecution.sol";
+import {VaultSignatures} from "./vault/VaultSignatures.sol";
+
+/// @title ServiceVault
+/// @notice Holds an owner's funds and executes intents signed by the owner's bots, submitted by
+/// authorized relayers, within the owner's on-chain policy. Deployed as EIP-1167 clones by
+/// ServiceVaultFactory.
+contract ServiceVault is VaultExecution, ReentrancyGuardTransient, ERC721Holder, ERC1155Holder {
+    using SafeERC20 for IERC20;
+
+    error NotAuthorizedRelayer();
+    error OnlySelf();
+
+    event Deposited(address indexed token, address indexed from, uint256 amount);
+    event Withdrawn(address indexed token, address indexed to, uint256 amount);
+    event PaymentFailed(bytes32 indexed intentHash, bytes reason);
+
+    constructor(address registry_, string memory domainName) VaultBase(registry_) VaultSignatures(domainName) {}
+
+    modifier onlyRelayer() {
+        if (!_registry.isAuthorized(msg.sender)) revert NotAuthorizedRelayer();
+        _;
+    }
+
+    /// @notice Accepts native ETH.
+    receive() external payable {}
+
+    // ----------------------------------------------------------------- funds
+
+    /// @notice Pulls `amount` of `token` from the owner into the vault (owner only; needs allowance).
+    function deposit(address token, uint256 amount) external onlyOwner nonReentrant {
+        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        emit Deposited(token, msg.sender, amount);
+    }
+
+    /// @notice Sends `amount` of `token` (address(0) = native ETH) to `to` (owner only).
+    function withdraw(address token, uint256 amount, address to) external onlyOwner nonReentrant {
+        if (to == address(0)) revert ZeroAddress();
+        if (token == address(0)) Address.sendValue(payable(to), amount);
+        else IERC20(token).safeTransfer(to, amount);
+        emit Withdrawn(token, to, amount);
+    }
+
+    // ----------------------------------------------------------------- payments
+
+    /// @notice Executes a bot-signed payment.
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    function executePayment(PaymentIntent calldata intent, bytes calldata signature)
+        external
+        onlyRelayer
+        nonReentrant
+        returns (bytes32 intentHash)
+    {
+        return _runPayment(intent, signature);
+    }
+
+    /// @notice Executes a held payment the owner approved; the bot's deadline is not checked,
+    /// the owner's ReviewApproval signature and its deadline are.
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    function executeReviewedPayment(
+        PaymentIntent calldata intent,
+        bytes calldata botSignature,
+        uint256 approvalDeadline,
+        bytes calldata ownerSignature
+    ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
+        intentHash = hashPaymentIntent(intent);
+        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
+        _payment(intent, intentHash);
+    }
+
+    /// @notice Executes several payments; a failing item emits PaymentFailed and changes nothing,
+    /// the others still execute.
+    /// @return ok per item, whether it executed
+    function executePaymentBatch(PaymentIntent[] calldata intents, bytes[] calldata signatures)
+        external
+        onlyRelayer
+        nonReentrant
+        returns (bool[] memory ok)
+    {
+        if (intents.length != signatures.length) revert LengthMismatch();
+        ok = new bool[](intents.length);
+        for (uint256 i; i < intents.length; ++i) {
+            try this.executePaymentItem(intents[i], signatures[i]) {
+                ok[i] = true;
+            } catch (bytes memory reason) {
+                emit PaymentFailed(hashPaymentIntent(intents[i]), reason);
+            }
+        }
+    }
+
+    /// @notice One item of executePaymentBatch; callable only by the vault itself.
+    /// @return intentHash the intent's EIP-712 digest
+    function executePaymentItem(PaymentIntent calldata intent, bytes calldata signature)
+        external
+        returns (bytes32 intentHash)
+    {
+        if (msg.sender != address(this)) revert OnlySelf();
+        return _runPayment(intent, signature);
+    }
+
+    function _runPayment(PaymentIntent calldata intent, bytes calldata signature) private returns (bytes32 h) {
+        h = hashPaymentIntent(intent);
+        _authorize(intent.bot, intent.deadline, h, signature);
+        _payment(intent, h);
+    }
+
+    // ----------------------------------------------------------------- protocol calls
+
+    /// @notice Executes a bot-signed protocol call: approve tokens → call → revoke, atomically.
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    function executeProtocol(ExecuteIntent calldata intent, bytes calldata signature, bytes calldata callData)
+        external
+        onlyRelayer
+        nonReentrant
+        returns (bytes32 intentHash)
+    {
+        intentHash = hashExecuteIntent(intent);
+        _authorize(intent.bot, intent.deadline, intentHash, signature);
+        _protocolCall(intent, callData, intentHash);
+    }
+
+    /// @notice Owner-approved variant of executeProtocol (see executeReviewedPayment).
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    function executeReviewedProtocol(
+        ExecuteIntent calldata intent,
+        bytes calldata botSignature,
+        bytes calldata callData,
+        uint256 approvalDeadline,
+        bytes calldata ownerSignature
+    ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
+        intentHash = hashExecuteIntent(intent);
+        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
+        _protocolCall(intent, callData, intentHash);
+    }
+
+    // ----------------------------------------------------------------- swaps
+
+    /// @notice Executes a bot-signed in-vault swap through an approved router.
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    /// @return amountIn fromToken spent
+    /// @return amountOut toToken received
+    function executeSwap(SwapIntent calldata intent, bytes calldata signature, address router, bytes calldata swapCalldata)
+        external
+        onlyRelayer
+        nonReentrant
+        returns (bytes32 intentHash, uint256 amountIn, uint256 amountOut)
+    {
+        intentHash = hashSwapIntent(intent);
+        _authorize(intent.bot, intent.deadline, intentHash, signature);
+        (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
+    }
+
+    /// @notice Owner-approved variant of executeSwap (see executeReviewedPayment).
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    /// @return amountIn fromToken spent
+    /// @return amountOut toToken received
+    function executeReviewedSwap(
+        SwapIntent calldata intent,
+        bytes calldata botSignature,
+        address router,
+        bytes calldata swapCalldata,
+        uint256 approvalDeadline,
+        bytes calldata ownerSignature
+    ) external onlyRelayer nonReentrant returns (bytes32 intentHash, uint256 amountIn, uint256 amountOut) {
+        intentHash = hashSwapIntent(intent);
+        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
+        (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
+    }
+
+    // ----------------------------------------------------------------- introspection
+
+    /// @notice ERC-165: ERC-1155 receiver, ERC-721 receiver, ERC-165.
+    function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
+        return interfaceId == type(IERC721Receiver).interfaceId || super.supportsInterface(interfaceId);
+    }
+}

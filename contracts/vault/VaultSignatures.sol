@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+
+/// @title VaultSignatures
+/// @notice EIP-712 hashing of the intents and of the owner's review approval, on the vault's
+/// domain {name (set by the factory), version "1", chainId, verifyingContract: the vault}.
+abstract contract VaultSignatures is EIP712 {
+    bytes32 public constant PAYMENT_INTENT_TYPEHASH =
+        keccak256("PaymentIntent(address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref)");
+    bytes32 public constant EXECUTE_INTENT_TYPEHASH = keccak256(
+        "ExecuteIntent(address bot,address protocol,bytes32 calldataHash,address[] tokens,uint256[] amounts,uint256 value,uint256 deadline,bytes32 ref)"
+    );
+    bytes32 public constant SWAP_INTENT_TYPEHASH = keccak256(
+        "SwapIntent(address bot,address toToken,uint256 minToAmount,address fromToken,uint256 maxFromAmount,uint256 deadline,bytes32 ref)"
+    );
+    bytes32 public constant REVIEW_APPROVAL_TYPEHASH = keccak256("ReviewApproval(bytes32 intentHash,uint256 deadline)");
+
+    /// @dev OpenZeppelin's EIP712 keeps the name in an immutable short string (at most 31 bytes,
+    /// else StringTooLong), which clones read from the implementation's code.
+    constructor(string memory domainName) EIP712(domainName, "1") {}
+
+    /// @notice The EIP-712 domain version, "1".
+    function version() external pure returns (string memory) {
+        return "1";
+    }
+
+    /// @notice EIP-712 digest of a payment intent on this vault's domain (its intentHash).
+    function hashPaymentIntent(PaymentIntent calldata i) public view returns (bytes32) {
+        return _hashTypedDataV4(
+            keccak256(abi.encode(PAYMENT_INTENT_TYPEHASH, i.bot, i.to, i.token, i.amount, i.deadline, i.ref))
+        );
+    }
+
+    /// @notice EIP-712 digest of an execute intent on this vault's domain (its intentHash).
+    function hashExecuteIntent(ExecuteIntent calldata i) public view returns (bytes32) {
+        bytes memory head = abi.encode(EXECUTE_INTENT_TYPEHASH, i.bot, i.protocol, i.calldataHash);
+        bytes memory tail = abi.encode(
+            keccak256(abi.encodePacked(i.tokens)), keccak256(abi.encodePacked(i.amounts)), i.value, i.deadline, i.ref
+        );
+        return _hashTypedDataV4(keccak256(bytes.concat(head, tail)));
+    }
+
+    /// @notice EIP-712 digest of a swap intent on this vault's domain (its intentHash).
+    function hashSwapIntent(SwapIntent calldata i) public view returns (bytes32) {
+        return _hashTypedDataV4(
+            keccak256(
+                abi.encode(
+                    SWAP_INTENT_TYPEHASH, i.bot, i.toToken, i.minToAmount, i.fromToken, i.maxFromAmount, i.deadline, i.ref
+                )
+            )
+        );
+    }
+
+    /// @notice EIP-712 digest of the owner's ReviewApproval(intentHash, deadline) on this vault's domain.
+    function hashReviewApproval(bytes32 intentHash, uint256 deadline) public view returns (bytes32) {
+        return _hashTypedDataV4(keccak256(abi.encode(REVIEW_APPROVAL_TYPEHASH, intentHash, deadline)));
+    }
+
+    /// @dev True when `signature` is a 65-byte, low-s, v 27/28 signature of `digest` by `signer`.
+    function _signedBy(bytes32 digest, bytes calldata signature, address signer) internal pure returns (bool) {
+        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
+        return err == ECDSA.RecoverError.NoError && recovered == signer && signer != address(0);
+    }
+}
