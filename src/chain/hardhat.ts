@@ -32,7 +32,6 @@ export async function startChain(options: ChainOptions = {}): Promise<LocalChain
   const connection = await hre.network.create({
     network: "default",
     override: {
-      type: "edr-simulated",
       chainId,
       accounts: { mnemonic: TEST_MNEMONIC, count: DEV_ACCOUNT_COUNT, accountsBalance: DEV_ACCOUNT_BALANCE },
       ...(options.fork === undefined
