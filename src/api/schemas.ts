@@ -143,7 +143,7 @@ const idempotencyKeyField = stringField(
     description: "UUID (v4 recommended); may instead be sent as the Idempotency-Key header, the body wins",
     format: "uuid",
   },
-).optional();
+).nullish();
 
 const memoField = stringField(
   (value): string | Invalid =>

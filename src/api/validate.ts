@@ -102,8 +102,8 @@ function headerValue(headers: HeaderBag | undefined): string | readonly string[]
 const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /** The body's key (already validated by the schema) or else the header's. */
-function resolveIdempotencyKey(bodyKey: string | undefined, headers: HeaderBag | undefined): string {
-  if (bodyKey !== undefined) return bodyKey;
+function resolveIdempotencyKey(bodyKey: string | null | undefined, headers: HeaderBag | undefined): string {
+  if (bodyKey !== undefined && bodyKey !== null) return bodyKey;
   const raw = headerValue(headers);
   if (raw === undefined) {
     throw relayError("INVALID_REQUEST", "idempotencyKey is required (body field or Idempotency-Key header)");
