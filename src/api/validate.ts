@@ -78,7 +78,7 @@ function formatPath(path: readonly PropertyKey[]): string {
   return out;
 }
 
-function toRelayError(issue: z.core.$ZodIssue): RelayError {
+function issueToError(issue: z.core.$ZodIssue): RelayError {
   const field = formatPath(issue.path);
   if (field === "") return relayError("INVALID_REQUEST", "body must be a JSON object");
   const params = issue.code === "custom" ? (issue.params as { code?: unknown } | undefined) : undefined;
@@ -229,17 +229,17 @@ export function validateBody<K extends IntentKind>(
   switch (kind) {
     case "payment": {
       const parsed = bodySchemas.payment.safeParse(body);
-      if (!parsed.success) throw toRelayError(parsed.error.issues[0]!);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
       return buildPayment(parsed.data, headers, options) as RequestByKind[K];
     }
     case "execute": {
       const parsed = bodySchemas.execute.safeParse(body);
-      if (!parsed.success) throw toRelayError(parsed.error.issues[0]!);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
       return buildExecute(parsed.data, headers, options) as RequestByKind[K];
     }
     case "swap": {
       const parsed = bodySchemas.swap.safeParse(body);
-      if (!parsed.success) throw toRelayError(parsed.error.issues[0]!);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
       return buildSwap(parsed.data, headers, options) as RequestByKind[K];
     }
     default:

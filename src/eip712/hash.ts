@@ -201,22 +201,23 @@ const DOMAIN_CACHE_LIMIT = 1024;
 const domainCache = new Map<string, Buffer>();
 
 function computeDomainSeparator(domain: VaultDomain): Buffer {
-  const { chainId } = domain;
-  if (!Number.isSafeInteger(chainId) || chainId < 0) fail("chainId is not a non-negative integer");
-  if (typeof domain.name !== "string" || typeof domain.version !== "string") fail("name/version must be strings");
   const b = domainScratch;
   DOMAIN_TYPEHASH.copy(b, 0);
   hashString(domain.name).copy(b, 32);
   hashString(domain.version).copy(b, 64);
-  writeUint(b, 96, BigInt(chainId), "chainId");
+  writeUint(b, 96, BigInt(domain.chainId), "chainId");
   writeAddress(b, 128, domain.verifyingContract, "verifyingContract");
   return keccak256(b);
 }
 
 /** The EIP-712 domain separator of `{name, version, chainId, verifyingContract}`, as bytes (cached). */
 export function domainSeparatorBytes(domain: VaultDomain): Buffer {
+  const { name, version, chainId, verifyingContract } = domain;
+  if (typeof name !== "string" || typeof version !== "string") fail("name and version must be strings");
+  if (!Number.isSafeInteger(chainId) || chainId < 0) fail("chainId is not a non-negative integer");
+  if (typeof verifyingContract !== "string") fail("verifyingContract is not an address");
   // Length-prefix the free-form name so no two domains share a key.
-  const key = `${domain.chainId}|${String(domain.verifyingContract).toLowerCase()}|${domain.name.length}|${domain.name}|${domain.version}`;
+  const key = `${chainId}|${verifyingContract.toLowerCase()}|${name.length}|${name}|${version}`;
   let separator = domainCache.get(key);
   if (separator === undefined) {
     separator = computeDomainSeparator(domain);
