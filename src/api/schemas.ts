@@ -1,0 +1,311 @@
+// zod 4 schemas of the three signed-intent request bodies: POST /v1/payments (SPEC.md, Resources),
+// POST /v1/execute and POST /v1/swap (DESIGN.md section 6). One schema per body is both the
+// validator (parsing also normalizes: checksummed addresses, bigint amounts, lowercase hex) and the
+// source of the OpenAPI JSON Schemas.
+//
+// Error convention, relied on by validate.ts:
+//   - A field missing or of the wrong JSON type yields a zod issue whose message is "is required"
+//     or "must be a <type>"; it becomes 400 INVALID_REQUEST.
+//   - A value of the right JSON type but an invalid format yields a "custom" issue carrying the
+//     RelayError code in `params.code` (INVALID_ADDRESS, INVALID_AMOUNT, ...).
+//   - Messages never name the field; validate.ts prefixes the field path ("tokens[1] ...").
+// Object keys are checked in the order of the shapes below (SPEC.md's table order for payments,
+// DESIGN.md's list order for execute and swap), and validate.ts reports the first failure, so the
+// error for a given body is deterministic.
+import type { Address, Hex } from "viem";
+import { z } from "zod";
+import { parseAddress } from "../crypto/address.ts";
+import type { ErrorCode } from "../errors.ts";
+
+export const MAX_UINT256 = (1n << 256n) - 1n;
+export const MEMO_MAX_CHARS = 1000;
+export const METADATA_MAX_KEYS = 10;
+export const METADATA_VALUE_MAX_CHARS = 500;
+/** Not in SPEC.md: metadata keys are bounded too, like values but shorter. */
+export const METADATA_KEY_MAX_CHARS = 100;
+/** Not in SPEC.md: most tokens one execute intent may approve. */
+export const EXECUTE_MAX_TOKENS = 16;
+/** Not in SPEC.md: protocolName is a short label. */
+export const PROTOCOL_NAME_MAX_CHARS = 200;
+/** Keys refused in metadata, so no consumer can be tricked into prototype pollution. */
+export const FORBIDDEN_METADATA_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
+
+const HEX_RE = /^0x[0-9a-fA-F]*$/;
+const BYTES32_RE = /^0x[0-9a-fA-F]{64}$/;
+const UINT_RE = /^[0-9]{1,78}$/;
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+// ---- field builders -----------------------------------------------------------------------------
+
+/** Failure of a format check: the RelayError code and the message (without the field name). */
+interface Invalid {
+  readonly invalid: ErrorCode;
+  readonly message: string;
+}
+const invalid = (code: ErrorCode, message: string): Invalid => ({ invalid: code, message });
+const isInvalid = (value: unknown): value is Invalid =>
+  typeof value === "object" && value !== null && Object.hasOwn(value, "invalid");
+
+/** A string field: "is required" / "must be a string", then `check` validates and normalizes. */
+function stringField<T>(check: (value: string) => T | Invalid, json: Record<string, unknown>) {
+  return z
+    .string({ error: (iss) => (iss.input === undefined ? "is required" : "must be a string") })
+    .transform((value, ctx) => {
+      const out = check(value);
+      if (!isInvalid(out)) return out;
+      ctx.issues.push({ code: "custom", message: out.message, input: value, params: { code: out.invalid } });
+      return z.NEVER;
+    })
+    .meta(json);
+}
+
+/** Base-10 uint256 without sign, decimals or exponent (at most 78 digits). */
+export function parseUint(value: string): bigint | undefined {
+  if (!UINT_RE.test(value)) return undefined;
+  const n = BigInt(value);
+  return n > MAX_UINT256 ? undefined : n;
+}
+
+/** Number of Unicode code points (what SPEC.md's "characters" count), computed without allocating. */
+export function codePointLength(text: string): number {
+  let count = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        count--;
+        i++;
+      }
+    }
+  }
+  return count;
+}
+
+const addressField = (description: string) =>
+  stringField(
+    (value): Address | Invalid => {
+      const parsed = parseAddress(value);
+      if (parsed.ok) return parsed.address;
+      return parsed.reason === "format"
+        ? invalid("INVALID_ADDRESS", "must be 0x followed by 40 hex digits")
+        : invalid("INVALID_ADDRESS", "is not a valid EIP-55 checksummed address");
+    },
+    { description, pattern: "^0x[0-9a-fA-F]{40}$" },
+  );
+
+const amountField = (description: string) =>
+  stringField(
+    (value): bigint | Invalid =>
+      parseUint(value) ?? invalid("INVALID_AMOUNT", "must be a non-negative integer string of at most 2^256-1"),
+    { description, pattern: "^[0-9]{1,78}$" },
+  );
+
+const deadlineField = stringField(
+  (value): bigint | Invalid =>
+    parseUint(value) ?? invalid("INVALID_REQUEST", "must be an integer string (unix seconds)"),
+  { description: "Unix timestamp in seconds (uint256), in the future", pattern: "^[0-9]{1,78}$" },
+);
+
+const refField = stringField(
+  (value): Hex | Invalid =>
+    BYTES32_RE.test(value) ? (value.toLowerCase() as Hex) : invalid("INVALID_REF", "must be 0x followed by 64 hex digits"),
+  { description: "bytes32 reference recorded on-chain", pattern: "^0x[0-9a-fA-F]{64}$" },
+);
+
+const signatureField = stringField(
+  (value): Hex | Invalid => {
+    if (!HEX_RE.test(value)) return invalid("INVALID_SIGNATURE", "must be 0x-prefixed hex");
+    if (value.length !== 132) return invalid("INVALID_SIGNATURE", "must be 65 bytes");
+    return value.toLowerCase() as Hex;
+  },
+  { description: "EIP-712 signature, 65 bytes r‖s‖v with v 27/28", pattern: "^0x[0-9a-fA-F]{130}$" },
+);
+
+const chainIdField = z
+  .number({ error: (iss) => (iss.input === undefined ? "is required" : "must be an integer") })
+  .transform((value, ctx) => {
+    if (Number.isSafeInteger(value) && value > 0) return value;
+    ctx.issues.push({
+      code: "custom",
+      message: "must be a positive integer",
+      input: value,
+      params: { code: "INVALID_CHAIN_ID" satisfies ErrorCode },
+    });
+    return z.NEVER;
+  })
+  .meta({ type: "integer", minimum: 1, description: "Chain id; must be a chain the relayer serves" });
+
+const idempotencyKeyField = stringField(
+  (value): string | Invalid =>
+    UUID_RE.test(value) ? value.toLowerCase() : invalid("INVALID_IDEMPOTENCY_KEY", "must be a UUID"),
+  {
+    description: "UUID (v4 recommended); may instead be sent as the Idempotency-Key header, the body wins",
+    format: "uuid",
+  },
+).nullish();
+
+const memoField = stringField(
+  (value): string | Invalid =>
+    value.length <= MEMO_MAX_CHARS || codePointLength(value) <= MEMO_MAX_CHARS
+      ? value
+      : invalid("MEMO_TOO_LONG", `must be at most ${MEMO_MAX_CHARS} characters`),
+  { description: "Free text shown to the owner; not signed", maxLength: MEMO_MAX_CHARS },
+).nullish();
+
+/**
+ * metadata: an object of string values, at most 10 keys, each value at most 500 characters.
+ * Checked in this order: is an object → key count → per key (in the body's order): key allowed,
+ * key length, value is a string, value length. The result is a fresh plain object.
+ */
+const metadataField = z
+  .unknown()
+  .transform((value, ctx): Record<string, string> | null | undefined => {
+    const fail = (code: ErrorCode, message: string, path: (string | number)[] = []) => {
+      ctx.issues.push({ code: "custom", message, input: value, path, params: { code } });
+      return z.NEVER;
+    };
+    if (value === null || value === undefined) return value;
+    if (typeof value !== "object" || Array.isArray(value)) return fail("INVALID_REQUEST", "must be an object of strings");
+    const keys = Object.keys(value);
+    if (keys.length > METADATA_MAX_KEYS) return fail("METADATA_TOO_LARGE", `must have at most ${METADATA_MAX_KEYS} keys`);
+    const out: Record<string, string> = {};
+    for (const key of keys) {
+      if (FORBIDDEN_METADATA_KEYS.has(key)) return fail("INVALID_REQUEST", "is a reserved key", [key]);
+      if (codePointLength(key) > METADATA_KEY_MAX_CHARS) {
+        return fail("METADATA_TOO_LARGE", `key must be at most ${METADATA_KEY_MAX_CHARS} characters`, [key]);
+      }
+      const item = (value as Record<string, unknown>)[key];
+      if (typeof item !== "string") return fail("INVALID_REQUEST", "must be a string", [key]);
+      if (item.length > METADATA_VALUE_MAX_CHARS && codePointLength(item) > METADATA_VALUE_MAX_CHARS) {
+        return fail("METADATA_TOO_LARGE", `must be at most ${METADATA_VALUE_MAX_CHARS} characters`, [key]);
+      }
+      out[key] = item;
+    }
+    return out;
+  })
+  .meta({
+    type: ["object", "null"],
+    description: "Off-chain key/value notes shown to the owner; not signed",
+    maxProperties: METADATA_MAX_KEYS,
+    additionalProperties: { type: "string", maxLength: METADATA_VALUE_MAX_CHARS },
+  });
+
+const callDataField = stringField(
+  (value): Hex | Invalid =>
+    HEX_RE.test(value) && value.length % 2 === 0
+      ? (value.toLowerCase() as Hex)
+      : invalid("INVALID_REQUEST", "must be 0x-prefixed hex of even length"),
+  { description: "Call data for the protocol contract", pattern: "^0x([0-9a-fA-F]{2})*$" },
+);
+
+const calldataHashField = stringField(
+  (value): Hex | Invalid =>
+    BYTES32_RE.test(value) ? (value.toLowerCase() as Hex) : invalid("INVALID_REQUEST", "must be 0x followed by 64 hex digits"),
+  { description: "keccak256(callData), as signed; optional, must match when given", pattern: "^0x[0-9a-fA-F]{64}$" },
+).nullish();
+
+const protocolNameField = stringField(
+  (value): string | Invalid =>
+    codePointLength(value) <= PROTOCOL_NAME_MAX_CHARS
+      ? value
+      : invalid("INVALID_REQUEST", `must be at most ${PROTOCOL_NAME_MAX_CHARS} characters`),
+  { description: "Human-readable label of the protocol", maxLength: PROTOCOL_NAME_MAX_CHARS },
+).nullish();
+
+const arrayOf = <T extends z.ZodType>(item: T, description: string) =>
+  z
+    .array(item, { error: (iss) => (iss.input === undefined ? "is required" : "must be an array") })
+    .max(EXECUTE_MAX_TOKENS, { error: `must have at most ${EXECUTE_MAX_TOKENS} entries` })
+    .meta({ description })
+    .optional();
+
+// ---- bodies -------------------------------------------------------------------------------------
+
+/** POST /v1/payments, fields in SPEC.md's table order. */
+export const paymentBodySchema = z.object({
+  bot: addressField("Bot address; the recovered signer must equal it"),
+  to: addressField("Recipient"),
+  token: addressField("Token contract"),
+  amount: amountField("Token base units (uint256)"),
+  deadline: deadlineField,
+  ref: refField,
+  signature: signatureField,
+  chainId: chainIdField,
+  vaultAddress: addressField("Vault the intent targets"),
+  idempotencyKey: idempotencyKeyField,
+  memo: memoField,
+  metadata: metadataField.optional(),
+});
+
+/**
+ * POST /v1/execute, fields in DESIGN.md's order. `tokens`/`amounts` are optional here because
+ * `token` + `amount` may stand in for one-element arrays; validate.ts requires one of the forms.
+ */
+export const executeBodySchema = z.object({
+  chainId: chainIdField,
+  vaultAddress: addressField("Vault the intent targets"),
+  bot: addressField("Bot address; the recovered signer must equal it"),
+  protocol: addressField("Contract to call; must be approved on the vault"),
+  callData: callDataField,
+  tokens: arrayOf(addressField("Token the call may spend"), "Tokens approved for the call"),
+  amounts: arrayOf(amountField("Base units"), "Amount of each token, same length as tokens"),
+  token: addressField("Shorthand for tokens: [token]").optional(),
+  amount: amountField("Shorthand for amounts: [amount]").optional(),
+  value: amountField("Native value sent with the call, in wei (default 0)").nullish(),
+  deadline: deadlineField,
+  ref: refField,
+  signature: signatureField,
+  idempotencyKey: idempotencyKeyField,
+  calldataHash: calldataHashField,
+  protocolName: protocolNameField,
+  memo: memoField,
+  metadata: metadataField.optional(),
+});
+
+/** POST /v1/swap, fields in DESIGN.md's order. */
+export const swapBodySchema = z.object({
+  chainId: chainIdField,
+  vaultAddress: addressField("Vault the intent targets"),
+  bot: addressField("Bot address; the recovered signer must equal it"),
+  fromToken: addressField("Token the vault gives"),
+  maxFromAmount: amountField("Most base units of fromToken to spend"),
+  toToken: addressField("Token the vault receives; must be on its rebalance whitelist"),
+  minToAmount: amountField("Least base units of toToken to receive"),
+  deadline: deadlineField,
+  ref: refField,
+  signature: signatureField,
+  idempotencyKey: idempotencyKeyField,
+  memo: memoField,
+  metadata: metadataField.optional(),
+});
+
+export const bodySchemas = {
+  payment: paymentBodySchema,
+  execute: executeBodySchema,
+  swap: swapBodySchema,
+} as const;
+
+export type PaymentBody = z.output<typeof paymentBodySchema>;
+export type ExecuteBody = z.output<typeof executeBodySchema>;
+export type SwapBody = z.output<typeof swapBodySchema>;
+
+// ---- OpenAPI ------------------------------------------------------------------------------------
+
+function jsonSchemaOf(schema: z.ZodType, description: string): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<
+    string,
+    unknown
+  >;
+  return { ...rest, description };
+}
+
+/** JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of the three request bodies. */
+export const requestBodyJsonSchemas = {
+  payment: jsonSchemaOf(paymentBodySchema, "Signed payment intent (POST /v1/payments)"),
+  execute: jsonSchemaOf(
+    executeBodySchema,
+    "Signed protocol execution intent (POST /v1/execute). Give tokens + amounts, or token + amount for one token.",
+  ),
+  swap: jsonSchemaOf(swapBodySchema, "Signed in-vault rebalancing swap intent (POST /v1/swap)"),
+} as const;

@@ -1,0 +1,248 @@
+// Request-body validation for the three signed-intent endpoints: turns an untrusted JSON body (and
+// the request headers, for Idempotency-Key) into a typed, normalized request, or throws the one
+// RelayError that describes the first problem.
+//
+// Check order (deterministic; the first failure wins):
+//   1. The body is a JSON object (else INVALID_REQUEST "body must be a JSON object").
+//   2. Each field, in the order of the schema shapes in schemas.ts (SPEC.md's table order for
+//      payments, DESIGN.md's order for execute/swap). Per field: presence and JSON type
+//      (INVALID_REQUEST "<field> is required" / "<field> must be a string"), then format with the
+//      field's own code (INVALID_ADDRESS, INVALID_AMOUNT, INVALID_REF, INVALID_SIGNATURE,
+//      INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG, METADATA_TOO_LARGE).
+//   3. Cross-field rules: the idempotency key (body field, else the Idempotency-Key header; the
+//      body wins, and an invalid body key is an error even when the header is valid); chainId
+//      among `supportedChainIds`; execute only: tokens/amounts (or the token/amount shorthand) and
+//      their lengths, then calldataHash = keccak256(callData).
+// Unknown body fields are ignored and never copied. `null` for an optional field means "absent".
+// DEADLINE_EXPIRED, signature recovery and everything else that needs state or time come later.
+import type { Address, Hex } from "viem";
+import type { z } from "zod";
+import { keccak256Hex } from "../crypto/keccak.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../eip712/types.ts";
+import { isErrorCode, RelayError, relayError } from "../errors.ts";
+import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";
+
+/** Fields every signed-intent request carries besides the intent itself. */
+export interface RequestEnvelope {
+  chainId: number;
+  vaultAddress: Address;
+  signature: Hex;
+  /** Lowercased UUID. */
+  idempotencyKey: string;
+  memo?: string;
+  metadata?: Record<string, string>;
+}
+
+export interface PaymentRequest extends RequestEnvelope {
+  kind: "payment";
+  intent: PaymentIntent;
+}
+
+export interface ExecuteRequest extends RequestEnvelope {
+  kind: "execute";
+  intent: ExecuteIntent;
+  callData: Hex;
+  protocolName?: string;
+}
+
+export interface SwapRequest extends RequestEnvelope {
+  kind: "swap";
+  intent: SwapIntent;
+}
+
+export type RelayRequest = PaymentRequest | ExecuteRequest | SwapRequest;
+
+export interface RequestByKind {
+  payment: PaymentRequest;
+  execute: ExecuteRequest;
+  swap: SwapRequest;
+}
+
+/** Incoming headers as Node gives them (lowercase names); plain objects with any case also work. */
+export type HeaderBag = Readonly<Record<string, string | readonly string[] | undefined>>;
+
+export interface ValidateOptions {
+  /** Chains the relayer serves; a request for another chain is INVALID_CHAIN_ID. Unset: any chain. */
+  supportedChainIds?: ReadonlySet<number>;
+}
+
+// ---- zod issue → RelayError ---------------------------------------------------------------------
+
+/** `tokens[1]`, `metadata.note`, from a zod issue path. */
+function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+function issueToError(issue: z.core.$ZodIssue): RelayError {
+  const field = formatPath(issue.path);
+  if (field === "") return relayError("INVALID_REQUEST", "body must be a JSON object");
+  const params = issue.code === "custom" ? (issue.params as { code?: unknown } | undefined) : undefined;
+  const code = params !== undefined && isErrorCode(params.code) ? params.code : "INVALID_REQUEST";
+  return relayError(code, `${field} ${issue.message}`);
+}
+
+// ---- cross-field rules --------------------------------------------------------------------------
+
+const IDEMPOTENCY_HEADER = "idempotency-key";
+
+function headerValue(headers: HeaderBag | undefined): string | readonly string[] | undefined {
+  if (headers === undefined || headers === null) return undefined;
+  if (Object.hasOwn(headers, IDEMPOTENCY_HEADER)) return headers[IDEMPOTENCY_HEADER];
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === IDEMPOTENCY_HEADER) return headers[name];
+  }
+  return undefined;
+}
+
+const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/** The body's key (already validated by the schema) or else the header's. */
+function resolveIdempotencyKey(bodyKey: string | null | undefined, headers: HeaderBag | undefined): string {
+  if (bodyKey !== undefined && bodyKey !== null) return bodyKey;
+  const raw = headerValue(headers);
+  if (raw === undefined) {
+    throw relayError("INVALID_REQUEST", "idempotencyKey is required (body field or Idempotency-Key header)");
+  }
+  const value = typeof raw === "string" ? raw.trim() : undefined; // a repeated header is not one key
+  if (value === undefined || !UUID_RE.test(value)) {
+    throw relayError("INVALID_IDEMPOTENCY_KEY", "Idempotency-Key header must be a UUID");
+  }
+  return value.toLowerCase();
+}
+
+function checkChain(chainId: number, options: ValidateOptions | undefined): void {
+  const supported = options?.supportedChainIds;
+  if (supported !== undefined && !supported.has(chainId)) {
+    throw relayError("INVALID_CHAIN_ID", `chainId ${chainId} is not supported`);
+  }
+}
+
+/** tokens/amounts, or the token/amount shorthand for one-element arrays. */
+function executeTokens(body: ExecuteBody): { tokens: Address[]; amounts: bigint[] } {
+  const { tokens, amounts, token, amount } = body;
+  if (tokens !== undefined || amounts !== undefined) {
+    if (token !== undefined || amount !== undefined) {
+      throw relayError("INVALID_REQUEST", `${token !== undefined ? "token" : "amount"} cannot be combined with tokens/amounts`);
+    }
+    if (tokens === undefined) throw relayError("INVALID_REQUEST", "tokens is required");
+    if (amounts === undefined) throw relayError("INVALID_REQUEST", "amounts is required");
+    if (tokens.length !== amounts.length) {
+      throw relayError("INVALID_REQUEST", "amounts must have as many entries as tokens");
+    }
+    return { tokens, amounts };
+  }
+  if (token === undefined && amount === undefined) throw relayError("INVALID_REQUEST", "tokens is required");
+  if (token === undefined) throw relayError("INVALID_REQUEST", "token is required");
+  if (amount === undefined) throw relayError("INVALID_REQUEST", "amount is required");
+  return { tokens: [token], amounts: [amount] };
+}
+
+// ---- builders -----------------------------------------------------------------------------------
+
+function envelope(
+  body: PaymentBody | ExecuteBody | SwapBody,
+  headers: HeaderBag | undefined,
+  options: ValidateOptions | undefined,
+): RequestEnvelope {
+  const idempotencyKey = resolveIdempotencyKey(body.idempotencyKey, headers);
+  checkChain(body.chainId, options);
+  const out: RequestEnvelope = {
+    chainId: body.chainId,
+    vaultAddress: body.vaultAddress,
+    signature: body.signature,
+    idempotencyKey,
+  };
+  if (body.memo !== undefined && body.memo !== null) out.memo = body.memo;
+  if (body.metadata !== undefined && body.metadata !== null) out.metadata = body.metadata;
+  return out;
+}
+
+function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options?: ValidateOptions): PaymentRequest {
+  const base = envelope(body, headers, options);
+  const intent: PaymentIntent = {
+    bot: body.bot,
+    to: body.to,
+    token: body.token,
+    amount: body.amount,
+    deadline: body.deadline,
+    ref: body.ref,
+  };
+  return { kind: "payment", intent, ...base };
+}
+
+function buildExecute(body: ExecuteBody, headers: HeaderBag | undefined, options?: ValidateOptions): ExecuteRequest {
+  const base = envelope(body, headers, options);
+  const { tokens, amounts } = executeTokens(body);
+  const calldataHash = keccak256Hex(body.callData);
+  if (body.calldataHash !== undefined && body.calldataHash !== null && body.calldataHash !== calldataHash) {
+    throw relayError("INVALID_REQUEST", "calldataHash does not match keccak256(callData)");
+  }
+  const intent: ExecuteIntent = {
+    bot: body.bot,
+    protocol: body.protocol,
+    calldataHash,
+    tokens,
+    amounts,
+    value: body.value ?? 0n,
+    deadline: body.deadline,
+    ref: body.ref,
+  };
+  const out: ExecuteRequest = { kind: "execute", intent, callData: body.callData, ...base };
+  if (body.protocolName !== undefined && body.protocolName !== null) out.protocolName = body.protocolName;
+  return out;
+}
+
+function buildSwap(body: SwapBody, headers: HeaderBag | undefined, options?: ValidateOptions): SwapRequest {
+  const base = envelope(body, headers, options);
+  const intent: SwapIntent = {
+    bot: body.bot,
+    toToken: body.toToken,
+    minToAmount: body.minToAmount,
+    fromToken: body.fromToken,
+    maxFromAmount: body.maxFromAmount,
+    deadline: body.deadline,
+    ref: body.ref,
+  };
+  return { kind: "swap", intent, ...base };
+}
+
+/**
+ * Validates the JSON body of POST /v1/payments, /v1/execute or /v1/swap (see the check order at
+ * the top of this file). Returns the normalized request: checksummed addresses, bigint amounts and
+ * deadline, lowercase hex, the resolved idempotency key, and for execute the computed calldataHash.
+ * Throws a RelayError with a 400 code and `details` naming the field; never anything else.
+ */
+export function validateBody<K extends IntentKind>(
+  kind: K,
+  body: unknown,
+  headers?: HeaderBag,
+  options?: ValidateOptions,
+): RequestByKind[K] {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw relayError("INVALID_REQUEST", "body must be a JSON object");
+  }
+  switch (kind) {
+    case "payment": {
+      const parsed = bodySchemas.payment.safeParse(body);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
+      return buildPayment(parsed.data, headers, options) as RequestByKind[K];
+    }
+    case "execute": {
+      const parsed = bodySchemas.execute.safeParse(body);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
+      return buildExecute(parsed.data, headers, options) as RequestByKind[K];
+    }
+    case "swap": {
+      const parsed = bodySchemas.swap.safeParse(body);
+      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
+      return buildSwap(parsed.data, headers, options) as RequestByKind[K];
+    }
+    default:
+      throw new TypeError(`unknown request kind ${String(kind)}`);
+  }
+}
