@@ -3,6 +3,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import type { Suite } from "./deploy.ts";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address");
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte hex key");
@@ -40,6 +41,37 @@ export const manifestSchema = z.object({
 });
 
 export type Manifest = z.infer<typeof manifestSchema>;
+
+export interface Deployed {
+  chainId: number;
+  rpcUrl: string;
+  domain: Manifest["domain"];
+  suite: Suite;
+  vault: string;
+  accounts: Manifest["accounts"];
+}
+
+/** The manifest of a deployed and seeded suite. */
+export function buildManifest({ chainId, rpcUrl, domain, suite, vault, accounts }: Deployed): Manifest {
+  return {
+    version: 1,
+    chainId,
+    rpcUrl,
+    domain,
+    contracts: {
+      registry: suite.registry,
+      factory: suite.factory,
+      vault,
+      router: suite.router,
+      nft: suite.nft,
+      marketplace: suite.marketplace,
+      lending: suite.lending,
+      priceFeeds: suite.priceFeeds,
+    },
+    tokens: suite.tokens,
+    accounts,
+  };
+}
 
 export const MANIFEST_FILE = "devnet.json";
 

@@ -4,12 +4,11 @@ import path from "node:path";
 import { startChain, type LocalChain } from "../chain/hardhat.ts";
 import { clientsFor } from "../chain/clients.ts";
 import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
-import { readArtifact } from "../chain/artifacts.ts";
 import { devRoles } from "./accounts.ts";
 import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
-import { manifestPath, writeManifest, type Manifest } from "./manifest.ts";
-import type { Address } from "viem";
+import { buildManifest, manifestPath, writeManifest, type Manifest } from "./manifest.ts";
+import { readVaultDomain } from "../client/sign.ts";
 
 export interface DevnetOptions {
   chainId: number;
@@ -56,25 +55,14 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       operator: roles.operator.address,
       bots: { default: roles.defaultBot.address, reviewed: roles.reviewedBot.address },
     });
-    const domain = await readDomain(clients, vault);
     rpc = await startRpcServer(chain.provider, options.rpcPort);
 
-    let manifest: Manifest = {
-      version: 1,
+    let manifest = buildManifest({
       chainId: options.chainId,
       rpcUrl: rpc.url,
-      domain,
-      contracts: {
-        registry: suite.registry,
-        factory: suite.factory,
-        vault,
-        router: suite.router,
-        nft: suite.nft,
-        marketplace: suite.marketplace,
-        lending: suite.lending,
-        priceFeeds: suite.priceFeeds,
-      },
-      tokens: suite.tokens,
+      domain: await readVaultDomain(clients.publicClient, vault),
+      suite,
+      vault,
       accounts: {
         owner: roles.owner,
         operator: roles.operator,
@@ -82,7 +70,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         deployer: roles.deployer,
         bots: { default: roles.defaultBot, reviewed: roles.reviewedBot },
       },
-    };
+    });
     const manifestFile = manifestPath(options.stateDir);
     const write = () => {
       writeManifest(manifestFile, manifest);
@@ -113,13 +101,4 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     await chain.close();
     throw error;
   }
-}
-
-async function readDomain(clients: ReturnType<typeof clientsFor>, vault: Address): Promise<Manifest["domain"]> {
-  const [, name, version, chainId, verifyingContract] = (await clients.publicClient.readContract({
-    address: vault,
-    abi: readArtifact("ServiceVault").abi,
-    functionName: "eip712Domain",
-  })) as readonly [string, string, string, bigint, Address];
-  return { name, version, chainId: Number(chainId), verifyingContract };
 }

@@ -3,10 +3,10 @@ import path from "node:path";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../chain/clients.ts";
-import { readArtifact } from "../../chain/artifacts.ts";
 import { deploySuite, supportsSetCode } from "../../devnet/deploy.ts";
 import { seedVault } from "../../devnet/seed.ts";
-import { manifestPath, writeManifest, type Manifest } from "../../devnet/manifest.ts";
+import { buildManifest, manifestPath, writeManifest } from "../../devnet/manifest.ts";
+import { readVaultDomain } from "../../client/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
 import { CliError, type CliIO } from "../io.ts";
 
@@ -49,30 +49,14 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
     operator: operator.address,
     bots: { default: bots.default.address, reviewed: bots.reviewed.address },
   });
-  const [, name, version, domainChainId, verifyingContract] = (await clients.publicClient.readContract({
-    address: vault,
-    abi: readArtifact("ServiceVault").abi,
-    functionName: "eip712Domain",
-  })) as readonly [string, string, string, bigint, `0x${string}`];
-
-  const manifest: Manifest = {
-    version: 1,
+  const manifest = buildManifest({
     chainId,
     rpcUrl: options.rpcUrl,
-    domain: { name, version, chainId: Number(domainChainId), verifyingContract },
-    contracts: {
-      registry: suite.registry,
-      factory: suite.factory,
-      vault,
-      router: suite.router,
-      nft: suite.nft,
-      marketplace: suite.marketplace,
-      lending: suite.lending,
-      priceFeeds: suite.priceFeeds,
-    },
-    tokens: suite.tokens,
+    domain: await readVaultDomain(clients.publicClient, vault),
+    suite,
+    vault,
     accounts: { owner, operator, relayer, deployer, bots },
-  };
+  });
   const file = manifestPath(path.resolve(io.cwd, options.stateDir));
   writeManifest(file, manifest);
   if (options.manifest) writeManifest(path.resolve(io.cwd, options.manifest), manifest);
