@@ -1,6 +1,6 @@
 // Valid request bodies for the validation tests, built from the shared golden vectors so that
 // they also verify end to end (validateBody → hashIntent → recoverSigner).
-import { vectorNamed } from "../eip712/vectors.ts";
+import { vectorNamed } from "../support/vectors.ts";
 
 export const KEY = "6f1c2b1e-9a3c-4d5e-8f7a-0b1c2d3e4f50";
 export const OTHER_KEY = "0d8a3c2e-1b4f-4a6d-9e7c-5f3b2a1c0d9e";

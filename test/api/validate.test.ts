@@ -5,7 +5,7 @@ import { hashIntent } from "../../src/eip712/hash.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
 import type { IntentKind } from "../../src/eip712/types.ts";
 import { RelayError, type ErrorCode } from "../../src/errors.ts";
-import { vectorNamed } from "../eip712/vectors.ts";
+import { vectorNamed } from "../support/vectors.ts";
 import { bodies, CALLDATA, executeBody, KEY, OTHER_KEY, paymentBody, swapBody } from "./bodies.ts";
 
 const MAX_UINT = ((1n << 256n) - 1n).toString();

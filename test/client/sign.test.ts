@@ -1,5 +1,3 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   createPublicClient,
@@ -12,8 +10,7 @@ import {
   type Hex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { projectRoot } from "../../src/paths.ts";
-import type { ExecuteIntent, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain } from "../../src/eip712/types.ts";
+import type { ExecuteIntent, PaymentIntent, ReviewApproval, SwapIntent } from "../../src/eip712/types.ts";
 import { intentTypes } from "../../src/eip712/types.ts";
 import {
   defaultDeadline,
@@ -27,23 +24,10 @@ import {
   signReviewApproval,
   signSwapIntent,
 } from "../../src/client/sign.ts";
+import { loadVectors, type Vector } from "../support/vectors.ts";
 import { executeRequestBody, paymentRequestBody, signPaymentRequest, signSwapRequest } from "../../src/client/bodies.ts";
 
-interface Vector {
-  name: string;
-  privateKey: Hex;
-  signer: Address;
-  domain: VaultDomain;
-  types: Record<string, { name: string; type: string }[]>;
-  primaryType: string;
-  message: Record<string, unknown>;
-  digest: Hex;
-  signature: Hex;
-}
-
-const vectors = (
-  JSON.parse(readFileSync(path.join(projectRoot, "..", "shared", "vectors", "eip712.json"), "utf8")) as { vectors: Vector[] }
-).vectors;
+const vectors = loadVectors();
 
 function vector(name: string): Vector {
   const found = vectors.find((v) => v.name === name);

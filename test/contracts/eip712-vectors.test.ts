@@ -1,23 +1,12 @@
-// The vault's hash helpers and signature checks reproduce /work/shared/vectors/eip712.json: a
+// The vault's hash helpers and signature checks reproduce the golden EIP-712 vectors: a
 // clone of the implementation is placed at the vectors' verifyingContract on their chain.
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { getAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { projectRoot } from "../../src/paths.ts";
+import { loadVectors } from "../support/vectors.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { account, emptyConfig, revertOf, setupFixture, type Fixture } from "./fixture.ts";
 
-interface Vector {
-  name: string;
-  signer: Address;
-  domain: { name: string; version: string; chainId: number; verifyingContract: Address };
-  message: Record<string, unknown>;
-  digest: Hex;
-  signature: Hex;
-}
-
-const vectors = (JSON.parse(readFileSync(path.join(projectRoot, "..", "shared", "vectors", "eip712.json"), "utf8")) as { vectors: Vector[] }).vectors;
+const vectors = loadVectors();
 const byName = (name: string) => {
   const v = vectors.find((x) => x.name === name);
   if (v === undefined) throw new Error(`no vector ${name}`);

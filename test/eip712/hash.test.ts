@@ -14,7 +14,7 @@ import {
   type IntentByKind,
 } from "../../src/eip712/hash.ts";
 import { intentTypes, type VaultDomain } from "../../src/eip712/types.ts";
-import { loadVectors, type Vector } from "./vectors.ts";
+import { loadVectors, type Vector } from "../support/vectors.ts";
 
 const kindOfPrimaryType: Record<string, HashKind> = {
   PaymentIntent: "payment",

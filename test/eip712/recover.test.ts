@@ -4,7 +4,7 @@ import { privateKeyToAddress, sign } from "viem/accounts";
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../src/errors.ts";
 import { recoverSigner, secp256k1Backend } from "../../src/eip712/recover.ts";
-import { loadVectors, vectorNamed } from "./vectors.ts";
+import { loadVectors, vectorNamed } from "../support/vectors.ts";
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const word = (n: bigint) => n.toString(16).padStart(64, "0");

@@ -1,5 +1,8 @@
-// Loads the shared golden vectors (/work/shared/vectors/eip712.json, beside the checkout).
-import { readFileSync } from "node:fs";
+// The EIP-712 golden vectors that the relayer's hashing and recovery, the contracts' hashing and
+// the client's signing must all reproduce. The design's copy (../shared/vectors/eip712.json, beside
+// the checkout) is used when present; otherwise this repository's copy in test/fixtures, which
+// test/support/vectors.test.ts keeps identical to it.
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { projectRoot } from "../../src/paths.ts";
@@ -17,7 +20,9 @@ export interface Vector {
   signature: Hex;
 }
 
-export const vectorsPath = path.join(projectRoot, "..", "shared", "vectors", "eip712.json");
+export const sharedVectorsPath = path.join(projectRoot, "..", "shared", "vectors", "eip712.json");
+export const fixtureVectorsPath = path.join(projectRoot, "test", "fixtures", "eip712-vectors.json");
+export const vectorsPath = existsSync(sharedVectorsPath) ? sharedVectorsPath : fixtureVectorsPath;
 
 export function loadVectors(): Vector[] {
   return (JSON.parse(readFileSync(vectorsPath, "utf8")) as { vectors: Vector[] }).vectors;
