@@ -64,6 +64,17 @@ export class Ledger {
     return this.#db.now();
   }
 
+  /** The connection's settings, for diagnostics: journal mode, synchronous level (2 = FULL), busy timeout, schema version. */
+  settings(): { journalMode: string; synchronous: number; busyTimeoutMs: number; schemaVersion: number } {
+    const get = (pragma: string): unknown => Object.values(this.#db.sqlite.prepare(`PRAGMA ${pragma}`).get() ?? {})[0];
+    return {
+      journalMode: String(get("journal_mode")),
+      synchronous: Number(get("synchronous")),
+      busyTimeoutMs: Number(get("busy_timeout")),
+      schemaVersion: Number(get("user_version")),
+    };
+  }
+
   /** Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. */
   transaction<T>(fn: () => T): T {
     return this.#db.transaction(fn);

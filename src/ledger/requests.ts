@@ -168,12 +168,12 @@ export class Requests {
       usd_value = COALESCE(:usdValue, usd_value)
       WHERE id = :id RETURNING *`);
     this.#byIntent = s.prepare(`SELECT * FROM requests WHERE chain_id = ? AND vault = ? AND intent_hash = ?
-      AND status <> 'rejected' ORDER BY created_at LIMIT 1`);
+      AND status <> 'rejected' ORDER BY created_at, rowid LIMIT 1`);
     this.#inFlight = s.prepare(
-      "SELECT * FROM requests WHERE status IN ('submitting', 'submitted') ORDER BY created_at",
+      "SELECT * FROM requests WHERE status IN ('submitting', 'submitted') ORDER BY created_at, rowid",
     );
     this.#reviews = s.prepare(`SELECT * FROM requests WHERE held_because IS NOT NULL AND status = :status
-      AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at`);
+      AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at, rowid`);
     this.#expiring = s.prepare(
       "SELECT id FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
     );

@@ -1,0 +1,69 @@
+// Shared helpers for ledger tests: a temporary ledger file and a clock the test moves by hand.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach } from "vitest";
+import { openLedger, type Ledger, type NewRequest } from "../../src/ledger/index.ts";
+
+/** A clock starting at a fixed instant; `advance(ms)` moves it. */
+export function manualClock(start = Date.UTC(2026, 0, 1)) {
+  let t = start;
+  return {
+    now: () => t,
+    advance(ms: number) {
+      t += ms;
+    },
+    set(ms: number) {
+      t = ms;
+    },
+  };
+}
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()!();
+});
+
+/** A fresh directory removed after the test. */
+export function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "relay-ledger-"));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/** Opens a ledger closed after the test. */
+export function open(file: string, now?: () => number): Ledger {
+  const ledger = openLedger(file, now ? { now } : {});
+  cleanups.unshift(() => ledger.close());
+  return ledger;
+}
+
+/** A fresh ledger in a temporary directory, with a manual clock. */
+export function freshLedger() {
+  const clock = manualClock();
+  const file = path.join(tempDir(), "ledger.sqlite");
+  return { ledger: open(file, clock.now), clock, file };
+}
+
+export const vault = "0x1111111111111111111111111111111111111111";
+export const bot = "0x2222222222222222222222222222222222222222";
+export const relayer = "0x3333333333333333333333333333333333333333";
+
+let counter = 0;
+/** A plausible new request; override any field. */
+export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
+  counter++;
+  return {
+    kind: "payment",
+    chainId: 84532,
+    vault,
+    bot,
+    intentHash: "0x" + counter.toString(16).padStart(64, "0"),
+    idempotencyKey: `00000000-0000-4000-8000-${counter.toString().padStart(12, "0")}`,
+    fingerprint: `fp-${counter}`,
+    usdValue: 5_000_000n,
+    body: JSON.stringify({ n: counter }),
+    deadline: 1_767_225_900n,
+    ...overrides,
+  };
+}
