@@ -67,3 +67,21 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
     ...overrides,
   };
 }
+
+/** Runs test/ledger/worker.ts in `n` worker threads at once (each its own connection) and collects their results. */
+export async function raceWorkers<T>(n: number, data: Record<string, unknown>): Promise<T[][]> {
+  const { Worker } = await import("node:worker_threads");
+  const url = new URL("./worker.ts", import.meta.url);
+  return Promise.all(
+    Array.from(
+      { length: n },
+      (_, worker) =>
+        new Promise<T[]>((resolve, reject) => {
+          const w = new Worker(url, { workerData: { ...data, worker } });
+          w.once("message", resolve);
+          w.once("error", reject);
+          w.once("exit", (code) => code !== 0 && reject(new Error(`worker exited with ${code}`)));
+        }),
+    ),
+  );
+}
