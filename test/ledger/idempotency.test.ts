@@ -103,8 +103,14 @@ describe("InFlight", () => {
     release();
     const results = await Promise.all(calls);
     expect(runs).toBe(1);
-    expect(results.filter((r) => r.claim.outcome === "new")).toHaveLength(1);
-    expect(new Set(results.map((r) => r.response)).size).toBe(1);
+    // Every caller got the first (only) run's outcome: one claim, one response.
+    for (const r of results) expect(r).toBe(results[0]);
+    expect(results[0]!.claim).toEqual({ outcome: "new" });
+    expect(ledger.claimIdempotency("payment", key, "fp", "req_later")).toEqual({
+      outcome: "replay",
+      response: results[0]!.response,
+      requestId: "req_0",
+    });
     expect(inflight.size).toBe(0);
   });
 

@@ -11,7 +11,7 @@ interface Task {
   bot: string;
   signer: string;
   limit: bigint;
-  usd: bigint;
+  usd?: bigint;
 }
 
 const t = workerData as Task;
@@ -26,13 +26,13 @@ for (let i = 0; i < t.count; i++) {
     intentHash: "0x" + (t.worker * 1_000_000 + i).toString(16).padStart(64, "0"),
     idempotencyKey: `w${t.worker}-${i}`,
     fingerprint: "fp",
-    usdValue: t.usd,
+    usdValue: t.usd ?? 0n,
     body: "{}",
     deadline: 0n,
   });
   if (t.task === "reserve") {
     const result = ledger.reserveSpend(
-      { chainId: 84532, vault: t.vault, bot: t.bot, requestId: request.id, usd: t.usd },
+      { chainId: 84532, vault: t.vault, bot: t.bot, requestId: request.id, usd: t.usd ?? 0n },
       { botLimits: [], vaultLimits: [{ amount: t.limit, maxCount: 0n, windowSeconds: 3600n }] },
     );
     results.push(result.ok);
