@@ -18,6 +18,12 @@ export interface LedgerOptions {
   now?: () => number;
   /** How long a writer waits for another connection's lock before failing; default 10 s. */
   busyTimeoutMs?: number;
+  /**
+   * WAL pages after which a commit checkpoints the log into the database; default 200. Small,
+   * frequent checkpoints keep their cost (random page writes plus an fsync, which grow with the
+   * file) flat, where SQLite's default of 1000 makes rare but long stalls on a large ledger.
+   */
+  walAutocheckpointPages?: number;
 }
 
 /** A connection plus the transaction helper every ledger store uses. */
@@ -34,6 +40,8 @@ export class Db {
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
     this.sqlite.exec("PRAGMA synchronous = FULL");
+    const checkpoint = Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
+    this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);
   }
 
