@@ -44,3 +44,31 @@ describe("ledger file", () => {
     expect(() => open(file)).toThrow(/newer/);
   });
 });
+
+describe("transactions", () => {
+  it("groups operations atomically: a throw rolls all of them back", () => {
+    const { ledger } = freshLedger();
+    let id = "";
+    expect(() =>
+      ledger.transaction(() => {
+        id = ledger.createRequest(newRequest()).id;
+        ledger.claimIdempotency("payment", "k", "fp", id);
+        throw new Error("simulation failed");
+      }),
+    ).toThrow("simulation failed");
+    expect(ledger.getRequest(id)).toBeUndefined();
+    expect(ledger.claimIdempotency("payment", "k", "other", "req_x")).toEqual({ outcome: "new" });
+  });
+
+  it("refuses an async function (a transaction must never span an await)", () => {
+    const { ledger } = freshLedger();
+    let id = "";
+    expect(() =>
+      ledger.transaction(async () => {
+        id = ledger.createRequest(newRequest()).id;
+      }),
+    ).toThrow(/synchronous/);
+    expect(ledger.getRequest(id)).toBeUndefined();
+    expect(ledger.createRequest(newRequest()).status).toBe("received");
+  });
+});
