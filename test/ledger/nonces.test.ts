@@ -41,6 +41,7 @@ describe("nonces and submissions", () => {
     expect(ledger.recordSubmission(b.id, sub(0n))).toEqual({ ok: false, code: "NONCE_MISMATCH", expected: 1n });
     expect(ledger.getRequest(b.id)).toMatchObject({ status: "received" });
     expect(ledger.getRequest(b.id)!.nonce).toBeUndefined();
+    expect(ledger.recordSubmission(b.id, sub(5n))).toEqual({ ok: false, code: "NONCE_MISMATCH", expected: 1n }); // no gaps
     expect(ledger.recordSubmission(b.id, sub(1n)).ok).toBe(true);
   });
 
@@ -89,10 +90,10 @@ describe("nonces and submissions", () => {
 
   it("hands out contiguous nonces to writers in parallel threads", async () => {
     const { ledger, file } = freshLedger();
-    const results = await raceWorkers<string>(4, { file, task: "submit", count: 10, vault, bot, signer: relayer });
+    const results = await raceWorkers<string>(4, { file, task: "submit", count: 50, vault, bot, signer: relayer });
     const all = results.flat().map(BigInt).sort((a, b) => Number(a - b));
-    expect(all).toEqual(Array.from({ length: 40 }, (_, i) => BigInt(i)));
-    expect(ledger.listInFlight()).toHaveLength(40);
-    expect(ledger.nextNonce(84532, relayer, 0n)).toBe(40n);
+    expect(all).toEqual(Array.from({ length: 200 }, (_, i) => BigInt(i)));
+    expect(ledger.listInFlight()).toHaveLength(200);
+    expect(ledger.nextNonce(84532, relayer, 0n)).toBe(200n);
   });
 });

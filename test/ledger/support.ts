@@ -72,12 +72,13 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
 export async function raceWorkers<T>(n: number, data: Record<string, unknown>): Promise<T[][]> {
   const { Worker } = await import("node:worker_threads");
   const url = new URL("./worker.ts", import.meta.url);
+  const barrier = new SharedArrayBuffer(4); // all workers start their loops together
   return Promise.all(
     Array.from(
       { length: n },
       (_, worker) =>
         new Promise<T[]>((resolve, reject) => {
-          const w = new Worker(url, { workerData: { ...data, worker } });
+          const w = new Worker(url, { workerData: { ...data, worker, workers: n, barrier } });
           w.once("message", resolve);
           w.once("error", reject);
           w.once("exit", (code) => code !== 0 && reject(new Error(`worker exited with ${code}`)));

@@ -12,10 +12,19 @@ interface Task {
   signer: string;
   limit: bigint;
   usd?: bigint;
+  /** Start barrier: every worker increments slot 0, then waits until all `workers` have arrived. */
+  barrier: SharedArrayBuffer;
+  workers: number;
 }
 
 const t = workerData as Task;
 const ledger = openLedger(t.file, { busyTimeoutMs: 30_000 });
+const arrived = new Int32Array(t.barrier);
+Atomics.add(arrived, 0, 1);
+Atomics.notify(arrived, 0);
+for (let seen = Atomics.load(arrived, 0); seen < t.workers; seen = Atomics.load(arrived, 0)) {
+  Atomics.wait(arrived, 0, seen, 1000);
+}
 const results: unknown[] = [];
 for (let i = 0; i < t.count; i++) {
   const request = ledger.createRequest({
