@@ -93,18 +93,27 @@ export class Spend {
   spentInWindow(query: WindowQuery): WindowTotals {
     const vault = query.vault.toLowerCase();
     const since = (query.at ?? this.#db.now()) - windowMs(query.windowSeconds);
-    const row = (
-      query.bot === undefined
-        ? this.#vaultWindow.get(query.chainId, vault, since)
-        : this.#botWindow.get(query.chainId, vault, query.bot.toLowerCase(), since)
-    ) as { usd: bigint; count: bigint };
-    return { usd: row.usd, count: row.count };
+    try {
+      const row = (
+        query.bot === undefined
+          ? this.#vaultWindow.get(query.chainId, vault, since)
+          : this.#botWindow.get(query.chainId, vault, query.bot.toLowerCase(), since)
+      ) as { usd: bigint; count: bigint };
+      return { usd: row.usd, count: row.count };
+    } catch (error) {
+      // SQLite's SUM refuses to overflow 64 bits rather than wrap; say so plainly.
+      if (error instanceof Error && /integer overflow/.test(error.message)) {
+        throw new RangeError("spend in window exceeds 2^63 - 1 USD units", { cause: error });
+      }
+      throw error;
+    }
   }
 
   /**
    * Checks every window and reserves `entry.usd` in one IMMEDIATE transaction, so concurrent
    * callers (in this process or another one on the same file) can never together exceed a limit.
-   * Spending exactly up to a limit's amount is allowed. Throws if the request already holds a reservation.
+   * Spending exactly up to a limit's amount is allowed. Throws if the request already holds a
+   * reservation, or (RangeError) if a window's total no longer fits in 64 bits.
    */
   reserve(entry: SpendEntry, limits: SpendLimits): ReserveResult {
     if (entry.usd < 0n || entry.usd > maxUsd) throw new RangeError(`usd out of range: ${entry.usd}`);

@@ -119,6 +119,15 @@ describe("spend windows", () => {
     expect(() => ledger.reserveSpend(entry(-1n), botOnly())).toThrow(RangeError);
   });
 
+  it("fails loudly, never wraps, when a window's total passes 64 bits", () => {
+    const { ledger } = freshLedger();
+    expect(ledger.reserveSpend(entry(1n << 62n), botOnly()).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(1n << 62n), botOnly()).ok).toBe(true);
+    expect(() => ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 60n })).toThrow(RangeError);
+    expect(() => ledger.reserveSpend(entry(1n), botOnly(hourly(1n << 63n)))).toThrow(RangeError);
+    expect(() => ledger.reserveSpend(entry(1n << 63n), botOnly())).toThrow(RangeError);
+  });
+
   it("20 concurrent async callers never together exceed the limit", async () => {
     const { ledger } = freshLedger();
     const limits: SpendLimits = { botLimits: [daily(usd(70))], vaultLimits: [hourly(usd(1000))] };
