@@ -1,0 +1,13 @@
+// The relayer's durable ledger (DESIGN §7 Persistence): requests, idempotency, spend windows, nonces.
+export { openLedger, Ledger, submittableStatuses, reviewExpiredReason } from "./ledger.ts";
+export type { Submission, SubmissionResult } from "./ledger.ts";
+export { ledgerPath, ledgerFileName } from "./db.ts";
+export type { LedgerOptions } from "./db.ts";
+export { newRequestId } from "./requests.ts";
+export type { NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
+export { InFlight, idempotencyRetentionMs } from "./idempotency.ts";
+export type { ClaimOutcome } from "./idempotency.ts";
+export type { ReserveResult, SpendEntry, SpendLimits, SpendingLimit, WindowQuery, WindowTotals } from "./spend.ts";
+export { publicStatus, statuses, inFlightStatuses, requestKinds } from "./status.ts";
+export type { PublicStatus, RequestKind, Status } from "./status.ts";
+export { schemaVersion, migrate } from "./schema.ts";

@@ -1,0 +1,218 @@
+// The relayer's durable ledger: one SQLite file composing requests, idempotency, spend windows and nonces.
+import { Db, type LedgerOptions } from "./db.ts";
+import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
+import { Nonces } from "./nonces.ts";
+import {
+  Requests,
+  type NewRequest,
+  type RequestRecord,
+  type ReviewFilter,
+  type TransitionFields,
+} from "./requests.ts";
+import { Spend, type ReserveResult, type SpendEntry, type SpendLimits, type WindowQuery, type WindowTotals } from "./spend.ts";
+import type { Status } from "./status.ts";
+
+/** States from which a request may be submitted (fast path, AI approval, owner approval). */
+export const submittableStatuses: readonly Status[] = ["received", "scanning", "held"];
+
+/** What {@link Ledger.recordSubmission} records: the signed transaction. */
+export interface Submission {
+  /** Relayer address that signed. */
+  signer: string;
+  /** The nonce the transaction was signed with (from {@link Ledger.nextNonce}). */
+  nonce: bigint;
+  txHash: string;
+  rawTx: string;
+  /** The chain's pending nonce for `signer`, if the caller read it; default 0. */
+  chainPendingNonce?: bigint;
+  /** States the request may be in; default {@link submittableStatuses}. */
+  from?: readonly Status[];
+}
+
+/** Result of {@link Ledger.recordSubmission}. */
+export type SubmissionResult =
+  | { ok: true; request: RequestRecord }
+  /** Another submission took this nonce: sign again with `expected`. Nothing was recorded. */
+  | { ok: false; code: "NONCE_MISMATCH"; expected: bigint }
+  /** The request does not exist or is not in a submittable state. Nothing was recorded. */
+  | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status };
+
+/** Reason given to reviews nobody decided in time. */
+export const reviewExpiredReason = "review expired";
+
+/**
+ * The ledger. Every method is synchronous and atomic (its own IMMEDIATE transaction, or part of an
+ * enclosing {@link Ledger.transaction}). Open one per process and file.
+ */
+export class Ledger {
+  readonly #db: Db;
+  readonly #requests: Requests;
+  readonly #idempotency: Idempotency;
+  readonly #spend: Spend;
+  readonly #nonces: Nonces;
+
+  constructor(file: string, options: LedgerOptions = {}) {
+    this.#db = new Db(file, options);
+    this.#requests = new Requests(this.#db);
+    this.#idempotency = new Idempotency(this.#db);
+    this.#spend = new Spend(this.#db);
+    this.#nonces = new Nonces(this.#db);
+  }
+
+  /** The ledger's clock (unix ms). */
+  now(): number {
+    return this.#db.now();
+  }
+
+  /** The connection's settings, for diagnostics: journal mode, synchronous level (2 = FULL), busy timeout, schema version. */
+  settings(): { journalMode: string; synchronous: number; busyTimeoutMs: number; schemaVersion: number } {
+    const get = (pragma: string): unknown => Object.values(this.#db.sqlite.prepare(`PRAGMA ${pragma}`).get() ?? {})[0];
+    return {
+      journalMode: String(get("journal_mode")),
+      synchronous: Number(get("synchronous")),
+      busyTimeoutMs: Number(get("busy_timeout")),
+      schemaVersion: Number(get("user_version")),
+    };
+  }
+
+  /** Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. */
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn);
+  }
+
+  /** Records a new request (status `received` unless given). */
+  createRequest(input: NewRequest): RequestRecord {
+    return this.#db.transaction(() => this.#requests.create(input));
+  }
+
+  /** The request with this id. */
+  getRequest(id: string): RequestRecord | undefined {
+    return this.#requests.get(id);
+  }
+
+  /**
+   * Moves a request to `to` only if its status is one of `from` (compare-and-set); returns the
+   * updated request or undefined. Moving to `rejected` also releases its spend reservation, in the
+   * same transaction.
+   */
+  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
+    return this.#db.transaction(() => {
+      const updated = this.#requests.transition(id, from, to, fields);
+      if (updated && to === "rejected") this.#spend.release(id);
+      return updated;
+    });
+  }
+
+  /**
+   * Records a signed transaction durably before it is broadcast: reserves `nonce` for `signer` and
+   * moves the request to `submitting` with signer, nonce, txHash and rawTx, in one transaction.
+   * This is the only operation that advances a signer's nonce.
+   */
+  recordSubmission(id: string, submission: Submission): SubmissionResult {
+    return this.#db.transaction((): SubmissionResult => {
+      const request = this.#requests.get(id);
+      if (!request) return { ok: false, code: "NOT_FOUND" };
+      const from = submission.from ?? submittableStatuses;
+      if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+      const nonce = this.#nonces.reserve(
+        request.chainId,
+        submission.signer,
+        submission.nonce,
+        submission.chainPendingNonce ?? 0n,
+      );
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      const updated = this.#requests.transition(id, from, "submitting", {
+        signer: submission.signer,
+        nonce: submission.nonce,
+        txHash: submission.txHash,
+        rawTx: submission.rawTx,
+      });
+      return { ok: true, request: updated! };
+    });
+  }
+
+  /** An approved or in-progress request for this intent (the relayer answers DUPLICATE_INTENT). */
+  findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
+    return this.#requests.findByIntentHash(chainId, vault, intentHash);
+  }
+
+  /** Requests in `submitting`/`submitted`, for reconciliation with the chain after a restart. */
+  listInFlight(): RequestRecord[] {
+    return this.#requests.listInFlight();
+  }
+
+  /** Held-for-review requests (by default those still `held`), oldest first. */
+  listReviews(filter: ReviewFilter = {}): RequestRecord[] {
+    return this.#requests.listReviews(filter);
+  }
+
+  /**
+   * Rejects every held request whose review window ended at or before `now` (reason
+   * "review expired") and releases its spend; returns the rejected requests.
+   */
+  expireReviews(now: number = this.#db.now()): RequestRecord[] {
+    return this.#db.transaction(() => {
+      const expired: RequestRecord[] = [];
+      for (const id of this.#requests.expiringReviewIds(now)) {
+        const updated = this.transition(id, ["held"], "rejected", { reason: reviewExpiredReason });
+        if (updated) expired.push(updated);
+      }
+      return expired;
+    });
+  }
+
+  /** See {@link Idempotency.claim}. */
+  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
+    return this.#idempotency.claim(kind, key, fingerprint, requestId);
+  }
+
+  /** Stores the exact 200 response text for a key. */
+  completeIdempotency(kind: string, key: string, responseText: string): boolean {
+    return this.#idempotency.complete(kind, key, responseText);
+  }
+
+  /** Frees a key whose request ended in an error. */
+  releaseIdempotency(kind: string, key: string): boolean {
+    return this.#idempotency.release(kind, key);
+  }
+
+  /** Deletes entries older than `olderThanMs`, never younger than 24 h. */
+  pruneIdempotency(olderThanMs: number): number {
+    return this.#idempotency.prune(olderThanMs);
+  }
+
+  /** See {@link Spend.reserve}. */
+  reserveSpend(entry: SpendEntry, limits: SpendLimits): ReserveResult {
+    return this.#spend.reserve(entry, limits);
+  }
+
+  /** Drops a request's spend reservation. */
+  releaseSpend(requestId: string): boolean {
+    return this.#spend.release(requestId);
+  }
+
+  /** USD and count in one rolling window. */
+  spentInWindow(query: WindowQuery): WindowTotals {
+    return this.#spend.spentInWindow(query);
+  }
+
+  /** The nonce the next submission of `signer` must be signed with (reserves nothing). */
+  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): bigint {
+    return this.#nonces.next(chainId, signer, chainPendingNonce);
+  }
+
+  /** Sets a signer's stored next nonce to the chain's (reconciliation). */
+  resetNonce(chainId: number, signer: string, chainNonce: bigint): void {
+    this.#nonces.reset(chainId, signer, chainNonce);
+  }
+
+  /** Closes the file. */
+  close(): void {
+    this.#db.close();
+  }
+}
+
+/** Opens (creating and migrating if needed) the ledger at `file`, e.g. {@link ledgerPath}(stateDir). */
+export function openLedger(file: string, options: LedgerOptions = {}): Ledger {
+  return new Ledger(file, options);
+}

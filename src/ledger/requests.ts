@@ -1,0 +1,267 @@
+// The `requests` table: one row per accepted request, moved between states by compare-and-set.
+import { randomBytes } from "node:crypto";
+import type { StatementSync } from "node:sqlite";
+import type { Db } from "./db.ts";
+import { requestKinds, statuses, type RequestKind, type Status } from "./status.ts";
+
+/** A stored request. Addresses and hashes are lower-case hex. */
+export interface RequestRecord {
+  id: string;
+  kind: RequestKind;
+  chainId: number;
+  vault: string;
+  bot: string;
+  intentHash: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  status: Status;
+  /** USD value, 6 decimals. */
+  usdValue: bigint;
+  /** JSON text of the normalized request. */
+  body: string;
+  /** JSON text of the last 200 response given for it. */
+  response?: string;
+  reason?: string;
+  heldBecause?: string;
+  /** JSON text of the agents' verdicts. */
+  agents?: string;
+  txHash?: string;
+  rawTx?: string;
+  nonce?: bigint;
+  /** Relayer address that signed the transaction. */
+  signer?: string;
+  createdAt: number;
+  updatedAt: number;
+  /** The intent's deadline, unix seconds. */
+  deadline: bigint;
+  /** When an undecided review becomes `rejected`, unix ms. */
+  reviewExpiresAt?: number;
+}
+
+/** Input of {@link Requests.create}; `id` is generated when omitted. */
+export interface NewRequest {
+  id?: string;
+  kind: RequestKind;
+  chainId: number;
+  vault: string;
+  bot: string;
+  intentHash: string;
+  idempotencyKey: string;
+  fingerprint: string;
+  usdValue: bigint;
+  body: string;
+  deadline: bigint;
+  status?: Status;
+  heldBecause?: string;
+  reviewExpiresAt?: number;
+}
+
+/** Fields a transition may set. Omitted (undefined) fields keep their value; fields are never cleared. */
+export interface TransitionFields {
+  response?: string;
+  reason?: string;
+  heldBecause?: string;
+  agents?: string;
+  txHash?: string;
+  rawTx?: string;
+  nonce?: bigint;
+  signer?: string;
+  reviewExpiresAt?: number;
+  usdValue?: bigint;
+}
+
+/** Filter of {@link Requests.listReviews}. */
+export interface ReviewFilter {
+  chainId?: number;
+  vault?: string;
+  /** Defaults to `held` (reviews waiting for a decision). */
+  status?: Status;
+}
+
+const base32 = "abcdefghijklmnopqrstuvwxyz234567";
+
+/** A new unguessable request id: `req_` + 24 base32 characters (120 random bits). */
+export function newRequestId(): string {
+  const bytes = randomBytes(15);
+  let out = "req_";
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += base32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+    value &= (1 << bits) - 1;
+  }
+  return out;
+}
+
+type Row = Record<string, string | number | null>;
+
+function optional<T>(value: string | number | null | undefined, map: (v: string | number) => T): T | undefined {
+  return value === null || value === undefined ? undefined : map(value);
+}
+
+function fromRow(row: Row): RequestRecord {
+  const record: RequestRecord = {
+    id: String(row.id),
+    kind: row.kind as RequestKind,
+    chainId: Number(row.chain_id),
+    vault: String(row.vault),
+    bot: String(row.bot),
+    intentHash: String(row.intent_hash),
+    idempotencyKey: String(row.idempotency_key),
+    fingerprint: String(row.fingerprint),
+    status: row.status as Status,
+    usdValue: BigInt(row.usd_value as string),
+    body: String(row.body),
+    createdAt: Number(row.created_at),
+    updatedAt: Number(row.updated_at),
+    deadline: BigInt(row.deadline as string),
+  };
+  const extras: Partial<RequestRecord> = {
+    response: optional(row.response, String),
+    reason: optional(row.reason, String),
+    heldBecause: optional(row.held_because, String),
+    agents: optional(row.agents, String),
+    txHash: optional(row.tx_hash, String),
+    rawTx: optional(row.raw_tx, String),
+    nonce: optional(row.nonce, (v) => BigInt(v)),
+    signer: optional(row.signer, String),
+    reviewExpiresAt: optional(row.review_expires_at, Number),
+  };
+  for (const [key, value] of Object.entries(extras)) {
+    if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
+  }
+  return record;
+}
+
+const lower = (hex: string): string => hex.toLowerCase();
+
+/** Prepared statements and operations on `requests`. */
+export class Requests {
+  readonly #db: Db;
+  readonly #insert: StatementSync;
+  readonly #get: StatementSync;
+  readonly #update: StatementSync;
+  readonly #byIntent: StatementSync;
+  readonly #inFlight: StatementSync;
+  readonly #reviews: StatementSync;
+  readonly #expiring: StatementSync;
+
+  constructor(db: Db) {
+    this.#db = db;
+    const s = db.sqlite;
+    this.#insert = s.prepare(`INSERT INTO requests
+      (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status, usd_value, body,
+       held_because, created_at, updated_at, deadline, review_expires_at)
+      VALUES (:id, :kind, :chainId, :vault, :bot, :intentHash, :idempotencyKey, :fingerprint, :status, :usdValue,
+       :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt) RETURNING *`);
+    this.#get = s.prepare("SELECT * FROM requests WHERE id = ?");
+    this.#update = s.prepare(`UPDATE requests SET status = :to, updated_at = :now,
+      response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
+      held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
+      tx_hash = COALESCE(:txHash, tx_hash), raw_tx = COALESCE(:rawTx, raw_tx), nonce = COALESCE(:nonce, nonce),
+      signer = COALESCE(:signer, signer), review_expires_at = COALESCE(:reviewExpiresAt, review_expires_at),
+      usd_value = COALESCE(:usdValue, usd_value)
+      WHERE id = :id RETURNING *`);
+    this.#byIntent = s.prepare(`SELECT * FROM requests WHERE chain_id = ? AND vault = ? AND intent_hash = ?
+      AND status <> 'rejected' ORDER BY created_at, rowid LIMIT 1`);
+    this.#inFlight = s.prepare(
+      "SELECT * FROM requests WHERE status IN ('submitting', 'submitted') ORDER BY created_at, rowid",
+    );
+    this.#reviews = s.prepare(`SELECT * FROM requests WHERE held_because IS NOT NULL AND status = :status
+      AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at, rowid`);
+    this.#expiring = s.prepare(
+      "SELECT id FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
+    );
+  }
+
+  /** Inserts a request (status `received` unless given) and returns it. */
+  create(input: NewRequest): RequestRecord {
+    if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
+    const status = input.status ?? "received";
+    if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
+    if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
+    const row = this.#insert.get({
+      id: input.id ?? newRequestId(),
+      kind: input.kind,
+      chainId: input.chainId,
+      vault: lower(input.vault),
+      bot: lower(input.bot),
+      intentHash: lower(input.intentHash),
+      idempotencyKey: input.idempotencyKey,
+      fingerprint: input.fingerprint,
+      status,
+      usdValue: input.usdValue.toString(),
+      body: input.body,
+      heldBecause: input.heldBecause ?? null,
+      now: this.#db.now(),
+      deadline: input.deadline.toString(),
+      reviewExpiresAt: input.reviewExpiresAt ?? null,
+    }) as Row;
+    return fromRow(row);
+  }
+
+  /** The request with this id, if any. */
+  get(id: string): RequestRecord | undefined {
+    const row = this.#get.get(id) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /**
+   * Compare-and-set: moves the request to `to` (setting `fields`) only if its current status is one
+   * of `from`. Returns the updated request, or undefined when it does not exist or is in another state.
+   */
+  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
+    if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
+    return this.#db.transaction(() => {
+      const current = this.#get.get(id) as Row | undefined;
+      if (!current || !from.includes(current.status as Status)) return undefined;
+      const row = this.#update.get({
+        id,
+        to,
+        now: this.#db.now(),
+        response: fields.response ?? null,
+        reason: fields.reason ?? null,
+        heldBecause: fields.heldBecause ?? null,
+        agents: fields.agents ?? null,
+        txHash: fields.txHash === undefined ? null : lower(fields.txHash),
+        rawTx: fields.rawTx === undefined ? null : lower(fields.rawTx),
+        nonce: fields.nonce === undefined ? null : fields.nonce.toString(),
+        signer: fields.signer === undefined ? null : lower(fields.signer),
+        reviewExpiresAt: fields.reviewExpiresAt ?? null,
+        usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
+      }) as Row;
+      return fromRow(row);
+    });
+  }
+
+  /** The earliest request for this intent that is not `rejected` (approved or still in progress). */
+  findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
+    const row = this.#byIntent.get(chainId, lower(vault), lower(intentHash)) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  /** Requests in `submitting` or `submitted`, oldest first, for reconciliation after a restart. */
+  listInFlight(): RequestRecord[] {
+    return (this.#inFlight.all() as Row[]).map(fromRow);
+  }
+
+  /** Requests that were held for review, in `filter.status` (default `held`), oldest first. */
+  listReviews(filter: ReviewFilter = {}): RequestRecord[] {
+    const rows = this.#reviews.all({
+      status: filter.status ?? "held",
+      chainId: filter.chainId ?? null,
+      vault: filter.vault === undefined ? null : lower(filter.vault),
+    }) as Row[];
+    return rows.map(fromRow);
+  }
+
+  /** Ids of held requests whose review window ended at or before `now` (call inside a transaction). */
+  expiringReviewIds(now: number): string[] {
+    return (this.#expiring.all(now) as Row[]).map((row) => String(row.id));
+  }
+}

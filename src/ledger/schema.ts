@@ -1,0 +1,99 @@
+// The ledger's tables, and the migrations that bring a file up to the current schema version.
+import type { DatabaseSync } from "node:sqlite";
+
+/**
+ * Migrations in order; migration i (0-based) moves a file from `PRAGMA user_version` i to i + 1.
+ * Never edit a released migration: append a new one.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE requests (
+    id                TEXT PRIMARY KEY,
+    kind              TEXT NOT NULL CHECK (kind IN ('payment', 'execute', 'swap')),
+    chain_id          INTEGER NOT NULL,
+    vault             TEXT NOT NULL,
+    bot               TEXT NOT NULL,
+    intent_hash       TEXT NOT NULL,
+    idempotency_key   TEXT NOT NULL,
+    fingerprint       TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN
+                        ('received', 'scanning', 'held', 'submitting', 'submitted', 'approved', 'rejected')),
+    usd_value         TEXT NOT NULL,
+    body              TEXT NOT NULL,
+    response          TEXT,
+    reason            TEXT,
+    held_because      TEXT,
+    agents            TEXT,
+    tx_hash           TEXT,
+    raw_tx            TEXT,
+    nonce             TEXT,
+    signer            TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    deadline          TEXT NOT NULL,
+    review_expires_at INTEGER
+  );
+  CREATE INDEX requests_by_intent ON requests (chain_id, vault, intent_hash);
+  CREATE INDEX requests_in_flight ON requests (status) WHERE status IN ('submitting', 'submitted');
+  CREATE INDEX requests_by_review ON requests (status, chain_id, vault, created_at) WHERE held_because IS NOT NULL;
+  CREATE INDEX requests_review_expiry ON requests (review_expires_at) WHERE status = 'held';
+
+  CREATE TABLE idempotency (
+    kind        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    response    TEXT,
+    created_at  INTEGER NOT NULL,
+    PRIMARY KEY (kind, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+
+  CREATE TABLE spend (
+    request_id TEXT PRIMARY KEY,
+    chain_id   INTEGER NOT NULL,
+    vault      TEXT NOT NULL,
+    bot        TEXT NOT NULL,
+    usd        INTEGER NOT NULL CHECK (usd >= 0),
+    at         INTEGER NOT NULL
+  );
+  CREATE INDEX spend_by_vault ON spend (chain_id, vault, at, usd);
+  CREATE INDEX spend_by_bot ON spend (chain_id, vault, bot, at, usd);
+
+  CREATE TABLE nonces (
+    chain_id INTEGER NOT NULL,
+    signer   TEXT NOT NULL,
+    next     TEXT NOT NULL,
+    PRIMARY KEY (chain_id, signer)
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */
+export const schemaVersion = migrations.length;
+
+/**
+ * Brings `db` to {@link schemaVersion}, each step in its own IMMEDIATE transaction (so two processes
+ * opening a new file at once migrate it once). Refuses a file written by a newer version.
+ */
+export function migrate(db: DatabaseSync): void {
+  for (;;) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const version = Number((db.prepare("PRAGMA user_version").get() as { user_version: number }).user_version);
+      if (version > schemaVersion) {
+        throw new Error(`ledger schema version ${version} is newer than this relay supports (${schemaVersion})`);
+      }
+      if (version === schemaVersion) {
+        db.exec("COMMIT");
+        return;
+      }
+      db.exec(migrations[version]!);
+      db.exec(`PRAGMA user_version = ${version + 1}`);
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,162 @@
+// The `spend` table: USD reserved by requests, checked against rolling spending-limit windows.
+import type { StatementSync } from "node:sqlite";
+import type { Db } from "./db.ts";
+
+/** The on-chain `SpendingLimit`: USD (6 decimals) and count caps over a rolling window. 0 = not set. */
+export interface SpendingLimit {
+  amount: bigint;
+  maxCount: bigint;
+  windowSeconds: bigint;
+}
+
+/** The limits that apply to one reservation. */
+export interface SpendLimits {
+  /** The bot's limits: windows over that bot's spend on the vault. */
+  botLimits: readonly SpendingLimit[];
+  /** The vault's limits: windows over all its bots' spend. */
+  vaultLimits: readonly SpendingLimit[];
+}
+
+/** One reservation. `at` (unix ms) defaults to the ledger's clock. */
+export interface SpendEntry {
+  chainId: number;
+  vault: string;
+  bot: string;
+  requestId: string;
+  /** USD, 6 decimals; at most 2^63 - 1. */
+  usd: bigint;
+  at?: number;
+}
+
+/** Result of {@link Spend.reserve}. */
+export type ReserveResult =
+  /** Reserved; `burst` when a window's `maxCount` is now exceeded (scan it, do not refuse it). */
+  | { ok: true; burst: boolean }
+  /** Refused, nothing reserved: the first limit (bot limits first, in order) the spend would exceed. */
+  | {
+      ok: false;
+      code: "EXCEEDS_DAILY_LIMIT" | "EXCEEDS_VELOCITY_LIMIT";
+      limit: SpendingLimit;
+      scope: "bot" | "vault";
+      /** USD already counted in that window. */
+      spent: bigint;
+      /** USD still available in that window (0 when none). */
+      remaining: bigint;
+    };
+
+/** Window query of {@link Spend.spentInWindow}; without `bot`, the vault's window over all bots. */
+export interface WindowQuery {
+  chainId: number;
+  vault: string;
+  bot?: string;
+  windowSeconds: bigint;
+  /** End of the window, unix ms; defaults to the ledger's clock. */
+  at?: number;
+}
+
+/** USD and number of reservations in a window. */
+export interface WindowTotals {
+  usd: bigint;
+  count: bigint;
+}
+
+const maxUsd = (1n << 63n) - 1n;
+const daySeconds = 86_400n;
+
+/** Prepared statements and operations on `spend`. */
+export class Spend {
+  readonly #db: Db;
+  readonly #vaultWindow: StatementSync;
+  readonly #botWindow: StatementSync;
+  readonly #insert: StatementSync;
+  readonly #exists: StatementSync;
+  readonly #release: StatementSync;
+
+  constructor(db: Db) {
+    this.#db = db;
+    const s = db.sqlite;
+    // A window is (end - windowSeconds, end]: an entry exactly windowSeconds old no longer counts.
+    this.#vaultWindow = s.prepare(
+      "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND at > ?",
+    );
+    this.#botWindow = s.prepare(
+      "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at > ?",
+    );
+    this.#vaultWindow.setReadBigInts(true);
+    this.#botWindow.setReadBigInts(true);
+    this.#insert = s.prepare("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES (?, ?, ?, ?, ?, ?)");
+    this.#exists = s.prepare("SELECT 1 FROM spend WHERE request_id = ?");
+    this.#release = s.prepare("DELETE FROM spend WHERE request_id = ?");
+  }
+
+  /** USD and count reserved in one rolling window. */
+  spentInWindow(query: WindowQuery): WindowTotals {
+    const vault = query.vault.toLowerCase();
+    const since = (query.at ?? this.#db.now()) - windowMs(query.windowSeconds);
+    try {
+      const row = (
+        query.bot === undefined
+          ? this.#vaultWindow.get(query.chainId, vault, since)
+          : this.#botWindow.get(query.chainId, vault, query.bot.toLowerCase(), since)
+      ) as { usd: bigint; count: bigint };
+      return { usd: row.usd, count: row.count };
+    } catch (error) {
+      // SQLite's SUM refuses to overflow 64 bits rather than wrap; say so plainly.
+      if (error instanceof Error && /integer overflow/.test(error.message)) {
+        throw new RangeError("spend in window exceeds 2^63 - 1 USD units", { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Checks every window and reserves `entry.usd` in one IMMEDIATE transaction, so concurrent
+   * callers (in this process or another one on the same file) can never together exceed a limit.
+   * Spending exactly up to a limit's amount is allowed. Throws if the request already holds a
+   * reservation, or (RangeError) if a window's total no longer fits in 64 bits.
+   */
+  reserve(entry: SpendEntry, limits: SpendLimits): ReserveResult {
+    if (entry.usd < 0n || entry.usd > maxUsd) throw new RangeError(`usd out of range: ${entry.usd}`);
+    const at = entry.at ?? this.#db.now();
+    const checks = [
+      ...limits.botLimits.map((limit) => ({ limit, scope: "bot" as const })),
+      ...limits.vaultLimits.map((limit) => ({ limit, scope: "vault" as const })),
+    ].filter(({ limit }) => limit.windowSeconds > 0n && (limit.amount > 0n || limit.maxCount > 0n));
+    return this.#db.transaction((): ReserveResult => {
+      if (this.#exists.get(entry.requestId)) throw new Error(`spend already reserved for ${entry.requestId}`);
+      let burst = false;
+      for (const { limit, scope } of checks) {
+        const totals = this.spentInWindow({
+          chainId: entry.chainId,
+          vault: entry.vault,
+          bot: scope === "bot" ? entry.bot : undefined,
+          windowSeconds: limit.windowSeconds,
+          at,
+        });
+        if (limit.amount > 0n && totals.usd + entry.usd > limit.amount) {
+          return {
+            ok: false,
+            code: limit.windowSeconds === daySeconds ? "EXCEEDS_DAILY_LIMIT" : "EXCEEDS_VELOCITY_LIMIT",
+            limit,
+            scope,
+            spent: totals.usd,
+            remaining: limit.amount > totals.usd ? limit.amount - totals.usd : 0n,
+          };
+        }
+        if (limit.maxCount > 0n && totals.count + 1n > limit.maxCount) burst = true;
+      }
+      this.#insert.run(entry.requestId, entry.chainId, entry.vault.toLowerCase(), entry.bot.toLowerCase(), entry.usd, at);
+      return { ok: true, burst };
+    });
+  }
+
+  /** Drops a request's reservation (rejected, or failed before execution). Returns whether one existed. */
+  release(requestId: string): boolean {
+    return this.#db.transaction(() => Number(this.#release.run(requestId).changes) === 1);
+  }
+}
+
+function windowMs(windowSeconds: bigint): number {
+  const ms = windowSeconds * 1000n;
+  return ms > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(ms);
+}

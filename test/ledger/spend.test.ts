@@ -1,0 +1,170 @@
+import { describe, expect, it } from "vitest";
+import type { SpendingLimit, SpendLimits } from "../../src/ledger/index.ts";
+import { bot, freshLedger, open, raceWorkers, vault } from "./support.ts";
+
+const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
+const daily = (amount: bigint, maxCount = 0n): SpendingLimit => ({ amount, maxCount, windowSeconds: 86_400n });
+const hourly = (amount: bigint, maxCount = 0n): SpendingLimit => ({ amount, maxCount, windowSeconds: 3_600n });
+const botOnly = (...botLimits: SpendingLimit[]): SpendLimits => ({ botLimits, vaultLimits: [] });
+const otherBot = "0x5555555555555555555555555555555555555555";
+let n = 0;
+const entry = (amount: bigint, who = bot) => ({ chainId: 84532, vault, bot: who, requestId: `req_${++n}`, usd: amount });
+
+describe("spend windows", () => {
+  it("allows spending exactly up to the limit and refuses one unit over, inserting nothing", () => {
+    const { ledger } = freshLedger();
+    const limits = botOnly(daily(usd(100)));
+    expect(ledger.reserveSpend(entry(usd(60)), limits)).toEqual({ ok: true, burst: false });
+    expect(ledger.reserveSpend(entry(usd(40) + 1n), limits)).toEqual({
+      ok: false,
+      code: "EXCEEDS_DAILY_LIMIT",
+      limit: daily(usd(100)),
+      scope: "bot",
+      spent: usd(60),
+      remaining: usd(40),
+    });
+    expect(ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n })).toEqual({ usd: usd(60), count: 1n });
+    expect(ledger.reserveSpend(entry(usd(40)), limits)).toEqual({ ok: true, burst: false });
+    expect(ledger.reserveSpend(entry(1n), limits)).toMatchObject({ ok: false, spent: usd(100), remaining: 0n });
+    expect(ledger.reserveSpend(entry(0n), limits)).toEqual({ ok: true, burst: false });
+  });
+
+  it("names any other window a velocity limit, and checks vault windows over all bots", () => {
+    const { ledger } = freshLedger();
+    expect(ledger.reserveSpend(entry(usd(10)), botOnly(hourly(usd(15))))).toMatchObject({ ok: true });
+    expect(ledger.reserveSpend(entry(usd(10)), botOnly(hourly(usd(15))))).toMatchObject({
+      ok: false,
+      code: "EXCEEDS_VELOCITY_LIMIT",
+      scope: "bot",
+    });
+    const vaultLimits: SpendLimits = { botLimits: [hourly(usd(15))], vaultLimits: [daily(usd(25))] };
+    expect(ledger.reserveSpend(entry(usd(10), otherBot), vaultLimits)).toMatchObject({ ok: true });
+    expect(ledger.reserveSpend(entry(usd(10), otherBot), vaultLimits)).toMatchObject({
+      ok: false,
+      code: "EXCEEDS_VELOCITY_LIMIT",
+      scope: "bot",
+    });
+    const thirdBot = "0x6666666666666666666666666666666666666666";
+    expect(ledger.reserveSpend(entry(usd(5) + 1n, thirdBot), vaultLimits)).toMatchObject({
+      ok: false,
+      code: "EXCEEDS_DAILY_LIMIT",
+      scope: "vault",
+      spent: usd(20),
+      remaining: usd(5),
+    });
+  });
+
+  it("ignores unset limits (amount and maxCount 0) and windows of other vaults and chains", () => {
+    const { ledger } = freshLedger();
+    const limits = botOnly(daily(0n), daily(usd(10)));
+    expect(ledger.reserveSpend({ ...entry(usd(10)), vault: otherBot }, limits).ok).toBe(true);
+    expect(ledger.reserveSpend({ ...entry(usd(10)), chainId: 8453 }, limits).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(usd(10)), limits).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(usd(1000)), botOnly(daily(0n))).ok).toBe(true);
+  });
+
+  it("matches addresses case-insensitively (a checksummed address cannot dodge a window)", () => {
+    const { ledger } = freshLedger();
+    const limits = botOnly(daily(usd(10)));
+    expect(ledger.reserveSpend(entry(usd(10), bot), limits).ok).toBe(true);
+    const shouting = { ...entry(usd(1), bot.toUpperCase().replace("0X", "0x")), vault: vault.toUpperCase().replace("0X", "0x") };
+    expect(ledger.reserveSpend(shouting, limits).ok).toBe(false);
+  });
+
+  it("rolls: entries leave the window exactly windowSeconds later, by the injected clock", () => {
+    const { ledger, clock } = freshLedger();
+    const limits = botOnly(hourly(usd(10)));
+    expect(ledger.reserveSpend(entry(usd(10)), limits).ok).toBe(true);
+    clock.advance(3_600_000 - 1);
+    expect(ledger.reserveSpend(entry(1n), limits).ok).toBe(false);
+    clock.advance(1);
+    expect(ledger.reserveSpend(entry(usd(10)), limits).ok).toBe(true);
+    expect(ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 3_600n })).toEqual({ usd: usd(10), count: 1n });
+    expect(ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n })).toEqual({ usd: usd(20), count: 2n });
+  });
+
+  it("release frees budget; a rejected transition releases too", () => {
+    const { ledger } = freshLedger();
+    const limits = botOnly(daily(usd(10)));
+    const first = entry(usd(10));
+    expect(ledger.reserveSpend(first, limits).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(usd(10)), limits).ok).toBe(false);
+    expect(ledger.releaseSpend(first.requestId)).toBe(true);
+    expect(ledger.releaseSpend(first.requestId)).toBe(false);
+    const request = ledger.createRequest({
+      kind: "payment", chainId: 84532, vault, bot, intentHash: "0x" + "0".repeat(64), idempotencyKey: "k",
+      fingerprint: "f", usdValue: usd(10), body: "{}", deadline: 0n, status: "held", heldBecause: "review",
+    });
+    expect(ledger.reserveSpend({ ...entry(usd(10)), requestId: request.id }, limits).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(usd(1)), limits).ok).toBe(false);
+    ledger.transition(request.id, ["held"], "rejected", { reason: "owner rejected" });
+    expect(ledger.reserveSpend(entry(usd(10)), limits).ok).toBe(true);
+  });
+
+  it("flags a burst when a window's maxCount is exceeded, without refusing it", () => {
+    const { ledger } = freshLedger();
+    const limits: SpendLimits = { botLimits: [hourly(0n, 2n)], vaultLimits: [daily(usd(1000), 3n)] };
+    expect(ledger.reserveSpend(entry(usd(1)), limits)).toEqual({ ok: true, burst: false });
+    expect(ledger.reserveSpend(entry(usd(1)), limits)).toEqual({ ok: true, burst: false });
+    expect(ledger.reserveSpend(entry(usd(1)), limits)).toEqual({ ok: true, burst: true }); // bot: 3rd > 2
+    expect(ledger.reserveSpend(entry(usd(1), otherBot), limits)).toEqual({ ok: true, burst: true }); // vault: 4th > 3
+    expect(ledger.spentInWindow({ chainId: 84532, vault, windowSeconds: 3_600n }).count).toBe(4n);
+  });
+
+  it("refuses a second reservation for the same request and negative amounts", () => {
+    const { ledger } = freshLedger();
+    const e = entry(usd(1));
+    ledger.reserveSpend(e, botOnly());
+    expect(() => ledger.reserveSpend(e, botOnly())).toThrow(/already reserved/);
+    expect(() => ledger.reserveSpend(entry(-1n), botOnly())).toThrow(RangeError);
+  });
+
+  it("fails loudly, never wraps, when a window's total passes 64 bits", () => {
+    const { ledger } = freshLedger();
+    expect(ledger.reserveSpend(entry(1n << 62n), botOnly()).ok).toBe(true);
+    expect(ledger.reserveSpend(entry(1n << 62n), botOnly()).ok).toBe(true);
+    expect(() => ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 60n })).toThrow(RangeError);
+    expect(() => ledger.reserveSpend(entry(1n), botOnly(hourly(1n << 63n)))).toThrow(RangeError);
+    expect(() => ledger.reserveSpend(entry(1n << 63n), botOnly())).toThrow(RangeError);
+  });
+
+  it("20 concurrent async callers never together exceed the limit", async () => {
+    const { ledger } = freshLedger();
+    const limits: SpendLimits = { botLimits: [daily(usd(70))], vaultLimits: [hourly(usd(1000))] };
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async () => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return ledger.reserveSpend(entry(usd(10)), limits);
+      }),
+    );
+    expect(results.filter((r) => r.ok)).toHaveLength(7);
+    expect(results.filter((r) => !r.ok).every((r) => !r.ok && r.code === "EXCEEDS_DAILY_LIMIT")).toBe(true);
+    expect(ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n }).usd).toBe(usd(70));
+  });
+
+  it("two ledgers on one file never together exceed the limit", async () => {
+    const { ledger, file, clock } = freshLedger();
+    const other = open(file, clock.now);
+    const limits = botOnly(daily(usd(50)));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        await new Promise((resolve) => setImmediate(resolve));
+        return (i % 2 ? other : ledger).reserveSpend(entry(usd(5)), limits).ok;
+      }),
+    );
+    expect(results.filter(Boolean)).toHaveLength(10);
+    expect(other.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n }).usd).toBe(usd(50));
+  });
+
+  it("writers in parallel threads (separate connections) never together exceed the limit", async () => {
+    const { ledger, file } = freshLedger();
+    const results = await raceWorkers<boolean>(4, {
+      file, task: "reserve", count: 100, vault, bot, limit: usd(333), usd: usd(1),
+    });
+    expect(results.flat().filter(Boolean)).toHaveLength(333);
+    expect(ledger.spentInWindow({ chainId: 84532, vault, windowSeconds: 3_600n, at: Date.now() })).toEqual({
+      usd: usd(333),
+      count: 333n,
+    });
+  });
+});
