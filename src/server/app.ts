@@ -1,6 +1,7 @@
 // The relayer's HTTP server. Every reply that is not a success, the framework's own included, is
-// the `{error, code, details?}` envelope of SPEC.md.
+// the `{error, code, details?}` envelope of SPEC.md, built by the one error family in errors.ts.
 import Fastify, { type FastifyInstance } from "fastify";
+import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
 
 export interface ServerOptions {
   port: number;
@@ -15,22 +16,43 @@ export interface RelayerServer {
   close(): Promise<void>;
 }
 
+export const BODY_LIMIT_BYTES = 64 * 1024;
+
 export function buildApp(options: Pick<ServerOptions, "chainIds">): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: 64 * 1024 });
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
 
   app.get("/healthz", async () => ({ status: "ok", chainIds: options.chainIds }));
 
   app.setNotFoundHandler((request, reply) => {
-    void reply.code(404).send({ error: "Not found", code: "NOT_FOUND", details: `no route ${request.method} ${request.url.split("?")[0]}` });
+    const error = relayError("NOT_FOUND", `no route ${request.method} ${request.url.split("?")[0]}`);
+    void reply.code(error.status).send(error.toBody());
   });
-  app.setErrorHandler((error: { statusCode?: number; message?: string }, _request, reply) => {
-    const status = typeof error.statusCode === "number" && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500;
-    const body = status === 500
-      ? { error: "Internal error", code: "INTERNAL_ERROR" }
-      : { error: "Invalid request", code: "INVALID_REQUEST", details: error.message };
-    void reply.code(status).send(body);
+  app.setErrorHandler((thrown, _request, reply) => {
+    const error = fromFramework(thrown);
+    if (error.retryAfterSeconds !== undefined) void reply.header("retry-after", String(error.retryAfterSeconds));
+    void reply.code(error.status).send(error.toBody());
   });
   return app;
+}
+
+// Fastify's own errors (body parsing, limits) by their code, as the codes of DESIGN.md section 6.
+const frameworkErrors: Record<string, [ErrorCode, string?]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ["PAYLOAD_TOO_LARGE", `the body limit is ${BODY_LIMIT_BYTES} bytes`],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ["UNSUPPORTED_MEDIA_TYPE"],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ["INVALID_REQUEST", "Content-Length does not match the body"],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ["INVALID_REQUEST", "body is empty"],
+  FST_ERR_CTP_INVALID_JSON_BODY: ["INVALID_REQUEST", "body is not valid JSON"],
+};
+
+/** Anything a route or the framework threw, as a RelayError. Unknown failures are INTERNAL_ERROR. */
+function fromFramework(thrown: unknown): RelayError {
+  if (isRelayError(thrown)) return thrown;
+  const { code, statusCode } = (thrown ?? {}) as { code?: string; statusCode?: number };
+  const known = code === undefined ? undefined : frameworkErrors[code];
+  if (known !== undefined) return relayError(known[0], known[1]);
+  if (statusCode === 408) return relayError("REQUEST_TIMEOUT");
+  if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) return relayError("INVALID_REQUEST");
+  return toRelayError(thrown);
 }
 
 export async function startServer(options: ServerOptions): Promise<RelayerServer> {
