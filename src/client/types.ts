@@ -1,6 +1,7 @@
 // Wire shapes of the relay HTTP API (SPEC.md, DESIGN.md section 6): request bodies and responses.
 // Amounts and deadlines travel as decimal strings; chain ids as numbers.
 import type { Address, Hex } from "viem";
+import type { IntentKind } from "../eip712/types.ts";
 
 /** The three states every payment, execute and swap request is in. */
 export type RequestStatus = "approved" | "pending_review" | "rejected";
@@ -178,7 +179,7 @@ export interface LoginResult {
 }
 
 /** Kinds of request that can be held for review. */
-export type RequestKind = "payment" | "execute" | "swap";
+export type RequestKind = IntentKind;
 
 /** One held request in the owner's review queue. The relayer may add fields beyond these. */
 export interface ReviewItem {

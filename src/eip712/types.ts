@@ -35,7 +35,9 @@ export const intentTypes = {
   ],
 } as const;
 
-export type IntentKind = "payment" | "execute" | "swap";
+/** The three kinds of intent, as the API, the ledger and the client name them. */
+export const intentKinds = ["payment", "execute", "swap"] as const;
+export type IntentKind = (typeof intentKinds)[number];
 
 export interface VaultDomain {
   name: string;

@@ -1,10 +1,11 @@
 // Internal request states and their public (SPEC) mapping.
+import { intentKinds, type IntentKind } from "../eip712/types.ts";
 
 /** The kinds of request the relayer accepts. */
-export type RequestKind = "payment" | "execute" | "swap";
+export type RequestKind = IntentKind;
 
 /** All request kinds, for validation. */
-export const requestKinds: readonly RequestKind[] = ["payment", "execute", "swap"];
+export const requestKinds: readonly RequestKind[] = intentKinds;
 
 /**
  * Internal states of a request:
