@@ -75,6 +75,12 @@ export function buildManifest({ chainId, rpcUrl, domain, suite, vault, accounts 
 
 export const MANIFEST_FILE = "devnet.json";
 
+/** The manifest with `relayerUrl` set to `url`, or without it when `url` is undefined. */
+export function withRelayerUrl(manifest: Manifest, url: string | undefined): Manifest {
+  const { relayerUrl: _previous, ...rest } = manifest;
+  return url === undefined ? rest : { ...rest, relayerUrl: url };
+}
+
 export function manifestPath(stateDir: string): string {
   return path.join(stateDir, MANIFEST_FILE);
 }

@@ -7,7 +7,7 @@ import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
 import { devRoles } from "./accounts.ts";
 import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
-import { buildManifest, manifestPath, writeManifest, type Manifest } from "./manifest.ts";
+import { buildManifest, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../client/sign.ts";
 
 export interface DevnetOptions {
@@ -87,8 +87,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         return manifest;
       },
       setRelayerUrl(url) {
-        const { relayerUrl: _previous, ...rest } = manifest;
-        manifest = url === undefined ? rest : { ...rest, relayerUrl: url };
+        manifest = withRelayerUrl(manifest, url);
         write();
       },
       async close() {

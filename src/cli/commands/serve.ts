@@ -2,7 +2,7 @@
 // with --rpc-url it serves an existing chain whose deployment is in the state directory's manifest.
 import path from "node:path";
 import { startServer, type RelayerServer } from "../../server/app.ts";
-import { manifestPath, readManifest, writeManifest, type Manifest } from "../../devnet/manifest.ts";
+import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
 import { CliError, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, launchDevnet, type DevnetCommandOptions } from "./devnet.ts";
 
@@ -48,15 +48,20 @@ async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, 
   }
   const server = await startServer({ port: options.port, chainIds: [chainId] });
   try {
-    writeManifest(file, { ...manifest, rpcUrl, relayerUrl: server.url });
-    if (options.json) io.stdout.write(`${JSON.stringify({ ...manifest, rpcUrl, relayerUrl: server.url })}\n`);
+    const serving = withRelayerUrl({ ...manifest, rpcUrl }, server.url);
+    writeManifest(file, serving);
+    if (options.json) io.stdout.write(`${JSON.stringify(serving)}\n`);
     io.stderr.write(`relay: ready — relayer ${server.url} chain ${chainId} rpc ${rpcUrl}\n`);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
   } finally {
     await server.close();
-    const { relayerUrl: _gone, ...rest } = readManifest(file);
-    writeManifest(file, rest);
+    // The manifest may have been rewritten meanwhile (a new `relay devnet`): drop only our URL.
+    try {
+      writeManifest(file, withRelayerUrl(readManifest(file), undefined));
+    } catch (error) {
+      io.stderr.write(`relay: could not remove relayerUrl from ${file}: ${(error as Error).message}\n`);
+    }
   }
 }
 
