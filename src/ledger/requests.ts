@@ -38,37 +38,20 @@ export interface RequestRecord {
   reviewExpiresAt?: number;
 }
 
-/** Input of {@link Requests.create}; `id` is generated when omitted. */
-export interface NewRequest {
-  id?: string;
-  kind: RequestKind;
-  chainId: number;
-  vault: string;
-  bot: string;
-  intentHash: string;
-  idempotencyKey: string;
-  fingerprint: string;
-  usdValue: bigint;
-  body: string;
-  deadline: bigint;
-  status?: Status;
-  heldBecause?: string;
-  reviewExpiresAt?: number;
-}
+/** Input of {@link Requests.create}; `id` is generated when omitted, `status` defaults to `received`. */
+export type NewRequest = Pick<
+  RequestRecord,
+  "kind" | "chainId" | "vault" | "bot" | "intentHash" | "idempotencyKey" | "fingerprint" | "usdValue" | "body" | "deadline"
+> &
+  Partial<Pick<RequestRecord, "id" | "status" | "heldBecause" | "reviewExpiresAt">>;
 
 /** Fields a transition may set. Omitted (undefined) fields keep their value; fields are never cleared. */
-export interface TransitionFields {
-  response?: string;
-  reason?: string;
-  heldBecause?: string;
-  agents?: string;
-  txHash?: string;
-  rawTx?: string;
-  nonce?: bigint;
-  signer?: string;
-  reviewExpiresAt?: number;
-  usdValue?: bigint;
-}
+export type TransitionFields = Partial<
+  Pick<
+    RequestRecord,
+    "response" | "reason" | "heldBecause" | "agents" | "txHash" | "rawTx" | "nonce" | "signer" | "reviewExpiresAt" | "usdValue"
+  >
+>;
 
 /** Filter of {@link Requests.listReviews}. */
 export interface ReviewFilter {
