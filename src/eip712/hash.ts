@@ -1,5 +1,5 @@
-// EIP-712 digests of the relayer's four types (DESIGN.md section 5), hand-encoded and hashed with
-// the native keccak. Each struct is a fixed run of 32-byte words (type hash, then one word per
+// EIP-712 digests of the relayer's four types (DESIGN.md section 5), encoded from their member lists
+// in types.ts and hashed with the native keccak. Each struct is a fixed run of 32-byte words (type hash, then one word per
 // member; arrays are replaced by the hash of their concatenated words), so we write the words into
 // a reusable scratch buffer and hash it: no typed-data walker, no per-field allocations beyond the
 // hex strings of uint256 values. viem's hashTypedData gives the same answers (see the tests).
@@ -8,14 +8,7 @@
 // still bounds-checked and a malformed value throws a TypeError rather than hashing garbage.
 import type { Hex } from "viem";
 import { keccak256 } from "../crypto/keccak.ts";
-import type {
-  ExecuteIntent,
-  IntentKind,
-  PaymentIntent,
-  ReviewApproval,
-  SwapIntent,
-  VaultDomain,
-} from "./types.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain } from "./types.ts";
 import { intentTypes } from "./types.ts";
 
 /** What `hashIntent` can hash: the three intents and the owner's ReviewApproval. */
@@ -96,11 +89,7 @@ function writeBytes32(buf: Buffer, offset: number, value: string, field: string)
   }
 }
 
-// One scratch buffer per fixed-size encoding; reuse is safe because hashing is synchronous.
-const paymentScratch = Buffer.alloc(32 * 7);
-const executeScratch = Buffer.alloc(32 * 9);
-const swapScratch = Buffer.alloc(32 * 8);
-const reviewScratch = Buffer.alloc(32 * 3);
+// One scratch buffer per struct and for the digest; reuse is safe because hashing is synchronous.
 const domainScratch = Buffer.alloc(32 * 5);
 const digestScratch = Buffer.alloc(2 + 32 + 32);
 digestScratch[0] = 0x19;
@@ -112,86 +101,67 @@ function arrayBuffer(words: number): Buffer {
   return arrayScratch.subarray(0, 32 * words);
 }
 
-function hashAddressArray(items: readonly string[]): Buffer {
-  if (!Array.isArray(items)) fail("tokens is not an array");
+/** keccak256 of an array's elements, each encoded as one word (EIP-712 arrays of atomic types). */
+function hashArray(items: readonly unknown[], field: string, write: (buf: Buffer, offset: number, value: never, field: string) => void): Buffer {
+  if (!Array.isArray(items)) fail(`${field} is not an array`);
   const buf = arrayBuffer(items.length);
-  for (let i = 0; i < items.length; i++) writeAddress(buf, 32 * i, items[i]!, "tokens[]");
+  for (let i = 0; i < items.length; i++) write(buf, 32 * i, items[i] as never, `${field}[]`);
   return keccak256(buf);
 }
 
-function hashUintArray(items: readonly bigint[]): Buffer {
-  if (!Array.isArray(items)) fail("amounts is not an array");
-  const buf = arrayBuffer(items.length);
-  for (let i = 0; i < items.length; i++) writeUint(buf, 32 * i, items[i]!, "amounts[]");
-  return keccak256(buf);
+/** Writes one member of a struct as its EIP-712 word, by the member's type. */
+function writeMember(buf: Buffer, offset: number, type: string, value: unknown, field: string): void {
+  switch (type) {
+    case "address":
+      return writeAddress(buf, offset, value as string, field);
+    case "uint256":
+      return writeUint(buf, offset, value as bigint, field);
+    case "bytes32":
+      return writeBytes32(buf, offset, value as string, field);
+    case "address[]":
+      hashArray(value as readonly unknown[], field, writeAddress).copy(buf, offset);
+      return;
+    case "uint256[]":
+      hashArray(value as readonly unknown[], field, writeUint).copy(buf, offset);
+      return;
+    default:
+      return fail(`unsupported member type ${type}`);
+  }
 }
 
 // ---- struct hashes ------------------------------------------------------------------------------
 
-function hashPayment(p: PaymentIntent): Buffer {
-  const b = paymentScratch;
-  TYPEHASH.payment.copy(b, 0);
-  writeAddress(b, 32, p.bot, "bot");
-  writeAddress(b, 64, p.to, "to");
-  writeAddress(b, 96, p.token, "token");
-  writeUint(b, 128, p.amount, "amount");
-  writeUint(b, 160, p.deadline, "deadline");
-  writeBytes32(b, 192, p.ref, "ref");
-  return keccak256(b);
+// Each struct's encoding, driven by its members in src/eip712/types.ts: the type hash, then one
+// word per member (arrays are replaced by the hash of their words).
+interface StructEncoding {
+  members: readonly { name: string; type: string }[];
+  scratch: Buffer;
 }
 
-function hashExecute(e: ExecuteIntent): Buffer {
-  // The array hashes use the shared array scratch, so compute them before filling the struct.
-  const tokensHash = hashAddressArray(e.tokens);
-  const amountsHash = hashUintArray(e.amounts);
-  const b = executeScratch;
-  TYPEHASH.execute.copy(b, 0);
-  writeAddress(b, 32, e.bot, "bot");
-  writeAddress(b, 64, e.protocol, "protocol");
-  writeBytes32(b, 96, e.calldataHash, "calldataHash");
-  tokensHash.copy(b, 128);
-  amountsHash.copy(b, 160);
-  writeUint(b, 192, e.value, "value");
-  writeUint(b, 224, e.deadline, "deadline");
-  writeBytes32(b, 256, e.ref, "ref");
-  return keccak256(b);
+function encodingOf(kind: HashKind): StructEncoding {
+  const members = intentTypes[primaryTypeOf[kind]];
+  return { members, scratch: Buffer.alloc(32 * (members.length + 1)) };
 }
 
-function hashSwap(s: SwapIntent): Buffer {
-  const b = swapScratch;
-  TYPEHASH.swap.copy(b, 0);
-  writeAddress(b, 32, s.bot, "bot");
-  writeAddress(b, 64, s.toToken, "toToken");
-  writeUint(b, 96, s.minToAmount, "minToAmount");
-  writeAddress(b, 128, s.fromToken, "fromToken");
-  writeUint(b, 160, s.maxFromAmount, "maxFromAmount");
-  writeUint(b, 192, s.deadline, "deadline");
-  writeBytes32(b, 224, s.ref, "ref");
-  return keccak256(b);
-}
-
-function hashReview(r: ReviewApproval): Buffer {
-  const b = reviewScratch;
-  TYPEHASH.review.copy(b, 0);
-  writeBytes32(b, 32, r.intentHash, "intentHash");
-  writeUint(b, 64, r.deadline, "deadline");
-  return keccak256(b);
-}
+const structs: Record<HashKind, StructEncoding> = {
+  payment: encodingOf("payment"),
+  execute: encodingOf("execute"),
+  swap: encodingOf("swap"),
+  review: encodingOf("review"),
+};
 
 /** The EIP-712 `hashStruct` of an intent, as bytes. */
 export function structHashBytes<K extends HashKind>(kind: K, intent: IntentByKind[K]): Buffer {
-  switch (kind) {
-    case "payment":
-      return hashPayment(intent as PaymentIntent);
-    case "execute":
-      return hashExecute(intent as ExecuteIntent);
-    case "swap":
-      return hashSwap(intent as SwapIntent);
-    case "review":
-      return hashReview(intent as ReviewApproval);
-    default:
-      return fail(`unknown kind ${String(kind)}`);
+  const struct = structs[kind];
+  if (struct === undefined) return fail(`unknown kind ${String(kind)}`);
+  const { members, scratch } = struct;
+  // Array members hash through the shared array scratch, which is separate from this struct's.
+  TYPEHASH[kind].copy(scratch, 0);
+  for (let i = 0; i < members.length; i++) {
+    const member = members[i]!;
+    writeMember(scratch, 32 * (i + 1), member.type, (intent as unknown as Record<string, unknown>)[member.name], member.name);
   }
+  return keccak256(scratch);
 }
 
 // ---- domain separators --------------------------------------------------------------------------
