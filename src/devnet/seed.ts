@@ -4,6 +4,7 @@ import { decodeEventLog, parseEther, type Address } from "viem";
 import type { Clients } from "../chain/clients.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 import { createSender } from "../chain/sender.ts";
+import type { BotConfigParams } from "../chain/vault-config.ts";
 import type { KeyPair } from "./accounts.ts";
 import type { Suite } from "./deploy.ts";
 import { TOKENS } from "./tokens.ts";
@@ -11,17 +12,8 @@ import { TOKENS } from "./tokens.ts";
 const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
 const DAY = 86_400n;
 
-export interface BotLimits {
-  maxPerTxAmount: bigint;
-  maxRebalanceAmount: bigint;
-  spendingLimits: { amount: bigint; maxCount: bigint; windowSeconds: bigint }[];
-  aiTriggerThreshold: bigint;
-  requireAiVerification: boolean;
-  requireHumanReview: boolean;
-}
-
 /** Generous limits for trying things out: $50k per payment, $250k a day, AI scan from $10k. */
-export const PERMISSIVE_LIMITS: BotLimits = {
+export const PERMISSIVE_LIMITS: BotConfigParams = {
   maxPerTxAmount: usd(50_000),
   maxRebalanceAmount: usd(100_000),
   spendingLimits: [{ amount: usd(250_000), maxCount: 0n, windowSeconds: DAY }],

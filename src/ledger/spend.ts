@@ -1,13 +1,9 @@
 // The `spend` table: USD reserved by requests, checked against rolling spending-limit windows.
 import type { StatementSync } from "node:sqlite";
 import type { Db } from "./db.ts";
+import type { SpendingLimit } from "../chain/vault-config.ts";
 
-/** The on-chain `SpendingLimit`: USD (6 decimals) and count caps over a rolling window. 0 = not set. */
-export interface SpendingLimit {
-  amount: bigint;
-  maxCount: bigint;
-  windowSeconds: bigint;
-}
+export type { SpendingLimit };
 
 /** The limits that apply to one reservation. */
 export interface SpendLimits {

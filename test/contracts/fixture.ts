@@ -17,6 +17,7 @@ import {
 } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
+import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { startChain, TEST_MNEMONIC, type LocalChain } from "../../src/chain/hardhat.ts";
 import { intentTypes, type ExecuteIntent, type PaymentIntent, type SwapIntent, type VaultDomain } from "../../src/eip712/types.ts";
@@ -263,14 +264,7 @@ export function emptyConfig(over: Partial<BotConfig> = {}): BotConfig {
   };
 }
 
-export interface BotConfig {
-  maxPerTxAmount: bigint;
-  maxRebalanceAmount: bigint;
-  spendingLimits: { amount: bigint; maxCount: bigint; windowSeconds: bigint }[];
-  aiTriggerThreshold: bigint;
-  requireAiVerification: boolean;
-  requireHumanReview: boolean;
-}
+export type BotConfig = BotConfigParams;
 
 /** An ExecuteIntent for `callData` on `protocol`, with its calldataHash filled in. */
 export function executeIntent(
