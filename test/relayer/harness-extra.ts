@@ -8,6 +8,9 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import { createSender, type Sender } from "../../src/chain/sender.ts";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
+import { swapRequestBody } from "../../src/client/bodies.ts";
+import { defaultDeadline, randomRef, signSwapIntent } from "../../src/client/sign.ts";
+import type { SwapIntent } from "../../src/eip712/types.ts";
 import { ownerCall, type Env } from "./harness.ts";
 
 /** USD amounts of the vault's policy (6 decimals): `usd(10)` is ten dollars. */
@@ -72,4 +75,16 @@ export function expectErrorEnvelope(body: unknown, code: string): void {
   expect(record.error).toEqual(expect.any(String));
   expect((record.error as string).length).toBeGreaterThan(0);
   if ("details" in record) expect(record.details).toEqual(expect.any(String));
+}
+
+/** A signed swap body like harness.ts's `swapBody`, signed by `signer` (a bot other than the default). */
+export async function swapBodyAs(
+  env: Env,
+  signer: PrivateKeyAccount,
+  intent: Partial<SwapIntent> & Pick<SwapIntent, "fromToken" | "toToken" | "maxFromAmount" | "minToAmount">,
+  extras: { metadata?: Record<string, string> } = {},
+) {
+  const full: SwapIntent = { bot: signer.address, deadline: defaultDeadline(), ref: randomRef(), ...intent };
+  const signature = await signSwapIntent(signer, env.manifest.domain as never, full);
+  return swapRequestBody(env.manifest.domain as never, full, signature, { idempotencyKey: crypto.randomUUID(), metadata: extras.metadata });
 }
