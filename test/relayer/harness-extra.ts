@@ -1,7 +1,7 @@
 // More helpers for the relayer's end-to-end tests, beside harness.ts: other funded accounts, NFTs
 // minted and read, contract reads by artifact name, router quotes, new bots, and a check that an
 // error body is exactly SPEC.md's `{error, code, details?}` envelope.
-import { decodeEventLog, parseEther, type Address, type Hex } from "viem";
+import { decodeEventLog, getAddress, parseEther, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { expect } from "vitest";
 import { readArtifact } from "../../src/chain/artifacts.ts";
@@ -87,4 +87,25 @@ export async function swapBodyAs(
   const full: SwapIntent = { bot: signer.address, deadline: defaultDeadline(), ref: randomRef(), ...intent };
   const signature = await signSwapIntent(signer, env.manifest.domain as never, full);
   return swapRequestBody(env.manifest.domain as never, full, signature, { idempotencyKey: crypto.randomUUID(), metadata: extras.metadata });
+}
+
+/** A new vault from the devnet's factory, owned by `sender`; empty until someone funds it. */
+export async function deployVault(env: Env, sender: Sender): Promise<Address> {
+  const factory = env.manifest.contracts.factory as Address;
+  const receipt = await sender.call(factory, "ServiceVaultFactory", "deployVault");
+  const { abi } = readArtifact("ServiceVaultFactory");
+  for (const log of receipt.logs) {
+    if (log.address.toLowerCase() !== factory.toLowerCase()) continue;
+    const event = decodeEventLog({ abi, data: log.data, topics: log.topics as [Hex, ...Hex[]] });
+    if (event.eventName === "VaultDeployed") return getAddress((event.args as unknown as { vault: Address }).vault);
+  }
+  throw new Error("deployVault emitted no VaultDeployed event");
+}
+
+/** `address` with the case of one checksummed letter flipped: the same 20 bytes, a wrong EIP-55 checksum. */
+export function badChecksum(address: Address): string {
+  const i = [...address].findIndex((c, k) => k >= 2 && /[a-fA-F]/.test(c));
+  if (i < 0) throw new Error(`${address} has no letters to flip`);
+  const c = address[i]!;
+  return address.slice(0, i) + (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()) + address.slice(i + 1);
 }
