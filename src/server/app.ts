@@ -20,6 +20,9 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export function buildApp(options: Pick<ServerOptions, "chainIds">): FastifyInstance {
   const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+  // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
+  // string and a text/plain request would be a 400 instead of 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser("text/plain");
 
   app.get("/healthz", async () => ({ status: "ok", chainIds: options.chainIds }));
 
