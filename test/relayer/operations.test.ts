@@ -1,0 +1,203 @@
+// The relayer's operational surface end to end: health and readiness probes, Prometheus metrics,
+// the OpenAPI document, the framework's errors as envelopes (404, 413, 415, bad JSON), per-bot rate
+// limits counted only after the signature, and 500 RPC_ERROR when the chain cannot be reached.
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
+import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { parse } from "../helpers/exposition.ts";
+import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
+import { expectErrorEnvelope, newBot } from "./harness-extra.ts";
+
+/** A loopback port nothing listens on: bound, read, then released. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+describe("operations", () => {
+  let env: Env;
+
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(() => env?.close());
+
+  describe("probes", () => {
+    it("GET /healthz is 200 with the served chains", async () => {
+      const res = await get(`${env.url}/healthz`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: "ok", chainIds: [env.manifest.chainId] });
+    });
+
+    it("GET /readyz is 200 with each chain's block number", async () => {
+      const res = await get(`${env.url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ status: "ready", chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }] });
+      const head = await env.clients.publicClient.getBlockNumber({ cacheTime: 0 });
+      expect(res.body.chains[0].blockNumber).toBeGreaterThan(0);
+      expect(BigInt(res.body.chains[0].blockNumber)).toBeLessThanOrEqual(head);
+    });
+  });
+
+  describe("GET /metrics", () => {
+    it("counts HTTP requests by route pattern and intents by outcome, in the Prometheus text format", async () => {
+      const pay = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }));
+      expect(pay.body.status).toBe("approved");
+      await get(`${env.url}/v1/payments/${pay.body.requestId}`);
+      await get(`${env.url}/no/such/route/${crypto.randomUUID()}`);
+
+      const res = await get(`${env.url}/metrics`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+      const { samples, types } = parse(res.text);
+      expect(types.get("relay_http_requests_total")).toBe("counter");
+      expect(types.get("relay_intents_total")).toBe("counter");
+
+      const http = samples.filter((s) => s.name === "relay_http_requests_total");
+      const count = (labels: Record<string, string>) => http.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      expect(count({ method: "POST", route: "/v1/payments", status: "200" })).toBeGreaterThanOrEqual(1);
+      expect(count({ method: "GET", route: "/v1/payments/:requestId", status: "200" })).toBeGreaterThanOrEqual(1);
+      expect(count({ method: "GET", route: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1);
+      // Labels are route patterns: no request id and no unmatched raw path appears in any label.
+      expect(http.every((s) => !s.labels.route!.includes("req_") && !s.labels.route!.startsWith("/no/"))).toBe(true);
+
+      const intents = samples.find((s) => s.name === "relay_intents_total" && s.labels.kind === "payment" && s.labels.outcome === "approved");
+      expect(intents?.value).toBeGreaterThanOrEqual(1);
+    });
+  });
+
+  describe("GET /v1/openapi.json", () => {
+    it("is an OpenAPI 3.1.0 document that describes /v1/payments", async () => {
+      const res = await get(`${env.url}/v1/openapi.json`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toMatch(/application\/json/);
+      expect(res.body.openapi).toBe("3.1.0");
+      expect(res.body.paths["/v1/payments"].post).toBeDefined();
+      expect(res.body.paths["/v1/execute"].post).toBeDefined();
+      expect(res.body.paths["/v1/swap"].post).toBeDefined();
+    });
+  });
+
+  describe("framework errors are envelopes", () => {
+    it("an unknown route is 404 NOT_FOUND", async () => {
+      const res = await get(`${env.url}/v1/nothing-here`);
+      expect(res.status).toBe(404);
+      expectErrorEnvelope(res.body, "NOT_FOUND");
+    });
+
+    it("a body that is not JSON is 400 INVALID_REQUEST", async () => {
+      const res = await post(`${env.url}/v1/payments`, "{ not json");
+      expect(res.status).toBe(400);
+      expectErrorEnvelope(res.body, "INVALID_REQUEST");
+    });
+
+    it("a Content-Type other than JSON is 415 UNSUPPORTED_MEDIA_TYPE", async () => {
+      const body = JSON.stringify(await paymentBody(env));
+      for (const type of ["application/xml", "text/plain", "application/x-www-form-urlencoded"]) {
+        const res = await post(`${env.url}/v1/payments`, body, { "content-type": type });
+        expect(res.status, type).toBe(415);
+        expectErrorEnvelope(res.body, "UNSUPPORTED_MEDIA_TYPE");
+      }
+    });
+
+    it("a body over the limit is 413 PAYLOAD_TOO_LARGE", async () => {
+      const body = { ...(await paymentBody(env)), memo: "x".repeat(200 * 1024) };
+      const res = await post(`${env.url}/v1/payments`, body);
+      expect(res.status).toBe(413);
+      expectErrorEnvelope(res.body, "PAYLOAD_TOO_LARGE");
+    });
+  });
+
+  describe("rate limits (small bot buckets: 2 requests, then one per 100 s)", () => {
+    let limited: Env;
+
+    beforeAll(async () => {
+      limited = await startEnv({
+        rateLimits: {
+          bot: { capacity: 2, refillPerSecond: 0.01 },
+          vault: { capacity: 1000, refillPerSecond: 1000 },
+          client: { capacity: 1000, refillPerSecond: 1000 },
+        },
+      });
+    });
+    afterAll(() => limited?.close());
+
+    it("the third payment of one bot is 429 RATE_LIMITED with Retry-After in whole seconds, and is not executed", async () => {
+      const bot = await newBot(limited);
+      const payments = `${limited.url}/v1/payments`;
+      for (let i = 0; i < 2; i++) {
+        const ok = await post(payments, await paymentBody(limited, { bot: bot.address, to: fresh() }, { signer: bot }));
+        expect(ok.body.status).toBe("approved");
+      }
+      const to = fresh();
+      const third = await post(payments, await paymentBody(limited, { bot: bot.address, to }, { signer: bot }));
+      expect(third.status).toBe(429);
+      expectErrorEnvelope(third.body, "RATE_LIMITED");
+      const retryAfter = third.headers.get("retry-after");
+      expect(retryAfter).toMatch(/^[0-9]+$/);
+      expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(await balanceOf(limited, limited.token("USDC"), to)).toBe(0n);
+      // Another bot of the same vault has its own bucket.
+      const other = await newBot(limited);
+      expect((await post(payments, await paymentBody(limited, { bot: other.address }, { signer: other }))).body.status).toBe("approved");
+    });
+
+    it("forged requests naming a bot spend none of its bucket", async () => {
+      const bot = await newBot(limited);
+      const payments = `${limited.url}/v1/payments`;
+      for (let i = 0; i < 5; i++) {
+        const forger = privateKeyToAccount(generatePrivateKey());
+        const forged = await post(payments, await paymentBody(limited, { bot: bot.address }, { signer: forger }));
+        expect(forged.status).toBe(400);
+        expectErrorEnvelope(forged.body, "INVALID_SIGNATURE");
+      }
+      for (let i = 0; i < 2; i++) {
+        const real = await post(payments, await paymentBody(limited, { bot: bot.address, to: fresh() }, { signer: bot }));
+        expect(real.body.status).toBe("approved");
+      }
+      // The bucket is still as small as configured: the next real one is refused.
+      expect((await post(payments, await paymentBody(limited, { bot: bot.address }, { signer: bot }))).status).toBe(429);
+    });
+  });
+
+  describe("an unreachable chain", () => {
+    let down: RunningRelayer;
+    let rpcUrl: string;
+
+    beforeAll(async () => {
+      rpcUrl = `http://127.0.0.1:${await closedPort()}`;
+      const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-down-"));
+      const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(env.manifest, rpcUrl, true)] });
+      down = await startRelayer({ config, port: 0 });
+    });
+    afterAll(() => down?.close());
+
+    it("a payment is 500 RPC_ERROR, and the body does not reveal the node's URL", async () => {
+      const res = await post(`${down.url}/v1/payments`, await paymentBody(env));
+      expect(res.status).toBe(500);
+      expectErrorEnvelope(res.body, "RPC_ERROR");
+      expect(res.text).not.toContain(rpcUrl);
+      expect(res.text).not.toMatch(/https?:\/\//);
+      expect(res.text).not.toContain("127.0.0.1");
+    });
+
+    it("a read is 500 RPC_ERROR too, and /readyz is not ready while /healthz stays up", async () => {
+      const read = await get(`${down.url}/v1/vault/${env.vault}/value`);
+      expect(read.status).toBe(500);
+      expectErrorEnvelope(read.body, "RPC_ERROR");
+      expect(read.text).not.toContain("127.0.0.1");
+      const ready = await get(`${down.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expectErrorEnvelope(ready.body, "SERVICE_UNAVAILABLE");
+      expect((await get(`${down.url}/healthz`)).status).toBe(200);
+    });
+  });
+});
