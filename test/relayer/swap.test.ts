@@ -48,8 +48,8 @@ describe("POST /v1/swap", () => {
     expect(receipt.status).toBe("success");
 
     const [usdcAfter, wethAfter] = await vaultBalances(usdc, weth);
-    expect(usdcAfter).toBe(usdcBefore - amountIn);
-    expect(wethAfter - wethBefore).toBe(quote);
+    expect(usdcAfter).toBe(usdcBefore! - amountIn);
+    expect(wethAfter! - wethBefore!).toBe(quote);
 
     const status = await get(`${swap}/${res.body.requestId}`);
     expect(status.status).toBe(200);
