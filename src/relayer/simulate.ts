@@ -39,7 +39,8 @@ function revertDataOf(error: unknown): Hex | undefined {
 
 /**
  * eth_call of the exact transaction (from the relayer, to the vault) at `blockNumber`. A revert is
- * 422 SIMULATION_FAILED with the decoded reason in `details` (or the `onRevert` mapping); a node
+ * 422 SIMULATION_FAILED with the decoded reason in `details` (a slippage revert is 422
+ * SWAP_SLIPPAGE_EXCEEDED, the vault's ProtocolNotApproved is 403 PROTOCOL_NOT_APPROVED); a node
  * failure is 500 RPC_ERROR. With `estimate`, also eth_estimateGas at the same block.
  */
 export async function simulate(
@@ -57,6 +58,11 @@ export async function simulate(
     if (isTransportFailure(error)) throw relayError("RPC_ERROR", "the blockchain node did not answer", { cause: error });
     const reason = decodeRevert(revertDataOf(error));
     if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) throw relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause: error });
+    // The policy snapshot counts a registry default token as approved for any call, while the vault
+    // accepts only `approve` on it: the vault's own refusal is the policy answer, not a failed call.
+    if (/^ProtocolNotApproved\(/.test(reason)) {
+      throw relayError("PROTOCOL_NOT_APPROVED", `${reason}: on a registry default token only approve calls are allowed`, { cause: error });
+    }
     throw relayError("SIMULATION_FAILED", reason, { cause: error });
   }
 }
