@@ -164,6 +164,15 @@ describe("POST /v1/execute", () => {
       expect(await readOf<bigint>(env, router, "mocks/MockSwapRouter", "feeBps")).toBe(30n);
     });
 
+    it("403 PROTOCOL_NOT_APPROVED for a call other than approve on a registry default token (USDC transfer)", async () => {
+      const to = fresh();
+      const data = calldata("mocks/MockERC20", "transfer", [to, USDC(1)]);
+      const res = await post(execute, await executeBody(env, { protocol: usdc }, data));
+      expect(res.status).toBe(403);
+      expectErrorEnvelope(res.body, "PROTOCOL_NOT_APPROVED");
+      expect(await balanceOf(env, usdc, to)).toBe(0n);
+    });
+
     it("400 INVALID_REQUEST when calldataHash is not keccak256(callData)", async () => {
       const data = calldata("mocks/MockLendingPool", "supply", [usdc, USDC(1)]);
       const body = await executeBody(env, { protocol: lending, tokens: [usdc], amounts: [USDC(1)] }, data);
