@@ -108,6 +108,14 @@ describe("POST /v1/execute", () => {
         expect(await nftOwner(env, id)).toBe(env.vault);
       });
 
+      it("transferFrom on an NFT contract (not a known ERC-20) is an NFT transfer too: scanned", async () => {
+        const id = await mintNft(env, env.owner, env.vault);
+        const data = calldata("mocks/MockNFT", "transferFrom", [env.vault, fresh(), id]);
+        const res = await post(execute, await executeBody(env, { protocol: nft }, data, { metadata: { scenario: "ai-no-consensus" } }));
+        expect(res.body.status).toBe("pending_review");
+        expect(await nftOwner(env, id)).toBe(env.vault);
+      });
+
       it("setApprovalForAll on the approved NFT contract is an approval grant: held for review", async () => {
         const operator = fresh();
         const data = calldata("mocks/MockNFT", "setApprovalForAll", [operator, true]);
