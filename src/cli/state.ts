@@ -2,7 +2,8 @@
 // that `relay status` without an id means "the last one", and named profiles of settings.
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { JSONFilePreset } from "lowdb/node";
+import { Low } from "lowdb";
+import { JSONFile } from "lowdb/node";
 import type { Address } from "viem";
 import type { RequestKind, RequestStatus } from "../client/types.ts";
 
@@ -39,7 +40,9 @@ export interface CliState {
 
 async function open(stateDir: string) {
   mkdirSync(stateDir, { recursive: true });
-  const db = await JSONFilePreset<CliState>(path.join(stateDir, CLI_STATE_FILE), { recent: [], profiles: {} });
+  // The file adapter itself, not lowdb's preset: the preset keeps data in memory when NODE_ENV=test.
+  const db = new Low<CliState>(new JSONFile(path.join(stateDir, CLI_STATE_FILE)), { recent: [], profiles: {} });
+  await db.read();
   db.data.recent ??= [];
   db.data.profiles ??= {};
   return db;
