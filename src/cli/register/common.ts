@@ -2,7 +2,7 @@
 import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CliIO } from "../io.ts";
-import { resolveSettings, type Settings, type SettingsFlags } from "../settings.ts";
+import type { Settings, SettingsFlags } from "../settings.ts";
 import { defaultStateDir } from "../../paths.ts";
 
 /** The options every command that talks to a relayer or a chain accepts. */
@@ -59,6 +59,7 @@ export async function settingsFor(options: SettingsOptions, io: CliIO): Promise<
     if (profile === undefined) throw new CliError(`no profile "${options.profile}" in ${stateDir}/cli.json (see \`relay profile list\`)`, EXIT.USAGE);
     flags = { ...profile, ...definedOnly(options) };
   }
+  const { resolveSettings } = await import("../settings.ts");
   const settings = resolveSettings(flags, io.env, io.cwd);
   if (options.bot === undefined) return settings;
   if (options.botKey !== undefined) throw new CliError("give either --bot or --bot-key, not both", EXIT.USAGE);
