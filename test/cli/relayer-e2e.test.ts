@@ -1,20 +1,19 @@
 // The bot commands end to end against `relay serve` (devnet + relayer in-process): pay on the fast
-// path and on the review path, status with and without --wait, vault reads, and a `relay sign` body
-// POSTed by hand. Every test is skipped (visibly) while the relayer does not serve POST /v1/payments.
+// path and on the review path, status with and without --wait, refusals, vault reads, and a
+// `relay sign` body POSTed by hand.
 import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it, type TestContext } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address } from "viem";
 import { clientsFor } from "../../src/chain/clients.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
 
 const stateDir = mkdtempSync(path.join(tmpdir(), "relay-cli-e2e-"));
-const RECIPIENT = "0x00000000000000000000000000000000000000Cc" as Address;
+const RECIPIENT = "0x00000000000000000000000000000000000000cc" as Address;
 let serve: InProcessRun;
 let manifest: Manifest;
-let routesReady = false;
 
 async function relay(args: string[]) {
   const run = runMain([...args, "--state-dir", stateDir]);
@@ -22,16 +21,10 @@ async function relay(args: string[]) {
   return { code, stdout: run.output.stdout, stderr: run.output.stderr };
 }
 
-function needsRelayer(ctx: TestContext): void {
-  if (!routesReady) ctx.skip("the relayer does not serve POST /v1/payments yet");
-}
-
 beforeAll(async () => {
   serve = runMain(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir]);
   await serve.waitFor(/relay: ready/);
   manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
-  const probe = await fetch(`${manifest.relayerUrl}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
-  routesReady = probe.status !== 404;
 });
 afterAll(async () => {
   serve?.stop();
@@ -47,8 +40,7 @@ const usdcBalance = (holder: Address) =>
   });
 
 describe("relay pay", () => {
-  it("fast path: approved with a txHash, exit 0, and the recipient is paid", async (ctx) => {
-    needsRelayer(ctx);
+  it("fast path: approved with a txHash, exit 0, and the recipient is paid", async () => {
     const before = await usdcBalance(RECIPIENT);
     const { code, stdout } = await relay(["pay", "--to", RECIPIENT, "--amount", "5", "--token", "USDC", "--json"]);
     expect(code).toBe(0);
@@ -61,8 +53,7 @@ describe("relay pay", () => {
     expect(JSON.parse(status.stdout)).toMatchObject({ requestId: result.requestId, status: "approved", txHash: result.txHash });
   });
 
-  it("reviewed bot: pending_review, exit 4; status without an id shows it; --wait times out with exit 4", async (ctx) => {
-    needsRelayer(ctx);
+  it("reviewed bot: pending_review, exit 4; status without an id shows it; --wait times out with exit 4", async () => {
     const held = await relay(["pay", "--bot", "reviewed", "--to", RECIPIENT, "--amount", "1", "--token", "USDC", "--memo", "needs a look"]);
     expect(held.code).toBe(4);
     expect(held.stdout).toMatch(/^status +pending_review\n/m);
@@ -79,8 +70,7 @@ describe("relay pay", () => {
     expect(waited.stderr.trim().split("\n").at(-1)).toBe(`relay: payment ${requestId} is still pending review; check later with \`relay status ${requestId}\``);
   });
 
-  it("a refused request exits 3 with the relayer's code on one line", async (ctx) => {
-    needsRelayer(ctx);
+  it("a refused request exits 3 with the relayer's code on one line", async () => {
     const { code, stdout, stderr } = await relay(["pay", "--to", RECIPIENT, "--amount", "60000", "--token", "USDC"]);
     expect(code).toBe(3);
     expect(stdout).toBe("");
@@ -89,8 +79,7 @@ describe("relay pay", () => {
 });
 
 describe("relay sign, then POST the body by hand", () => {
-  it("is accepted by the relayer", async (ctx) => {
-    needsRelayer(ctx);
+  it("is accepted by the relayer", async () => {
     const signed = await relay(["sign", "payment", "--to", RECIPIENT, "--amount", "0.5", "--token", "USDC"]);
     expect(signed.code).toBe(0);
     const res = await fetch(`${manifest.relayerUrl}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: signed.stdout });
@@ -100,8 +89,7 @@ describe("relay sign, then POST the body by hand", () => {
 });
 
 describe("relay vault", () => {
-  it("reads value, balance, info, bot, destination, protocol and the rebalance whitelist", async (ctx) => {
-    needsRelayer(ctx);
+  it("reads value, balance, info, bot, destination, protocol and the rebalance whitelist", async () => {
     const value = await relay(["vault", "value", "--json"]);
     expect(value.code).toBe(0);
     expect(JSON.parse(value.stdout)).toMatchObject({ vault: manifest.contracts.vault, chainId: manifest.chainId });
