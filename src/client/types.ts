@@ -169,6 +169,8 @@ export interface ProtocolStatus {
 /** Answer of `POST /v1/auth/nonce`. */
 export interface AuthNonce {
   nonce: string;
+  /** When the nonce stops being accepted (RFC 3339); sign and log in before then. */
+  expiresAt: string;
 }
 
 /** Answer of `POST /v1/auth/login`. */
