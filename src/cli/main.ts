@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { parseChainId, parseDomainName, parsePort, parsePrivateKey, parseUrl } from "./options.ts";
 import { defaultStateDir } from "../paths.ts";
+import { registerReview } from "./review/register.ts";
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const program = buildProgram(io);
@@ -66,6 +67,7 @@ function buildProgram(io: CliIO): Command {
     .addHelpText("after", "\nExample:\n  relay deploy --rpc-url http://127.0.0.1:8545 --key 0x…\n")
     .action(async (options) => (await import("./commands/deploy.ts")).deploy(options, io));
 
+  registerReview(program, io);
   return program;
 }
 
