@@ -2,7 +2,7 @@
 // their command runs, so that light commands never load Hardhat, fastify or Ink.
 import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT, type CliIO } from "./io.ts";
-import { parseChainId, parseDomainName, parsePort, parsePrivateKey, parseUrl } from "./options.ts";
+import { parseChainId, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { defaultStateDir } from "../paths.ts";
 import { registerReview } from "./review/register.ts";
 
@@ -49,6 +49,11 @@ function buildProgram(io: CliIO): Command {
       .description("Run the relayer; without --rpc-url it first starts a devnet for it")
       .addOption(new Option("--port <port>", "relayer HTTP port on 127.0.0.1 (0 = a free port)").default(8787).argParser(parsePort("--port")))
       .addOption(new Option("--rpc-url <url>", "serve against this chain, with the deployment in the state directory's manifest").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
+      .option("--config <file>", "a JSON relayer configuration: several chains, relayer keys, limits")
+      .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the verification agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))
+      .option("--ai-model <name>", "model name for --ai-endpoint")
+      .addOption(new Option("--ai-timeout-ms <ms>", "how long the verification agents may take").argParser(parsePositiveInt("--ai-timeout-ms")))
+      .addOption(new Option("--review-window <seconds>", "how long an owner has to decide a held request (default 86400)").argParser(parsePositiveInt("--review-window")))
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
 

@@ -46,3 +46,11 @@ export function parseDomainName(value: string): string {
   if (value.length === 0 || value.length > 64) throw usage("--domain-name must be 1 to 64 characters");
   return value;
 }
+
+export function parsePositiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < 1 || !Number.isSafeInteger(n)) throw usage(`${name} must be a positive integer, got "${value}"`);
+    return n;
+  };
+}

@@ -4,7 +4,7 @@ export type { Submission, SubmissionResult } from "./ledger.ts";
 export { ledgerPath, ledgerFileName } from "./db.ts";
 export type { LedgerOptions } from "./db.ts";
 export { newRequestId } from "./requests.ts";
-export type { NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
+export type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
 export { InFlight, idempotencyRetentionMs } from "./idempotency.ts";
 export type { ClaimOutcome } from "./idempotency.ts";
 export type { ReserveResult, SpendEntry, SpendLimits, SpendingLimit, WindowQuery, WindowTotals } from "./spend.ts";

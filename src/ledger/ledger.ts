@@ -6,6 +6,7 @@ import {
   Requests,
   type NewRequest,
   type RequestRecord,
+  type BotHistoryRow,
   type ReviewFilter,
   type TransitionFields,
 } from "./requests.ts";
@@ -36,6 +37,10 @@ export type SubmissionResult =
   | { ok: false; code: "NONCE_MISMATCH"; expected: bigint }
   /** The request does not exist or is not in a submittable state. Nothing was recorded. */
   | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status };
+
+function request0Chain(requests: Requests, ids: readonly string[]): number {
+  return requests.get(ids[0]!)!.chainId;
+}
 
 /** Reason given to reviews nobody decided in time. */
 export const reviewExpiredReason = "review expired";
@@ -131,6 +136,34 @@ export class Ledger {
     });
   }
 
+  /**
+   * {@link recordSubmission} for several requests carried by one transaction (a payment batch):
+   * one nonce reserved, every request moved to `submitting`, all or nothing.
+   */
+  recordBatchSubmission(ids: readonly string[], submission: Submission): SubmissionResult {
+    if (ids.length === 1) return this.recordSubmission(ids[0]!, submission);
+    return this.#db.transaction((): SubmissionResult => {
+      const from = submission.from ?? submittableStatuses;
+      for (const id of ids) {
+        const request = this.#requests.get(id);
+        if (!request) return { ok: false, code: "NOT_FOUND" };
+        if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+      }
+      const nonce = this.#nonces.reserve(request0Chain(this.#requests, ids), submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      let last: RequestRecord | undefined;
+      for (const id of ids) {
+        last = this.#requests.transition(id, from, "submitting", {
+          signer: submission.signer,
+          nonce: submission.nonce,
+          txHash: submission.txHash,
+          rawTx: submission.rawTx,
+        });
+      }
+      return { ok: true, request: last! };
+    });
+  }
+
   /** An approved or in-progress request for this intent (the relayer answers DUPLICATE_INTENT). */
   findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
     return this.#requests.findByIntentHash(chainId, vault, intentHash);
@@ -139,6 +172,16 @@ export class Ledger {
   /** Requests in `submitting`/`submitted`, for reconciliation with the chain after a restart. */
   listInFlight(): RequestRecord[] {
     return this.#requests.listInFlight();
+  }
+
+  /** Requests recorded but not yet held, submitted or final (a restart settles them). */
+  listUnsettled(): RequestRecord[] {
+    return this.#requests.listUnsettled();
+  }
+
+  /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
+    return this.#requests.botHistory(chainId, vault, bot, counterparty, since);
   }
 
   /** Held-for-review requests (by default those still `held`), oldest first. */

@@ -53,6 +53,17 @@ export type TransitionFields = Partial<
   >
 >;
 
+/** See {@link Requests.botHistory}. */
+export interface BotHistoryRow {
+  requests24h: number;
+  rejected24h: number;
+  approvedUsd24h: bigint;
+  medianUsd: bigint;
+  /** Approved requests counted for the median (at most 50). */
+  recentApproved: number;
+  knownCounterparty: boolean;
+}
+
 /** Filter of {@link Requests.listReviews}. */
 export interface ReviewFilter {
   chainId?: number;
@@ -133,6 +144,10 @@ export class Requests {
   readonly #inFlight: StatementSync;
   readonly #reviews: StatementSync;
   readonly #expiring: StatementSync;
+  readonly #unsettled: StatementSync;
+  readonly #history: StatementSync;
+  readonly #recentApproved: StatementSync;
+  readonly #paidBefore: StatementSync;
 
   constructor(db: Db) {
     this.#db = db;
@@ -157,6 +172,14 @@ export class Requests {
     );
     this.#reviews = s.prepare(`SELECT * FROM requests WHERE held_because IS NOT NULL AND status = :status
       AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at, rowid`);
+    this.#unsettled = s.prepare("SELECT * FROM requests WHERE status IN ('received', 'scanning') ORDER BY created_at, rowid");
+    this.#history = s.prepare(`SELECT COUNT(*) AS requests, COALESCE(SUM(status = 'rejected'), 0) AS rejected,
+      COALESCE(SUM(CASE WHEN status = 'approved' THEN CAST(usd_value AS INTEGER) ELSE 0 END), 0) AS approved_usd
+      FROM requests WHERE chain_id = ? AND vault = ? AND bot = ? AND created_at > ?`);
+    this.#recentApproved = s.prepare(`SELECT usd_value FROM requests WHERE chain_id = ? AND vault = ? AND bot = ?
+      AND status = 'approved' ORDER BY created_at DESC LIMIT 50`);
+    this.#paidBefore = s.prepare(`SELECT COUNT(*) AS n FROM requests WHERE chain_id = ? AND vault = ? AND bot = ?
+      AND status = 'approved' AND json_extract(body, '$.counterparty') = ?`);
     this.#expiring = s.prepare(
       "SELECT id FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
     );
@@ -241,6 +264,28 @@ export class Requests {
       vault: filter.vault === undefined ? null : lower(filter.vault),
     }) as Row[];
     return rows.map(fromRow);
+  }
+
+  /** Requests a restart must settle: recorded but neither held, submitted nor final. */
+  listUnsettled(): RequestRecord[] {
+    return (this.#unsettled.all() as Row[]).map(fromRow);
+  }
+
+  /** A bot's recent history on a vault, for the verification agents. `counterparty` is lower-case. */
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since: number): BotHistoryRow {
+    const v = lower(vault);
+    const b = lower(bot);
+    const totals = this.#history.get(chainId, v, b, since) as { requests: number; rejected: number; approved_usd: number | bigint };
+    const usd = (this.#recentApproved.all(chainId, v, b) as { usd_value: string }[]).map((r) => BigInt(r.usd_value)).sort((x, y) => (x < y ? -1 : x > y ? 1 : 0));
+    const paid = this.#paidBefore.get(chainId, v, b, lower(counterparty)) as { n: number };
+    return {
+      requests24h: Number(totals.requests),
+      rejected24h: Number(totals.rejected),
+      approvedUsd24h: BigInt(totals.approved_usd),
+      medianUsd: usd.length === 0 ? 0n : usd[Math.floor(usd.length / 2)]!,
+      recentApproved: usd.length,
+      knownCounterparty: Number(paid.n) > 0,
+    };
   }
 
   /** Ids of held requests whose review window ended at or before `now` (call inside a transaction). */

@@ -67,6 +67,11 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (chain_id, signer)
   ) WITHOUT ROWID;
   `,
+  // 2: a bot's history (for the verification agents) and the requests a restart must settle.
+  `
+  CREATE INDEX requests_by_bot ON requests (chain_id, vault, bot, created_at);
+  CREATE INDEX requests_unsettled ON requests (status) WHERE status IN ('received', 'scanning');
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -1,41 +1,88 @@
 // `relay serve`: the relayer. Without --rpc-url it first starts a devnet in the same process;
 // with --rpc-url it serves an existing chain whose deployment is in the state directory's manifest.
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { startServer, type RelayerServer } from "../../server/app.ts";
+import type { EIP1193Provider } from "viem";
+import { ledgerPath } from "../../ledger/index.ts";
 import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
+import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
+import { startRelayer, type RunningRelayer } from "../../relayer/service.ts";
 import { CliError, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, launchDevnet, type DevnetCommandOptions } from "./devnet.ts";
 
 export interface ServeCommandOptions extends DevnetCommandOptions {
   port: number;
   rpcUrl?: string;
+  /** A JSON relayer configuration (several chains, keys, limits); replaces the manifest. */
+  config?: string;
+  aiEndpoint?: string;
+  aiModel?: string;
+  aiTimeoutMs?: number;
+  reviewWindow?: number;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
+  if (options.config !== undefined) return serveFromConfigFile(options, options.config, io);
   if (options.rpcUrl === undefined) return serveWithDevnet(options, io);
   return serveExistingChain(options, options.rpcUrl, io);
 }
 
-async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise<void> {
-  const devnet = await launchDevnet(options, io);
-  let server: RelayerServer | undefined;
+/** Settings given by flags that apply in every mode. */
+function flagSettings(options: ServeCommandOptions) {
+  return {
+    ai: {
+      timeoutMs: options.aiTimeoutMs ?? 30_000,
+      ...(options.aiEndpoint ? { endpoint: options.aiEndpoint } : {}),
+      ...(options.aiModel ? { model: options.aiModel } : {}),
+      ...(process.env.RELAY_AI_API_KEY ? { apiKey: process.env.RELAY_AI_API_KEY } : {}),
+    },
+    ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),
+  };
+}
+
+function configFor(options: ServeCommandOptions, stateDir: string, chains: unknown[]): RelayerConfig {
   try {
-    server = await startServer({ port: options.port, chainIds: [devnet.manifest.chainId] });
-    devnet.setRelayerUrl(server.url);
+    return parseRelayerConfig({ stateDir, chains, ...flagSettings(options) });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+async function run(config: RelayerConfig, port: number, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
+  try {
+    return await startRelayer({ config, port, providers, log: (line) => io.stderr.write(`relay: ${line}\n`) });
+  } catch (error) {
+    if ((error as { code?: string }).code === "EADDRINUSE") throw new CliError(`port ${port} is already in use; pick another with --port (0 = a free port)`);
+    throw error;
+  }
+}
+
+async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise<void> {
+  const stateDir = path.resolve(io.cwd, options.stateDir);
+  // Each devnet start is a fresh chain: a ledger from an earlier chain describes nothing on this one.
+  rmSync(ledgerPath(stateDir), { force: true });
+  for (const suffix of ["-wal", "-shm"]) rmSync(ledgerPath(stateDir) + suffix, { force: true });
+  const devnet = await launchDevnet(options, io);
+  let relayer: RunningRelayer | undefined;
+  try {
+    const config = configFor(options, stateDir, [chainFromManifest(devnet.manifest)]);
+    relayer = await run(config, options.port, io, new Map([[devnet.manifest.chainId, devnet.chain.provider]]));
+    devnet.setRelayerUrl(relayer.url);
     announceReady(devnet, options, io);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
-    await server.close();
-    server = undefined;
+    await relayer.close();
+    relayer = undefined;
     devnet.setRelayerUrl(undefined);
   } finally {
-    await server?.close();
+    await relayer?.close();
     await devnet.close();
   }
 }
 
 async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, io: CliIO): Promise<void> {
-  const file = manifestPath(path.resolve(io.cwd, options.stateDir));
+  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const file = manifestPath(stateDir);
   let manifest: Manifest;
   try {
     manifest = readManifest(file);
@@ -46,22 +93,56 @@ async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, 
   if (chainId !== manifest.chainId) {
     throw new CliError(`the chain at ${rpcUrl} has id ${chainId} but the manifest in ${options.stateDir} is for chain ${manifest.chainId}`);
   }
-  const server = await startServer({ port: options.port, chainIds: [chainId] });
+  // A chain on this machine is a devnet: its `metadata.scenario` overrides are honoured.
+  const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(rpcUrl);
+  const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl, local)]);
+  const relayer = await run(config, options.port, io);
   try {
-    const serving = withRelayerUrl({ ...manifest, rpcUrl }, server.url);
+    const serving = withRelayerUrl({ ...manifest, rpcUrl }, relayer.url);
     writeManifest(file, serving);
     if (options.json) io.stdout.write(`${JSON.stringify(serving)}\n`);
-    io.stderr.write(`relay: ready — relayer ${server.url} chain ${chainId} rpc ${rpcUrl}\n`);
+    io.stderr.write(`relay: ready — relayer ${relayer.url} chain ${chainId} rpc ${rpcUrl}\n`);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
   } finally {
-    await server.close();
+    await relayer.close();
     // The manifest may have been rewritten meanwhile (a new `relay devnet`): drop only our URL.
     try {
       writeManifest(file, withRelayerUrl(readManifest(file), undefined));
     } catch (error) {
       io.stderr.write(`relay: could not remove relayerUrl from ${file}: ${(error as Error).message}\n`);
     }
+  }
+}
+
+/** `--config <file>`: every chain, key and limit from one JSON file (the schema of relayer/config.ts). */
+async function serveFromConfigFile(options: ServeCommandOptions, file: string, io: CliIO): Promise<void> {
+  const full = path.resolve(io.cwd, file);
+  if (!existsSync(full)) throw new CliError(`config file ${file} does not exist`);
+  let input: Record<string, unknown>;
+  try {
+    input = JSON.parse(readFileSync(full, "utf8")) as Record<string, unknown>;
+  } catch (error) {
+    throw new CliError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+  let config: RelayerConfig;
+  try {
+    config = parseRelayerConfig({ stateDir: path.resolve(io.cwd, options.stateDir), ...flagSettings(options), ...input });
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+  for (const chain of config.chains) {
+    const id = await fetchChainId(chain.rpcUrl);
+    if (id !== chain.chainId) throw new CliError(`the chain at ${chain.rpcUrl} has id ${id}, not ${chain.chainId} as configured`);
+  }
+  const relayer = await run(config, options.port, io);
+  try {
+    if (options.json) io.stdout.write(`${JSON.stringify({ relayerUrl: relayer.url, chainIds: config.chains.map((c) => c.chainId) })}\n`);
+    io.stderr.write(`relay: ready — relayer ${relayer.url} chains ${config.chains.map((c) => c.chainId).join(", ")}\n`);
+    await waitForAbort(io.signal);
+    io.stderr.write("relay: shutting down\n");
+  } finally {
+    await relayer.close();
   }
 }
 

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {BotConfigParams, SpendingLimit} from "../lib/VaultTypes.sol";
+
+interface ILensFactory {
+    function isVault(address vault) external view returns (bool);
+}
+
+interface ILensRegistry {
+    function usdValue(address token, uint256 amount) external view returns (uint256);
+}
+
+interface ILensToken {
+    function balanceOf(address account) external view returns (uint256);
+}
+
+interface ILensVault {
+    function registry() external view returns (address);
+    function paused() external view returns (bool);
+    function isBotActive(address bot) external view returns (bool);
+    function getBotConfig(address bot) external view returns (BotConfigParams memory);
+    function getVaultSpendingLimits() external view returns (SpendingLimit[] memory);
+    function checkDestination(address bot, address to) external view returns (bool allowed, string memory reason);
+    function usedIntents(bytes32 intentHash) external view returns (bool);
+    function isContractApproved(address target) external view returns (bool);
+    function rebalanceTokenCount() external view returns (uint256);
+    function isRebalanceToken(address token) external view returns (bool);
+}
+
+/// @notice Never deployed. The relayer runs this constructor through `eth_call` (a "deployless"
+/// call) to read everything one request's checks need, at one block, in one round trip; the
+/// constructor returns the ABI-encoded Snapshot as the call's output.
+contract PolicyLens {
+    struct Query {
+        address factory;
+        address vault;
+        address bot;
+        address to; // payment recipient; address(0) when none
+        address[] tokens; // tokens whose balances and USD value matter (address(0) = ETH)
+        uint256[] amounts;
+        bytes32 intentHash;
+        address protocol; // execute target; address(0) when none
+        address toToken; // swap output; address(0) when none
+    }
+
+    struct Snapshot {
+        uint256 blockNumber;
+        uint256 timestamp;
+        bool isVault;
+        bool paused;
+        bool botActive;
+        BotConfigParams config;
+        SpendingLimit[] vaultLimits;
+        bool destinationAllowed;
+        string destinationReason;
+        uint256[] balances;
+        bool intentUsed;
+        bool priced; // false when some token has no usable price feed
+        uint256 usdValue; // sum over tokens, 6 decimals
+        bool protocolApproved;
+        uint256 rebalanceTokenCount;
+        bool toTokenOnVaultList;
+    }
+
+    constructor(Query memory q) {
+        bytes memory out = abi.encode(_read(q));
+        assembly {
+            return(add(out, 32), mload(out))
+        }
+    }
+
+    function _read(Query memory q) private view returns (Snapshot memory s) {
+        s.blockNumber = block.number;
+        s.timestamp = block.timestamp;
+        s.balances = new uint256[](q.tokens.length);
+        if (q.factory.code.length == 0 || !ILensFactory(q.factory).isVault(q.vault)) return s;
+        s.isVault = true;
+        ILensVault v = ILensVault(q.vault);
+        s.paused = v.paused();
+        s.botActive = v.isBotActive(q.bot);
+        s.config = v.getBotConfig(q.bot);
+        s.vaultLimits = v.getVaultSpendingLimits();
+        s.destinationAllowed = true;
+        if (q.to != address(0)) (s.destinationAllowed, s.destinationReason) = v.checkDestination(q.bot, q.to);
+        s.intentUsed = v.usedIntents(q.intentHash);
+        if (q.protocol != address(0)) s.protocolApproved = v.isContractApproved(q.protocol);
+        s.rebalanceTokenCount = v.rebalanceTokenCount();
+        if (q.toToken != address(0)) s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
+        ILensRegistry registry = ILensRegistry(v.registry());
+        s.priced = true;
+        for (uint256 i; i < q.tokens.length; ++i) {
+            address token = q.tokens[i];
+            s.balances[i] = token == address(0) ? q.vault.balance : _balanceOf(token, q.vault);
+            if (q.amounts[i] == 0) continue;
+            try registry.usdValue(token, q.amounts[i]) returns (uint256 usd) {
+                s.usdValue += usd;
+            } catch {
+                s.priced = false;
+            }
+        }
+    }
+
+    function _balanceOf(address token, address account) private view returns (uint256) {
+        if (token.code.length == 0) return 0;
+        try ILensToken(token).balanceOf(account) returns (uint256 balance) {
+            return balance;
+        } catch {
+            return 0;
+        }
+    }
+}

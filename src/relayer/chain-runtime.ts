@@ -1,0 +1,182 @@
+// One served chain at run time: its clients, contracts, relayer keys, and the reads the request
+// path needs (the vault's EIP-712 domain, cached; the policy snapshot, one eth_call per request).
+import {
+  decodeAbiParameters,
+  encodeDeployData,
+  getAbiItem,
+  zeroAddress,
+  zeroHash,
+  type AbiFunction,
+  type Address,
+  type EIP1193Provider,
+  type Hex,
+  type LocalAccount,
+} from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { readArtifact } from "../chain/artifacts.ts";
+import { clientsFor, type Clients } from "../chain/clients.ts";
+import type { SpendingLimit } from "../chain/vault-config.ts";
+import type { VaultDomain } from "../eip712/types.ts";
+import { readVaultDomain } from "../client/sign.ts";
+import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
+import { rpcFailure } from "./rpc-errors.ts";
+
+export interface BotConfig {
+  maxPerTxAmount: bigint;
+  maxRebalanceAmount: bigint;
+  spendingLimits: readonly SpendingLimit[];
+  aiTriggerThreshold: bigint;
+  requireAiVerification: boolean;
+  requireHumanReview: boolean;
+}
+
+/** What one request's checks read from the chain, all at `blockNumber`. */
+export interface PolicySnapshot {
+  blockNumber: bigint;
+  timestamp: bigint;
+  isVault: boolean;
+  paused: boolean;
+  botActive: boolean;
+  config: BotConfig;
+  vaultLimits: readonly SpendingLimit[];
+  destinationAllowed: boolean;
+  destinationReason: string;
+  balances: readonly bigint[];
+  intentUsed: boolean;
+  priced: boolean;
+  usdValue: bigint;
+  protocolApproved: boolean;
+  rebalanceTokenCount: bigint;
+  toTokenOnVaultList: boolean;
+}
+
+export interface SnapshotQuery {
+  vault: Address;
+  bot: Address;
+  to?: Address;
+  tokens: readonly Address[];
+  amounts: readonly bigint[];
+  intentHash: Hex;
+  protocol?: Address;
+  toToken?: Address;
+}
+
+const lens = readArtifact("lens/PolicyLens");
+const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
+// The Snapshot tuple's ABI: the constructor's output is not in the ABI, so it is declared from the
+// struct's shape through a helper function type below.
+const snapshotAbi = [
+  {
+    type: "tuple",
+    components: [
+      { name: "blockNumber", type: "uint256" },
+      { name: "timestamp", type: "uint256" },
+      { name: "isVault", type: "bool" },
+      { name: "paused", type: "bool" },
+      { name: "botActive", type: "bool" },
+      {
+        name: "config",
+        type: "tuple",
+        components: [
+          { name: "maxPerTxAmount", type: "uint256" },
+          { name: "maxRebalanceAmount", type: "uint256" },
+          {
+            name: "spendingLimits",
+            type: "tuple[]",
+            components: [
+              { name: "amount", type: "uint256" },
+              { name: "maxCount", type: "uint256" },
+              { name: "windowSeconds", type: "uint256" },
+            ],
+          },
+          { name: "aiTriggerThreshold", type: "uint256" },
+          { name: "requireAiVerification", type: "bool" },
+          { name: "requireHumanReview", type: "bool" },
+        ],
+      },
+      {
+        name: "vaultLimits",
+        type: "tuple[]",
+        components: [
+          { name: "amount", type: "uint256" },
+          { name: "maxCount", type: "uint256" },
+          { name: "windowSeconds", type: "uint256" },
+        ],
+      },
+      { name: "destinationAllowed", type: "bool" },
+      { name: "destinationReason", type: "string" },
+      { name: "balances", type: "uint256[]" },
+      { name: "intentUsed", type: "bool" },
+      { name: "priced", type: "bool" },
+      { name: "usdValue", type: "uint256" },
+      { name: "protocolApproved", type: "bool" },
+      { name: "rebalanceTokenCount", type: "uint256" },
+      { name: "toTokenOnVaultList", type: "bool" },
+    ],
+  },
+] as const;
+
+export class ChainRuntime {
+  readonly chainId: number;
+  readonly config: ChainConfig;
+  readonly clients: Clients;
+  readonly signers: readonly LocalAccount[];
+  readonly defaultRebalanceTokens: readonly Address[];
+  readonly #domains = new Map<string, VaultDomain>();
+
+  constructor(config: ChainConfig, provider?: EIP1193Provider) {
+    this.chainId = config.chainId;
+    this.config = config;
+    this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId);
+    this.signers = config.relayerKeys.map((key) => privateKeyToAccount(key as Hex));
+    this.defaultRebalanceTokens = defaultRebalanceTokens(config);
+  }
+
+  get devnet(): boolean {
+    return this.config.devnet;
+  }
+
+  /** Whether the vault's domain is already known (the vault was seen before). */
+  knowsDomain(vault: Address): boolean {
+    return this.#domains.has(vault.toLowerCase());
+  }
+
+  /** The vault's EIP-712 domain (EIP-5267), read once per vault: it never changes. */
+  async domainOf(vault: Address): Promise<VaultDomain> {
+    const key = vault.toLowerCase();
+    const known = this.#domains.get(key);
+    if (known) return known;
+    const domain = await rpcFailure(() => readVaultDomain(this.clients.publicClient, vault));
+    this.#domains.set(key, domain);
+    return domain;
+  }
+
+  /** Everything the checks need, read at the latest block in one deployless eth_call. */
+  async snapshot(query: SnapshotQuery): Promise<PolicySnapshot> {
+    const data = encodeDeployData({
+      abi: [lensConstructor],
+      bytecode: lens.bytecode,
+      args: [
+        {
+          factory: this.config.factory,
+          vault: query.vault,
+          bot: query.bot,
+          to: query.to ?? zeroAddress,
+          tokens: query.tokens,
+          amounts: query.amounts,
+          intentHash: query.intentHash ?? zeroHash,
+          protocol: query.protocol ?? zeroAddress,
+          toToken: query.toToken ?? zeroAddress,
+        },
+      ],
+    });
+    const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data }));
+    if (out === undefined) throw new Error("policy lens returned no data");
+    const [s] = decodeAbiParameters(snapshotAbi, out);
+    return s as unknown as PolicySnapshot;
+  }
+}
+
+export function functionAbi(contract: string, name: string): AbiFunction {
+  return getAbiItem({ abi: readArtifact(contract).abi, name }) as AbiFunction;
+}

@@ -1,0 +1,91 @@
+// The synchronous checks of a request, in DESIGN.md §7's order, over the policy snapshot read at
+// one block. Each throws the one RelayError that describes the first failure.
+import type { Address } from "viem";
+import type { RelayRequest } from "../api/validate.ts";
+import { relayError } from "../errors.ts";
+import { recoverSigner } from "../eip712/recover.ts";
+import { hashIntent } from "../eip712/hash.ts";
+import type { VaultDomain } from "../eip712/types.ts";
+import type { PolicySnapshot } from "./chain-runtime.ts";
+import { formatUsd } from "./usd.ts";
+
+/** The intent's EIP-712 digest on the vault's domain (the key of the vault's `usedIntents`). */
+export function intentHashOf(request: RelayRequest, domain: VaultDomain) {
+  return hashIntent(request.kind, domain, request.intent as never);
+}
+
+export function checkVaultExists(request: RelayRequest, snapshot: PolicySnapshot): void {
+  if (!snapshot.isVault) {
+    throw relayError("VAULT_NOT_FOUND", `no vault at ${request.vaultAddress} on chain ${request.chainId}`);
+  }
+}
+
+/** The recovered signer must equal `bot` (high-s, 64-byte and bad-v signatures never recover). */
+export function checkSignature(request: RelayRequest, digest: string): void {
+  let signer: Address;
+  try {
+    signer = recoverSigner(digest as `0x${string}`, request.signature);
+  } catch (error) {
+    throw relayError("INVALID_SIGNATURE", `signature: ${(error as Error).message}`);
+  }
+  if (signer.toLowerCase() !== request.intent.bot.toLowerCase()) {
+    throw relayError("INVALID_SIGNATURE", "the recovered signer is not bot");
+  }
+}
+
+/** The deadline must be in the future, by the wall clock and by the chain's clock. */
+export function checkDeadline(request: RelayRequest, nowSeconds: bigint, snapshot: PolicySnapshot): void {
+  const now = snapshot.timestamp > nowSeconds ? snapshot.timestamp : nowSeconds;
+  if (request.intent.deadline <= now) {
+    throw relayError("DEADLINE_EXPIRED", `deadline ${request.intent.deadline} is not after ${now}`);
+  }
+}
+
+/** Bot active → vault not paused → intent not yet executed. */
+export function checkBotAndVault(request: RelayRequest, snapshot: PolicySnapshot): void {
+  if (!snapshot.botActive) throw relayError("BOT_NOT_ACTIVE", `bot ${request.intent.bot} is not active on vault ${request.vaultAddress}`);
+  if (snapshot.paused) throw relayError("VAULT_PAUSED", `vault ${request.vaultAddress} is paused`);
+  if (snapshot.intentUsed) throw relayError("DUPLICATE_INTENT", "this intent was already executed on-chain");
+}
+
+/**
+ * The vault's static policy (the rolling windows are checked when spend is reserved): per-tx cap,
+ * destination rule and blacklist (payments), protocol approval (execute), rebalance whitelist and
+ * rebalance cap (swaps).
+ */
+export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, defaultRebalanceTokens: readonly Address[]): void {
+  const { config } = snapshot;
+  if (request.kind === "swap") {
+    const toToken = request.intent.toToken;
+    const allowed = snapshot.rebalanceTokenCount > 0n
+      ? snapshot.toTokenOnVaultList
+      : defaultRebalanceTokens.some((t) => t.toLowerCase() === toToken.toLowerCase());
+    if (!allowed) {
+      throw relayError("REBALANCE_TOKEN_NOT_ALLOWED", `toToken ${toToken} is not on the vault's ${snapshot.rebalanceTokenCount > 0n ? "on-chain" : "default"} rebalance whitelist`);
+    }
+    if (config.maxRebalanceAmount > 0n && snapshot.usdValue > config.maxRebalanceAmount) {
+      throw relayError("EXCEEDS_REBALANCE_LIMIT", `swap worth ${formatUsd(snapshot.usdValue)} USD exceeds the bot's maxRebalanceAmount of ${formatUsd(config.maxRebalanceAmount)} USD`);
+    }
+    return;
+  }
+  if (config.maxPerTxAmount > 0n && snapshot.usdValue > config.maxPerTxAmount) {
+    throw relayError("EXCEEDS_PER_TX_LIMIT", `amount worth ${formatUsd(snapshot.usdValue)} USD exceeds the bot's maxPerTxAmount of ${formatUsd(config.maxPerTxAmount)} USD`);
+  }
+  if (request.kind === "payment" && !snapshot.destinationAllowed) {
+    const why = snapshot.destinationReason === "blacklisted" ? "is blacklisted" : "is not on the vault's or the bot's destination whitelist";
+    throw relayError("DESTINATION_NOT_ALLOWED", `to ${request.intent.to} ${why}`);
+  }
+  if (request.kind === "execute" && !snapshot.protocolApproved) {
+    throw relayError("PROTOCOL_NOT_APPROVED", `protocol ${request.intent.protocol} is not approved for this vault`);
+  }
+}
+
+/** The vault must hold every amount the request moves. */
+export function checkBalance(tokens: readonly Address[], amounts: readonly bigint[], snapshot: PolicySnapshot): void {
+  for (let i = 0; i < tokens.length; i++) {
+    if (snapshot.balances[i]! < amounts[i]!) {
+      const what = /^0x0{40}$/.test(tokens[i]!) ? "ETH" : `token ${tokens[i]}`;
+      throw relayError("INSUFFICIENT_BALANCE", `vault holds ${snapshot.balances[i]} of ${what}, needs ${amounts[i]}`);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+// The relayer's configuration: validated once at start-up (zod) into a frozen object. Errors name
+// the failing path, e.g. `chains[0].relayerKeys: at least one key is required`.
+import { z } from "zod";
+import { getAddress, type Address, type Hex } from "viem";
+import { isSupportedChainId } from "../devnet/tokens.ts";
+import type { Manifest } from "../devnet/manifest.ts";
+
+const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be a 0x-prefixed 20-byte address")
+  .transform((value) => getAddress(value));
+const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key");
+const bucket = z.object({ capacity: z.number().nonnegative(), refillPerSecond: z.number().nonnegative() });
+
+const chainSchema = z.object({
+  chainId: z.number().int().refine(isSupportedChainId, "is not a supported chain id (8453, 84532, 42161, 421614, 31337)"),
+  rpcUrl: z.string().url(),
+  /** A devnet: `metadata.scenario` overrides are honoured. */
+  devnet: z.boolean().default(false),
+  registry: address,
+  factory: address,
+  /** Swap routers the relayer may route through (the registry must approve them too). */
+  routers: z.array(address).default([]),
+  relayerKeys: z.array(privateKey).min(1, "at least one relayer key is required"),
+  tokens: z.record(z.string(), z.object({ address, decimals: z.number().int().min(0).max(77) })).default({}),
+  /** The rebalance whitelist when a vault sets none; default USDC, WETH, USDT of `tokens`. */
+  defaultRebalanceTokens: z.array(address).optional(),
+});
+
+export const relayerConfigSchema = z.object({
+  stateDir: z.string().min(1),
+  chains: z.array(chainSchema).min(1, "at least one chain is required"),
+  rateLimits: z
+    .object({ bot: bucket, vault: bucket, client: bucket })
+    .default({
+      bot: { capacity: 100, refillPerSecond: 50 },
+      vault: { capacity: 400, refillPerSecond: 200 },
+      client: { capacity: 2000, refillPerSecond: 1000 },
+    }),
+  ai: z
+    .object({
+      timeoutMs: z.number().int().positive().default(30_000),
+      endpoint: z.string().url().optional(),
+      model: z.string().optional(),
+      apiKey: z.string().optional(),
+    })
+    .default({ timeoutMs: 30_000 }),
+  /** How long an owner has to decide a held request before it becomes `rejected`. */
+  reviewWindowSeconds: z.number().int().positive().default(86_400),
+  /** Longest wait for a receipt before a submitted request is answered from the ledger later. */
+  receiptTimeoutMs: z.number().int().positive().default(120_000),
+  /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
+  maxBatchSize: z.number().int().min(1).max(200).default(64),
+});
+
+export type RelayerConfigInput = z.input<typeof relayerConfigSchema>;
+export type RelayerConfig = Readonly<z.output<typeof relayerConfigSchema>>;
+export type ChainConfig = RelayerConfig["chains"][number];
+
+/** Validates and freezes a configuration; throws one Error listing every problem with its path. */
+export function parseRelayerConfig(input: unknown): RelayerConfig {
+  const parsed = relayerConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `${issue.path.map(String).join(".") || "(config)"}: ${issue.message}`);
+    throw new Error(`invalid relayer configuration: ${lines.join("; ")}`);
+  }
+  const chainIds = parsed.data.chains.map((chain) => chain.chainId);
+  const dup = chainIds.find((id, i) => chainIds.indexOf(id) !== i);
+  if (dup !== undefined) throw new Error(`invalid relayer configuration: chains: chain ${dup} is listed twice`);
+  return deepFreeze(parsed.data);
+}
+
+/** A chain's configuration from a devnet manifest (as written by `relay devnet` or `relay deploy`). */
+export function chainFromManifest(manifest: Manifest, rpcUrl: string = manifest.rpcUrl, devnet = true): z.input<typeof chainSchema> {
+  return {
+    chainId: manifest.chainId,
+    rpcUrl,
+    devnet,
+    registry: manifest.contracts.registry,
+    factory: manifest.contracts.factory,
+    routers: [manifest.contracts.router],
+    relayerKeys: [manifest.accounts.relayer.privateKey],
+    tokens: manifest.tokens,
+  };
+}
+
+/** The default rebalance list of a chain: its USDC, WETH and USDT, where configured. */
+export function defaultRebalanceTokens(chain: ChainConfig): Address[] {
+  if (chain.defaultRebalanceTokens) return [...chain.defaultRebalanceTokens];
+  return ["USDC", "WETH", "USDT"].flatMap((symbol) => {
+    const token = chain.tokens[symbol];
+    return token ? [token.address] : [];
+  });
+}
+
+export type { Address, Hex };
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === "object" && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

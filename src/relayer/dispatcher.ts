@@ -1,0 +1,67 @@
+// Routes each job to a relayer key of its chain. All of a vault's jobs go to the same key, so its
+// fast-path payments can share batches and keep their order; different vaults spread over keys.
+import type { Address, Hex } from "viem";
+import type { Ledger } from "../ledger/index.ts";
+import type { ChainRuntime } from "./chain-runtime.ts";
+import { Submitter, type Job, type JobOutcome } from "./submitter.ts";
+
+export interface TokenInfo {
+  symbol: string;
+  decimals: number;
+}
+
+export class Dispatcher {
+  readonly #chains: ReadonlyMap<number, ChainRuntime>;
+  readonly #submitters = new Map<number, Submitter[]>();
+  readonly #tokens = new Map<number, Map<string, TokenInfo>>();
+
+  constructor(chains: ReadonlyMap<number, ChainRuntime>, ledger: Ledger, options: { maxBatch: number; onMined?: (chainId: number, hash: Hex) => void }) {
+    this.#chains = chains;
+    for (const [chainId, chain] of chains) {
+      this.#submitters.set(
+        chainId,
+        chain.signers.map((signer) => new Submitter(chain, ledger, signer, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
+      );
+      const tokens = new Map<string, TokenInfo>();
+      for (const [symbol, token] of Object.entries(chain.config.tokens)) tokens.set(token.address.toLowerCase(), { symbol, decimals: token.decimals });
+      this.#tokens.set(chainId, tokens);
+    }
+  }
+
+  #submitterFor(chainId: number, vault: Address): Submitter {
+    const list = this.#submitters.get(chainId);
+    if (!list || list.length === 0) throw new Error(`no relayer key for chain ${chainId}`);
+    return list[Number(BigInt(vault) % BigInt(list.length))]!;
+  }
+
+  /** The relayer address that sends `vault`'s transactions on `chainId` (the simulation's `from`). */
+  signerFor(chainId: number, vault: Address): Address {
+    return this.#submitterFor(chainId, vault).address;
+  }
+
+  submit(chainId: number, job: Job): Promise<JobOutcome> {
+    return this.#submitterFor(chainId, job.vault).submit(job);
+  }
+
+  /** Lower-case addresses of the chain's configured ERC-20 tokens. */
+  knownErc20s(chainId: number): ReadonlySet<string> {
+    return new Set(this.#tokens.get(chainId)?.keys());
+  }
+
+  /** Symbol and decimals of the chain's configured tokens, by lower-case address. */
+  tokenInfo(chainId: number): ReadonlyMap<string, TokenInfo> {
+    return this.#tokens.get(chainId) ?? new Map();
+  }
+
+  /** Every relayer address per chain (reconciliation). */
+  signers(): Array<{ chain: ChainRuntime; address: Address }> {
+    return [...this.#submitters].flatMap(([chainId, list]) => list.map((s) => ({ chain: this.#chains.get(chainId)!, address: s.address })));
+  }
+
+  /** Jobs waiting to be signed, over all keys. */
+  get queued(): number {
+    let n = 0;
+    for (const list of this.#submitters.values()) for (const s of list) n += s.queued;
+    return n;
+  }
+}

@@ -1,0 +1,73 @@
+// Which path a checked request takes (DESIGN.md §7): owner's review, AI scan, or the fast path.
+import { toFunctionSelector, type Address, type Hex } from "viem";
+import type { RelayRequest } from "../api/validate.ts";
+import { approvalSelectors, type ScanReason } from "./ai/index.ts";
+import type { PolicySnapshot } from "./chain-runtime.ts";
+import { formatUsd } from "./usd.ts";
+
+export type Path =
+  | { path: "fast" }
+  | { path: "scan"; reasons: ScanReason[] }
+  | { path: "review"; heldBecause: string };
+
+const selectors = (signatures: readonly string[]): ReadonlySet<string> => new Set(signatures.map((s) => toFunctionSelector(s)));
+
+/** Calls that grant someone the right to move the vault's assets: always the owner's review. */
+export const approvalGrantSelectors: ReadonlySet<string> = new Set(approvalSelectors.keys());
+
+/** ERC-721 and ERC-1155 transfers: always an AI scan, whatever the value. */
+export const nftTransferSelectors = selectors([
+  "safeTransferFrom(address,address,uint256)",
+  "safeTransferFrom(address,address,uint256,bytes)",
+  "safeTransferFrom(address,address,uint256,uint256,bytes)",
+  "safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)",
+]);
+// transferFrom(address,address,uint256) is shared by ERC-20 and ERC-721: an NFT transfer unless the
+// target is a token the relayer knows as an ERC-20.
+const transferFrom = toFunctionSelector("transferFrom(address,address,uint256)");
+
+export function selectorOf(callData: Hex): Hex | undefined {
+  return callData.length >= 10 ? (callData.slice(0, 10).toLowerCase() as Hex) : undefined;
+}
+
+export function isNftTransfer(callData: Hex, target: Address, knownErc20s: ReadonlySet<string>): boolean {
+  const selector = selectorOf(callData);
+  if (selector === undefined) return false;
+  if (nftTransferSelectors.has(selector)) return true;
+  return selector === transferFrom && !knownErc20s.has(target.toLowerCase());
+}
+
+export function choosePath(
+  request: RelayRequest,
+  snapshot: PolicySnapshot,
+  burst: boolean,
+  knownErc20s: ReadonlySet<string>,
+): Path {
+  const { config } = snapshot;
+  if (config.requireHumanReview) return { path: "review", heldBecause: "the owner requires human review for this bot" };
+  if (request.kind === "execute") {
+    const selector = selectorOf(request.callData);
+    if (selector !== undefined && approvalGrantSelectors.has(selector)) {
+      return { path: "review", heldBecause: "the call grants an approval over the vault's assets" };
+    }
+  }
+  if (!snapshot.priced) return { path: "review", heldBecause: "a token has no price feed, so its USD value is unknown" };
+
+  const reasons: ScanReason[] = [];
+  if (config.aiTriggerThreshold > 0n && snapshot.usdValue >= config.aiTriggerThreshold) reasons.push("ai_threshold");
+  if (burst) reasons.push("velocity_burst");
+  if (config.requireAiVerification) reasons.push("ai_required");
+  if (request.kind === "execute" && isNftTransfer(request.callData, request.intent.protocol, knownErc20s)) reasons.push("nft_transfer");
+  return reasons.length > 0 ? { path: "scan", reasons } : { path: "fast" };
+}
+
+/** Words for the review queue: why the agents' scan did not approve, or why it was scanned. */
+export function describeScan(reasons: readonly ScanReason[], usdValue: bigint, threshold: bigint): string {
+  const words: Record<ScanReason, string> = {
+    ai_threshold: `worth ${formatUsd(usdValue)} USD, at or above the AI trigger threshold of ${formatUsd(threshold)} USD`,
+    velocity_burst: "more requests than a spending window allows (a burst)",
+    ai_required: "the owner requires AI verification for this bot",
+    nft_transfer: "an NFT transfer",
+  };
+  return reasons.map((r) => words[r]).join("; ");
+}

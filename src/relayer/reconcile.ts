@@ -1,0 +1,115 @@
+// Settling requests with the chain: at start-up (after a crash) and periodically for transactions
+// whose broadcast was not confirmed. Nothing here ever signs a new transaction for an intent whose
+// recorded transaction may still land: the recorded bytes are re-broadcast unchanged, and a
+// request is given up only once its nonce is provably used by another transaction.
+import type { Hex } from "viem";
+import type { Ledger, RequestRecord } from "../ledger/index.ts";
+import type { ChainRuntime } from "./chain-runtime.ts";
+import { outcomesFromReceipt } from "./submitter.ts";
+import { responseOf } from "./responses.ts";
+import { isTransportFailure } from "./rpc-errors.ts";
+
+export interface ReconcileReport {
+  approved: number;
+  rejected: number;
+  rebroadcast: number;
+  pending: number;
+  interrupted: number;
+}
+
+/**
+ * Requests that were being checked or scanned when the process stopped never reached the chain:
+ * they become `rejected` (internally; no answer was ever given) and their keys are freed, so a
+ * retry with the same key runs afresh.
+ */
+export function settleInterrupted(ledger: Ledger): number {
+  let n = 0;
+  for (const record of ledger.listUnsettled()) {
+    ledger.transaction(() => {
+      if (ledger.transition(record.id, ["received", "scanning"], "rejected", { reason: "not executed: interrupted by a relayer restart" })) {
+        ledger.releaseIdempotency(record.kind, record.idempotencyKey);
+        n++;
+      }
+    });
+  }
+  return n;
+}
+
+/**
+ * One pass over the in-flight requests of `chains` last touched at least `minAgeMs` ago (those
+ * younger are still being watched by their submitter).
+ */
+export async function reconcileInFlight(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, minAgeMs = 0): Promise<ReconcileReport> {
+  const report: ReconcileReport = { approved: 0, rejected: 0, rebroadcast: 0, pending: 0, interrupted: 0 };
+  const byTx = new Map<string, RequestRecord[]>();
+  for (const record of ledger.listInFlight()) {
+    if (!record.txHash || !chains.has(record.chainId) || record.updatedAt > ledger.now() - minAgeMs) continue;
+    const key = `${record.chainId}:${record.txHash}`;
+    byTx.set(key, [...(byTx.get(key) ?? []), record]);
+  }
+  for (const records of byTx.values()) {
+    const first = records[0]!;
+    const chain = chains.get(first.chainId)!;
+    try {
+      const result = await settleTransaction(ledger, chain, records);
+      report[result] += records.length;
+    } catch (error) {
+      if (!isTransportFailure(error)) throw error;
+      report.pending += records.length;
+    }
+  }
+  return report;
+}
+
+async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: RequestRecord[]): Promise<"approved" | "rejected" | "rebroadcast" | "pending"> {
+  const client = chain.clients.publicClient;
+  const txHash = records[0]!.txHash as Hex;
+  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch((error) => {
+    if (isTransportFailure(error)) throw error;
+    return undefined;
+  });
+  if (receipt) {
+    const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
+    records.forEach((record, i) => {
+      const outcome = outcomes[i]!;
+      finish(ledger, record, outcome.ok === true ? { to: "approved" } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
+    });
+    return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
+  }
+  const signer = records[0]!.signer as Hex;
+  const nonce = records[0]!.nonce!;
+  const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
+  if (mined > nonce) {
+    // Our nonce is used and our transaction is not mined: it can never land.
+    for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
+    return "rejected";
+  }
+  const pending = BigInt(await client.getTransactionCount({ address: signer, blockTag: "pending" }));
+  if (nonce > pending) {
+    // A gap: the chain does not know the transactions before this one (a reset chain). It cannot land.
+    ledger.resetNonce(chain.chainId, signer, pending);
+    for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the chain no longer knows the transaction (was it reset?)" });
+    return "rejected";
+  }
+  try {
+    await client.request({ method: "eth_sendRawTransaction", params: [records[0]!.rawTx as Hex] });
+  } catch (error) {
+    if (isTransportFailure(error)) throw error;
+    // "already known" and similar: it is in the pool. Anything else: try again on the next pass.
+  }
+  for (const record of records) ledger.transition(record.id, ["submitting"], "submitted");
+  return "rebroadcast";
+}
+
+/** Moves a request to its final state and completes its idempotency key with the answer. */
+function finish(ledger: Ledger, record: RequestRecord, end: { to: "approved" } | { to: "rejected"; reason: string }): void {
+  ledger.transaction(() => {
+    const updated = end.to === "approved"
+      ? ledger.transition(record.id, ["submitting", "submitted"], "approved")
+      : ledger.transition(record.id, ["submitting", "submitted"], "rejected", { reason: end.reason });
+    if (!updated) return;
+    const text = JSON.stringify(responseOf(updated));
+    ledger.transition(updated.id, [updated.status], updated.status, { response: text });
+    ledger.completeIdempotency(updated.kind, updated.idempotencyKey, text);
+  });
+}

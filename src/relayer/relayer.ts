@@ -1,0 +1,321 @@
+// The request spine. A signed intent goes through these named steps, in DESIGN.md §7's order:
+//
+//   validate → idempotency → read (vault, policy snapshot at one block) → vault exists → signature
+//   → rate limit → deadline → bot active → pause → replay → policy → balance → simulate (same block)
+//   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
+//
+// Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once.
+// A request is durably recorded before any transaction for it is signed; every 200 answer is
+// stored with the request and under its idempotency key, so replays are byte-for-byte identical.
+import type { Address, Hex } from "viem";
+import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
+import { requestFingerprint } from "../api/fingerprint.ts";
+import { relayError, isRelayError, type RelayError } from "../errors.ts";
+import type { IntentKind } from "../eip712/types.ts";
+import type { Ledger, RequestRecord } from "../ledger/index.ts";
+import { takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
+import { parseScenario, type Scanner, type Scenario } from "./ai/index.ts";
+import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
+import type { RelayerConfig } from "./config.ts";
+import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
+import { choosePath, describeScan, selectorOf, type Path } from "./path.ts";
+import { responseOf, type AnswerExtras } from "./responses.ts";
+import { chooseRoute, simulate } from "./simulate.ts";
+import type { Dispatcher } from "./dispatcher.ts";
+import { scanInput } from "./scan-input.ts";
+import { faultPoint } from "./faults.ts";
+import { formatUsd } from "./usd.ts";
+import { newRequestId } from "../ledger/index.ts";
+
+/** Gas for one payment when it is not estimated (ERC-20 transfer or ETH send plus the vault's checks). */
+export const PAYMENT_GAS = 250_000n;
+
+export interface RelayerParts {
+  config: RelayerConfig;
+  ledger: Ledger;
+  chains: ReadonlyMap<number, ChainRuntime>;
+  dispatcher: Dispatcher;
+  rateLimiter: RateLimiter;
+  scanner: Scanner;
+  onOutcome?: (kind: IntentKind, outcome: string) => void;
+}
+
+/** A request that passed every check, with what later steps need. */
+interface Checked {
+  request: RelayRequest;
+  chain: ChainRuntime;
+  intentHash: Hex;
+  snapshot: PolicySnapshot;
+  route?: SwapRoute;
+  data: Hex;
+  gas: bigint;
+  gasEstimate?: bigint;
+  /** The devnet's forced AI outcome (`metadata.scenario`), if any. */
+  scenario?: Scenario;
+}
+
+export class Relayer {
+  readonly #parts: RelayerParts;
+  readonly #supported: ReadonlySet<number>;
+  /** Work under way per idempotency key, so that a same-key request joins the first. */
+  readonly #running = new Map<string, Promise<string>>();
+
+  constructor(parts: RelayerParts) {
+    this.#parts = parts;
+    this.#supported = new Set(parts.chains.keys());
+  }
+
+  /** POST /v1/payments, /v1/execute, /v1/swap: the 200 body's exact JSON text, or a thrown RelayError. */
+  async submit(kind: IntentKind, body: unknown, headers: HeaderBag, client: string): Promise<string> {
+    const request = validateBody(kind, body, headers, { supportedChainIds: this.#supported });
+    const fingerprint = requestFingerprint(request);
+    const key = `${kind}:${request.idempotencyKey}`;
+    const requestId = newRequestId();
+    const claim = this.#parts.ledger.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId);
+    switch (claim.outcome) {
+      case "replay":
+        return claim.response;
+      case "conflict":
+        throw relayError("IDEMPOTENCY_CONFLICT", "this idempotencyKey was used for a different request; use a new key");
+      case "in_flight":
+        return this.#running.get(key) ?? this.#awaitOrphan(kind, body, headers, client, claim.requestId);
+      case "new": {
+        const work = this.#run(request, fingerprint, requestId).finally(() => this.#running.delete(key));
+        this.#running.set(key, work);
+        return work;
+      }
+    }
+  }
+
+  /** Runs a newly claimed request; on an error, frees the key so that a retry runs again. */
+  async #run(request: RelayRequest, fingerprint: string, requestId: string): Promise<string> {
+    let recorded: RequestRecord | undefined;
+    try {
+      const checked = await this.#check(request);
+      const { record, burst } = this.#record(checked, fingerprint, requestId);
+      recorded = record;
+      const text = await this.#decide(checked, record, burst);
+      this.#parts.onOutcome?.(request.kind, JSON.parse(text).status);
+      return text;
+    } catch (thrown) {
+      const error = asRelayError(thrown);
+      this.#parts.onOutcome?.(request.kind, error.code);
+      if (error.code === "RPC_ERROR" && recorded && this.#mayBeOnChain(recorded.id)) {
+        // The transaction may land: keep the key on this request, a retry waits for its outcome.
+        throw error;
+      }
+      if (recorded) this.#parts.ledger.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
+      this.#parts.ledger.releaseIdempotency(request.kind, request.idempotencyKey);
+      throw error;
+    }
+  }
+
+  // ---- steps ------------------------------------------------------------------------------------
+
+  /** Every check up to and including simulation. Nothing is written. */
+  async #check(request: RelayRequest): Promise<Checked> {
+    const chain = this.#parts.chains.get(request.chainId)!;
+    const scenario = parseScenario(request.metadata, chain.devnet);
+    const { intentHash, snapshot } = await this.#read(chain, request);
+    checkVaultExists(request, snapshot);
+    checkSignature(request, intentHash);
+    takeOrThrow(this.#parts.rateLimiter, [
+      { scope: "bot", key: request.intent.bot },
+      { scope: "vault", key: request.vaultAddress },
+    ]);
+    checkDeadline(request, BigInt(Math.floor(Date.now() / 1000)), snapshot);
+    checkBotAndVault(request, snapshot);
+    this.#checkNotInLedger(request, intentHash);
+    checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
+    const funds = movedFunds(request);
+    checkBalance(funds.tokens, funds.amounts, snapshot);
+
+    const route = request.kind === "swap" ? await chooseRoute(chain, request, snapshot.blockNumber) : undefined;
+    const data = executionCalldata(request, route);
+    const estimate = request.kind !== "payment";
+    const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
+    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber: snapshot.blockNumber, estimate });
+    const gas = sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
+    return { request, chain, intentHash, snapshot, route, data, gas, gasEstimate: sim.gasEstimate, scenario };
+  }
+
+  /** The vault's domain (cached) and the policy snapshot. A vault seen for the first time is probed first. */
+  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; snapshot: PolicySnapshot }> {
+    const probe = chain.knowsDomain(request.vaultAddress)
+      ? undefined
+      : await chain.snapshot(snapshotQuery(request, `0x${"0".repeat(64)}`));
+    if (probe && !probe.isVault) return { intentHash: `0x${"0".repeat(64)}`, snapshot: probe };
+    const domain = await chain.domainOf(request.vaultAddress);
+    const intentHash = intentHashOf(request, domain);
+    return { intentHash, snapshot: await chain.snapshot(snapshotQuery(request, intentHash)) };
+  }
+
+  /** An intent already approved or under way in the ledger (under another key) is a duplicate. */
+  #checkNotInLedger(request: RelayRequest, intentHash: Hex): void {
+    if (this.#parts.ledger.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
+      throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
+    }
+  }
+
+  /**
+   * Records the request and reserves its USD in the rolling windows, in one transaction: two
+   * requests for the same intent, or together above a limit, can never both pass.
+   */
+  #record(checked: Checked, fingerprint: string, requestId: string): { record: RequestRecord; burst: boolean } {
+    const { request, intentHash, snapshot } = checked;
+    const ledger = this.#parts.ledger;
+    return ledger.transaction(() => {
+      this.#checkNotInLedger(request, intentHash);
+      const record = ledger.createRequest({
+        id: requestId,
+        kind: request.kind,
+        chainId: request.chainId,
+        vault: request.vaultAddress,
+        bot: request.intent.bot,
+        intentHash,
+        idempotencyKey: request.idempotencyKey,
+        fingerprint,
+        usdValue: snapshot.usdValue,
+        body: storedBody(checked),
+        deadline: request.intent.deadline,
+      });
+      if (request.kind !== "swap") {
+        const reserved = ledger.reserveSpend(
+          { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
+          { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
+        );
+        if (!reserved.ok) {
+          const scope = reserved.scope === "bot" ? "the bot's" : "the vault's";
+          throw relayError(reserved.code, `${scope} limit of ${formatUsd(reserved.limit.amount)} USD per ${reserved.limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
+        }
+        return { record, burst: reserved.burst };
+      }
+      return { record, burst: false };
+    });
+  }
+
+  /** Picks the path and carries it out; returns the stored 200 text. */
+  async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
+    const path: Path = choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId));
+    const simulationResult = { success: true, ...(checked.gasEstimate === undefined ? {} : { gasEstimate: checked.gasEstimate.toString() }) };
+    switch (path.path) {
+      case "review":
+        return this.#hold(record, path.heldBecause, undefined, { simulationResult });
+      case "scan":
+        return this.#scan(checked, record, path.reasons, simulationResult);
+      case "fast":
+        return this.#execute(checked, record, { simulationResult });
+    }
+  }
+
+  async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
+    const { request, chain, snapshot } = checked;
+    this.#parts.ledger.transition(record.id, ["received"], "scanning");
+    const input = scanInput(checked, this.#parts.ledger, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
+    const result = await this.#parts.scanner.scan(input, { scenario: checked.scenario });
+    const agents = JSON.stringify(result.verdicts);
+    if (!result.approved) {
+      const why = `the verification agents did not reach consensus (${describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold)})`;
+      return this.#hold(record, why, agents, { simulationResult });
+    }
+    this.#parts.ledger.transition(record.id, ["scanning"], "scanning", { agents });
+    return this.#execute(checked, record, { simulationResult, estimatedResolutionMs: Math.max(1, Math.round(result.elapsedMs)) });
+  }
+
+  #hold(record: RequestRecord, heldBecause: string, agents: string | undefined, extras: AnswerExtras): string {
+    const reviewExpiresAt = this.#parts.ledger.now() + this.#parts.config.reviewWindowSeconds * 1000;
+    const held = this.#parts.ledger.transition(record.id, ["received", "scanning"], "held", { heldBecause, agents, reviewExpiresAt });
+    if (!held) throw new Error(`request ${record.id} left its state while being held`);
+    return this.#answer(held, extras);
+  }
+
+  /** Submits and waits for the receipt; the answer is `approved` with txHash, or `rejected` with why. */
+  async #execute(checked: Checked, record: RequestRecord, extras: AnswerExtras): Promise<string> {
+    const { request } = checked;
+    const outcome = await this.#parts.dispatcher.submit(request.chainId, {
+      requestId: record.id,
+      vault: request.vaultAddress,
+      data: checked.data,
+      gas: checked.gas,
+      intentHash: checked.intentHash,
+      payment: request.kind === "payment" ? request : undefined,
+    });
+    if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey");
+    const final = outcome.ok
+      ? this.#parts.ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
+      : this.#parts.ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
+    const settled = final ?? this.#parts.ledger.getRequest(record.id)!;
+    faultPoint("before-response");
+    return this.#answer(settled, extras);
+  }
+
+  /** Stores the 200 text with the request and under its idempotency key; returns it. */
+  #answer(record: RequestRecord, extras: AnswerExtras = {}): string {
+    const text = JSON.stringify(responseOf(record, extras));
+    const ledger = this.#parts.ledger;
+    ledger.transaction(() => {
+      ledger.transition(record.id, [record.status], record.status, { response: text });
+      ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
+    });
+    return text;
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+
+  #mayBeOnChain(requestId: string): boolean {
+    const status = this.#parts.ledger.getRequest(requestId)?.status;
+    return status === "submitting" || status === "submitted";
+  }
+
+  /**
+   * A same-key request whose first run is not in this process (it was interrupted by a restart):
+   * answer from the ledger once the request has settled; run it afresh if it never got anywhere.
+   */
+  async #awaitOrphan(kind: IntentKind, body: unknown, headers: HeaderBag, client: string, requestId: string): Promise<string> {
+    const ledger = this.#parts.ledger;
+    const until = Date.now() + this.#parts.config.receiptTimeoutMs;
+    for (;;) {
+      const record = ledger.getRequest(requestId);
+      if (!record || (record.status === "rejected" && !record.response)) {
+        if (record) ledger.releaseIdempotency(kind, record.idempotencyKey);
+        else ledger.releaseIdempotency(kind, validateBody(kind, body, headers).idempotencyKey);
+        return this.submit(kind, body, headers, client);
+      }
+      if (record.status === "held" || record.status === "approved" || record.status === "rejected") {
+        return record.response ?? this.#answer(record);
+      }
+      if (Date.now() > until) throw relayError("RPC_ERROR", "the request is still being confirmed on-chain; retry with the same idempotencyKey");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+
+  /** GET /v1/{payments,execute,swap}/:id */
+  status(kind: IntentKind, requestId: string): Record<string, unknown> {
+    const record = this.#parts.ledger.getRequest(requestId);
+    if (!record || record.kind !== kind || (record.status === "rejected" && !record.response)) {
+      throw relayError("NOT_FOUND", `no ${kind} request ${requestId}`);
+    }
+    if (record.status === "received" || record.status === "scanning") throw relayError("NOT_FOUND", `no ${kind} request ${requestId}`);
+    return responseOf(record);
+  }
+}
+
+function storedBody(checked: Checked): string {
+  const { request, route } = checked;
+  return JSON.stringify(
+    {
+      ...request,
+      counterparty: counterparty(request).toLowerCase(),
+      selector: request.kind === "execute" ? selectorOf(request.callData) : undefined,
+      route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
+    },
+    (_key, value) => (typeof value === "bigint" ? value.toString() : value),
+  );
+}
+
+function asRelayError(thrown: unknown): RelayError {
+  return isRelayError(thrown) ? thrown : relayError("INTERNAL_ERROR", undefined, { cause: thrown });
+}
+
+

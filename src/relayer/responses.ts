@@ -1,0 +1,31 @@
+// The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
+// a later status read and an idempotent replay all say the same thing.
+import type { RequestKind, RequestRecord } from "../ledger/index.ts";
+import { publicStatus } from "../ledger/index.ts";
+
+const pollPaths: Record<RequestKind, string> = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" };
+
+export function pollUrlOf(kind: RequestKind, requestId: string): string {
+  return `${pollPaths[kind]}/${requestId}`;
+}
+
+/** Extras only the synchronous answer knows. */
+export interface AnswerExtras {
+  /** On the AI scan path: how long resolution took (approved) or is expected to take. */
+  estimatedResolutionMs?: number;
+  simulationResult?: { success: boolean; gasEstimate?: string; error?: string };
+}
+
+/** The response body of a request in its current state (payment and swap shape; execute omits the extras). */
+export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Record<string, unknown> {
+  const status = publicStatus(record.status);
+  const body: Record<string, unknown> = { requestId: record.id, status };
+  if (status === "approved" && record.txHash) body.txHash = record.txHash;
+  if (status === "pending_review") body.pollUrl = pollUrlOf(record.kind, record.id);
+  if (status === "rejected" && record.reason) body.reason = record.reason;
+  if (record.kind !== "execute") {
+    if (extras.estimatedResolutionMs !== undefined) body.estimatedResolutionMs = extras.estimatedResolutionMs;
+    if (extras.simulationResult !== undefined) body.simulationResult = extras.simulationResult;
+  }
+  return body;
+}

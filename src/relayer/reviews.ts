@@ -1,0 +1,228 @@
+// The owner's review queue: list, detail, approve (with the owner's ReviewApproval signature, which
+// lets the vault execute even after the bot's deadline), reject, and expiry of undecided reviews.
+// Only a vault's on-chain owner may see or decide its reviews.
+import { formatUnits, getAddress, type Address, type Hex } from "viem";
+import type { RelayRequest } from "../api/validate.ts";
+import { relayError } from "../errors.ts";
+import { hashIntent } from "../eip712/hash.ts";
+import { recoverSigner } from "../eip712/recover.ts";
+import { publicStatus, type Ledger, type RequestRecord } from "../ledger/index.ts";
+import type { ChainRuntime } from "./chain-runtime.ts";
+import type { Dispatcher } from "./dispatcher.ts";
+import { executionCalldata, type SwapRoute } from "./intents.ts";
+import { responseOf } from "./responses.ts";
+import { simulate } from "./simulate.ts";
+import { usdNumber } from "./usd.ts";
+import { PAYMENT_GAS } from "./relayer.ts";
+import { readArtifact } from "../chain/artifacts.ts";
+
+const vaultAbi = readArtifact("ServiceVault").abi;
+const MAX_REASON = 500;
+
+export interface ReviewDeps {
+  ledger: Ledger;
+  chains: ReadonlyMap<number, ChainRuntime>;
+  dispatcher: Dispatcher;
+}
+
+export class Reviews {
+  readonly #deps: ReviewDeps;
+  readonly #deciding = new Set<string>();
+
+  constructor(deps: ReviewDeps) {
+    this.#deps = deps;
+  }
+
+  /** Held reviews of the vaults `owner` owns (optionally one chain or vault). */
+  async list(owner: Address, filter: { chainId?: number; vault?: Address }): Promise<Record<string, unknown>[]> {
+    this.#deps.ledger.expireReviews();
+    if (filter.vault && filter.chainId !== undefined) await this.#requireOwner(owner, filter.chainId, filter.vault);
+    const records = this.#deps.ledger.listReviews({ chainId: filter.chainId, vault: filter.vault });
+    const owned = new Map<string, boolean>();
+    const out: Record<string, unknown>[] = [];
+    for (const record of records) {
+      const key = `${record.chainId}:${record.vault}`;
+      if (!owned.has(key)) owned.set(key, (await this.#ownerOf(record.chainId, record.vault as Address)) === owner.toLowerCase());
+      if (owned.get(key)) out.push(this.#item(record));
+    }
+    if (filter.vault && out.length === 0 && records.length > 0) throw relayError("NOT_VAULT_OWNER", "only the vault's owner may list its reviews");
+    return out;
+  }
+
+  async detail(owner: Address, requestId: string): Promise<Record<string, unknown>> {
+    this.#deps.ledger.expireReviews();
+    const record = this.#held(requestId);
+    await this.#requireOwner(owner, record.chainId, record.vault as Address);
+    return this.#item(record);
+  }
+
+  /** Approves: verify the owner's ReviewApproval, simulate again, execute; answers the request's response. */
+  async approve(owner: Address, requestId: string, approval: { deadline: bigint; signature: Hex }): Promise<Record<string, unknown>> {
+    this.#deps.ledger.expireReviews();
+    const record = this.#held(requestId);
+    const chain = this.#chain(record.chainId);
+    const vault = record.vault as Address;
+    await this.#requireOwner(owner, record.chainId, vault);
+    this.#requireUndecided(record);
+    if (approval.deadline <= BigInt(Math.floor(Date.now() / 1000))) throw relayError("DEADLINE_EXPIRED", "approval.deadline has passed");
+    const domain = await chain.domainOf(vault);
+    const digest = hashIntent("review", domain, { intentHash: record.intentHash as Hex, deadline: approval.deadline });
+    let signer: Address;
+    try {
+      signer = recoverSigner(digest, approval.signature);
+    } catch (error) {
+      throw relayError("INVALID_SIGNATURE", `approval.signature: ${(error as Error).message}`);
+    }
+    if (signer.toLowerCase() !== owner.toLowerCase()) throw relayError("INVALID_SIGNATURE", "approval.signature is not the owner's ReviewApproval for this request");
+
+    if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
+    this.#deciding.add(requestId);
+    try {
+      const stored = JSON.parse(record.body) as StoredBody;
+      const request = revive(stored);
+      const data = executionCalldata(request, stored.route as SwapRoute | undefined, approval);
+      const from = this.#deps.dispatcher.signerFor(record.chainId, vault);
+      const block = await chain.clients.publicClient.getBlockNumber();
+      const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" });
+      const gas = sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
+      const outcome = await this.#deps.dispatcher.submit(record.chainId, { requestId, vault, data, gas, intentHash: record.intentHash as Hex });
+      if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the approval was recorded and sent, but the node did not confirm it yet; check the request's status");
+      const final = outcome.ok
+        ? this.#deps.ledger.transition(requestId, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
+        : this.#deps.ledger.transition(requestId, ["submitting", "submitted"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
+      return this.#store(final ?? this.#deps.ledger.getRequest(requestId)!);
+    } finally {
+      this.#deciding.delete(requestId);
+    }
+  }
+
+  async reject(owner: Address, requestId: string, reason: unknown): Promise<Record<string, unknown>> {
+    if (typeof reason !== "string" || reason.trim() === "") throw relayError("INVALID_REQUEST", "reason is required");
+    if (reason.length > MAX_REASON) throw relayError("INVALID_REQUEST", `reason must be at most ${MAX_REASON} characters`);
+    this.#deps.ledger.expireReviews();
+    const record = this.#held(requestId);
+    await this.#requireOwner(owner, record.chainId, record.vault as Address);
+    this.#requireUndecided(record);
+    if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
+    const updated = this.#deps.ledger.transition(requestId, ["held"], "rejected", { reason: `rejected by the owner: ${reason.trim()}` });
+    if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
+    return this.#store(updated);
+  }
+
+  /** Rejects undecided reviews whose window has ended; returns how many. */
+  expire(): number {
+    const expired = this.#deps.ledger.expireReviews();
+    for (const record of expired) this.#store(record);
+    return expired.length;
+  }
+
+  /** Pending reviews (for metrics). */
+  pendingCount(): number {
+    return this.#deps.ledger.listReviews({}).length;
+  }
+
+  // ---- helpers ----------------------------------------------------------------------------------
+
+  #store(record: RequestRecord): Record<string, unknown> {
+    const body = responseOf(record);
+    const text = JSON.stringify(body);
+    const ledger = this.#deps.ledger;
+    ledger.transaction(() => {
+      ledger.transition(record.id, [record.status], record.status, { response: text });
+      ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
+    });
+    return body;
+  }
+
+  #held(requestId: string): RequestRecord {
+    const record = this.#deps.ledger.getRequest(requestId);
+    if (!record || record.heldBecause === undefined) throw relayError("NOT_FOUND", `no review ${requestId}`);
+    return record;
+  }
+
+  #requireUndecided(record: RequestRecord): void {
+    if (record.status !== "held") throw relayError("REVIEW_ALREADY_DECIDED", `this review is already ${publicStatus(record.status)}`);
+  }
+
+  #chain(chainId: number): ChainRuntime {
+    const chain = this.#deps.chains.get(chainId);
+    if (!chain) throw relayError("INVALID_CHAIN_ID", `chain ${chainId} is not served`);
+    return chain;
+  }
+
+  async #ownerOf(chainId: number, vault: Address): Promise<string> {
+    const chain = this.#chain(chainId);
+    const owner = (await chain.clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "owner" })) as Address;
+    return owner.toLowerCase();
+  }
+
+  async #requireOwner(owner: Address, chainId: number, vault: Address): Promise<void> {
+    if ((await this.#ownerOf(chainId, vault)) !== owner.toLowerCase()) {
+      throw relayError("NOT_VAULT_OWNER", `only the owner of vault ${getAddress(vault)} may do this`);
+    }
+  }
+
+  /** A review as the owner sees it: the intent in base and human units, USD, memo, why held, verdicts. */
+  #item(record: RequestRecord): Record<string, unknown> {
+    const stored = JSON.parse(record.body) as StoredBody;
+    const tokens = this.#deps.dispatcher.tokenInfo(record.chainId);
+    const human = (token: string, amount: string) => {
+      const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
+      return info ? { token, symbol: info.symbol, decimals: info.decimals, amount, human: formatUnits(BigInt(amount), info.decimals) } : { token, amount };
+    };
+    const intent = stored.intent as Record<string, unknown>;
+    const amounts: unknown[] = [];
+    if (record.kind === "payment") amounts.push(human(intent.token as string, intent.amount as string));
+    if (record.kind === "execute") (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
+    if (record.kind === "swap") amounts.push(human(intent.fromToken as string, intent.maxFromAmount as string));
+    const item: Record<string, unknown> = {
+      requestId: record.id,
+      kind: record.kind,
+      status: publicStatus(record.status),
+      chainId: record.chainId,
+      vault: getAddress(record.vault),
+      bot: getAddress(record.bot),
+      intentHash: record.intentHash,
+      createdAt: new Date(record.createdAt).toISOString(),
+      deadline: record.deadline.toString(),
+      reviewExpiresAt: record.reviewExpiresAt === undefined ? undefined : new Date(record.reviewExpiresAt).toISOString(),
+      heldBecause: record.heldBecause,
+      intent,
+      amounts,
+      counterparty: stored.counterparty,
+      usdValue: usdNumber(record.usdValue),
+      agents: record.agents ? JSON.parse(record.agents) : [],
+    };
+    if (record.reason) item.reason = record.reason;
+    if (record.txHash) item.txHash = record.txHash;
+    if (stored.memo !== undefined) item.memo = stored.memo;
+    if (stored.metadata !== undefined) item.metadata = stored.metadata;
+    if (stored.protocolName !== undefined) item.protocolName = stored.protocolName;
+    return item;
+  }
+}
+
+/** The request as stored by the relayer (bigints as decimal strings). */
+interface StoredBody {
+  kind: RelayRequest["kind"];
+  intent: Record<string, unknown>;
+  signature: Hex;
+  callData?: Hex;
+  memo?: string;
+  metadata?: Record<string, string>;
+  protocolName?: string;
+  counterparty: string;
+  route?: { router: Address; swapCalldata: Hex; quotedOut: string };
+  [field: string]: unknown;
+}
+
+const bigintFields = new Set(["amount", "deadline", "value", "minToAmount", "maxFromAmount"]);
+
+/** The stored body back as a request (bigints restored). */
+function revive(stored: StoredBody): RelayRequest {
+  const intent: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(stored.intent)) {
+    intent[k] = bigintFields.has(k) ? BigInt(v as string) : k === "amounts" ? (v as string[]).map(BigInt) : v;
+  }
+  return { ...stored, intent } as unknown as RelayRequest;
+}

@@ -1,0 +1,71 @@
+// What the verification agents see of a request: a one-line summary, its USD value, memo and
+// metadata, why it is scanned, the bot's policy and its recent history from the ledger.
+import type { Ledger } from "../ledger/index.ts";
+import type { ScanInput, ScanReason } from "./ai/index.ts";
+import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
+import type { TokenInfo } from "./dispatcher.ts";
+import { counterparty } from "./intents.ts";
+import { selectorOf } from "./path.ts";
+import { formatUsd } from "./usd.ts";
+import type { RelayRequest } from "../api/validate.ts";
+import { formatUnits } from "viem";
+
+interface ScanSubject {
+  request: RelayRequest;
+  chain: ChainRuntime;
+  snapshot: PolicySnapshot;
+}
+
+export function scanInput(subject: ScanSubject, ledger: Ledger, reasons: readonly ScanReason[], tokens: ReadonlyMap<string, TokenInfo>): ScanInput {
+  const { request, snapshot } = subject;
+  const other = counterparty(request);
+  const history = ledger.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
+  const dailyLimit = snapshot.config.spendingLimits.find((l) => l.windowSeconds === 86_400n)?.amount ?? 0n;
+  const input: ScanInput = {
+    kind: request.kind,
+    chainId: request.chainId,
+    vault: request.vaultAddress,
+    bot: request.intent.bot,
+    counterparty: other,
+    summary: summarize(request, snapshot.usdValue, tokens),
+    usdValue: snapshot.usdValue,
+    reasons: [...reasons],
+    policy: { aiTriggerThreshold: snapshot.config.aiTriggerThreshold, maxPerTxAmount: snapshot.config.maxPerTxAmount, dailyLimit },
+    history: {
+      requests24h: history.requests24h,
+      rejected24h: history.rejected24h,
+      approvedUsd24h: history.approvedUsd24h,
+      medianUsd: history.medianUsd,
+      approvedCount: history.recentApproved,
+      knownCounterparty: history.knownCounterparty,
+    },
+  };
+  if (request.kind === "execute") {
+    const selector = selectorOf(request.callData);
+    if (selector) input.selector = selector;
+  }
+  if (request.memo !== undefined) input.memo = request.memo;
+  if (request.metadata !== undefined) input.metadata = request.metadata;
+  return input;
+}
+
+/** "pay 12000 USDC (12000 USD) to 0x…", "call 0x… (Marketplace)", "swap up to 5 WETH for ≥ 14000 USDC". */
+export function summarize(request: RelayRequest, usdValue: bigint, tokens: ReadonlyMap<string, TokenInfo>): string {
+  const human = (token: string, amount: bigint): string => {
+    const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
+    return info ? `${formatUnits(amount, info.decimals)} ${info.symbol}` : `${amount} units of ${token}`;
+  };
+  const usd = `${formatUsd(usdValue)} USD`;
+  switch (request.kind) {
+    case "payment":
+      return `pay ${human(request.intent.token, request.intent.amount)} (${usd}) to ${request.intent.to}`;
+    case "execute": {
+      const moved = request.intent.tokens.map((t, i) => human(t, request.intent.amounts[i]!));
+      if (request.intent.value > 0n) moved.push(human("0x" + "0".repeat(40), request.intent.value));
+      const name = request.protocolName ? ` (${request.protocolName})` : "";
+      return `call ${request.intent.protocol}${name} with ${moved.join(", ") || "no funds"} (${usd})`;
+    }
+    case "swap":
+      return `swap up to ${human(request.intent.fromToken, request.intent.maxFromAmount)} (${usd}) for at least ${human(request.intent.toToken, request.intent.minToAmount)}`;
+  }
+}

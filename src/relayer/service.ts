@@ -1,0 +1,176 @@
+// The relayer as a running service: ledger, chains, submitters, the spine, reviews, and the HTTP
+// server, wired together; start-up reconciliation with the chain; background timers; and a
+// graceful stop (new requests get 503 while those in flight reach a recorded state).
+import type { EIP1193Provider } from "viem";
+import type { FastifyInstance } from "fastify";
+import { buildApp } from "../server/app.ts";
+import { relayError } from "../errors.ts";
+import { ledgerPath, openLedger, type Ledger } from "../ledger/index.ts";
+import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
+import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
+import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
+import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
+import { registerAuthRoutes } from "../server/routes/auth.ts";
+import { registerIntentRoutes } from "../server/routes/intents.ts";
+import { registerReadRoutes } from "../server/routes/reads.ts";
+import { registerReviewRoutes } from "../server/routes/reviews.ts";
+import { createScanner } from "./ai/index.ts";
+import { ChainRuntime } from "./chain-runtime.ts";
+import type { RelayerConfig } from "./config.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { VaultReads } from "./reads.ts";
+import { reconcileInFlight, settleInterrupted } from "./reconcile.ts";
+import { Relayer } from "./relayer.ts";
+import { Reviews } from "./reviews.ts";
+import { isTransportFailure } from "./rpc-errors.ts";
+
+export interface StartRelayerOptions {
+  config: RelayerConfig;
+  port: number;
+  host?: string;
+  /** In-process providers by chain id (devnet mode); other chains use their rpcUrl. */
+  providers?: ReadonlyMap<number, EIP1193Provider>;
+  log?: (line: string) => void;
+}
+
+export interface RunningRelayer {
+  readonly url: string;
+  readonly port: number;
+  readonly app: FastifyInstance;
+  readonly ledger: Ledger;
+  readonly metrics: RelayerMetrics;
+  close(): Promise<void>;
+}
+
+const RECONCILE_EVERY_MS = 5_000;
+const RECONCILE_MIN_AGE_MS = 15_000;
+
+export async function startRelayer(options: StartRelayerOptions): Promise<RunningRelayer> {
+  const { config } = options;
+  const log = options.log ?? (() => {});
+  const host = options.host ?? "127.0.0.1";
+  const ledger = openLedger(ledgerPath(config.stateDir));
+  try {
+    const chains = new Map(config.chains.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
+    await settleWithChain(ledger, chains, log);
+
+    const metrics = createRelayerMetrics();
+    const dispatcher = new Dispatcher(chains, ledger, {
+      maxBatch: config.maxBatchSize,
+      onMined: (chainId) => metrics.countTransaction(chainId, "mined"),
+    });
+    const relayer = new Relayer({
+      config,
+      ledger,
+      chains,
+      dispatcher,
+      rateLimiter: new RateLimiter(config.rateLimits),
+      scanner: createScanner(config.ai),
+      onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
+    });
+    const reviews = new Reviews({ ledger, chains, dispatcher });
+    metrics.reviewsPending.onCollect((gauge) => gauge.set(reviews.pendingCount()));
+
+    let draining = false;
+    let auth: OwnerAuth | undefined;
+    const authRef = lazyAuth(() => auth);
+    const app = buildApp({ chainIds: [...chains.keys()] });
+    app.addHook("onRequest", async (request) => {
+      if (draining && request.url !== "/healthz") throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry shortly", { retryAfterSeconds: 1 });
+    });
+    registerClientRateLimit(app, new RateLimiter(config.rateLimits));
+    registerMetrics(app, metrics);
+    registerIntentRoutes(app, relayer);
+    registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
+    registerAuthRoutes(app, authRef);
+    registerReviewRoutes(app, reviews, authRef);
+    registerOpenApiRoute(app, buildOpenApiDocument({ chainIds: [...chains.keys()] }));
+    app.get("/readyz", async (_request, reply) => {
+      const checks = await Promise.all(
+        [...chains.values()].map(async (chain) => {
+          try {
+            const block = await chain.clients.publicClient.getBlockNumber({ cacheTime: 0 });
+            return { chainId: chain.chainId, ok: true, blockNumber: Number(block) };
+          } catch {
+            return { chainId: chain.chainId, ok: false };
+          }
+        }),
+      );
+      const ready = !draining && checks.every((c) => c.ok);
+      if (!ready) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : `chain ${checks.find((c) => !c.ok)?.chainId} is unreachable`);
+      return reply.send({ status: "ready", chains: checks });
+    });
+
+    await app.listen({ port: options.port, host });
+    const address = app.server.address();
+    const port = typeof address === "object" && address !== null ? address.port : options.port;
+    const url = `http://${host}:${port}`;
+    auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
+
+    const timers = [
+      setInterval(() => reviews.expire(), 1_000),
+      setInterval(() => {
+        reconcileInFlight(ledger, chains, RECONCILE_MIN_AGE_MS).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
+      }, RECONCILE_EVERY_MS),
+      setInterval(() => ledger.pruneIdempotency(0), 3_600_000),
+    ];
+    for (const t of timers) t.unref();
+
+    let closed = false;
+    return {
+      url,
+      port,
+      app,
+      ledger,
+      metrics,
+      async close() {
+        if (closed) return;
+        closed = true;
+        draining = true;
+        for (const t of timers) clearInterval(t);
+        await app.close();
+        ledger.close();
+      },
+    };
+  } catch (error) {
+    ledger.close();
+    throw error;
+  }
+}
+
+/** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */
+async function settleWithChain(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void): Promise<void> {
+  const interrupted = settleInterrupted(ledger);
+  try {
+    const report = await reconcileInFlight(ledger, chains);
+    const settled = report.approved + report.rejected + report.rebroadcast;
+    if (settled + interrupted > 0) {
+      log(`reconciled with the chain: ${report.approved} approved, ${report.rejected} rejected, ${report.rebroadcast} re-broadcast, ${interrupted} interrupted`);
+    }
+    for (const chain of chains.values()) {
+      for (const signer of chain.signers) {
+        const stillInFlight = ledger.listInFlight().some((r) => r.chainId === chain.chainId && r.signer === signer.address.toLowerCase());
+        if (stillInFlight) continue;
+        const pending = BigInt(await chain.clients.publicClient.getTransactionCount({ address: signer.address, blockTag: "pending" }));
+        ledger.resetNonce(chain.chainId, signer.address, pending);
+      }
+    }
+  } catch (error) {
+    if (!isTransportFailure(error)) throw error;
+    log("a chain is unreachable at start-up; in-flight requests will be reconciled once it answers");
+  }
+}
+
+/** OwnerAuth is created once the server knows its own URL; routes reach it through this. */
+function lazyAuth(get: () => OwnerAuth | undefined): OwnerAuth {
+  const need = (): OwnerAuth => {
+    const auth = get();
+    if (!auth) throw relayError("SERVICE_UNAVAILABLE", "starting up");
+    return auth;
+  };
+  return {
+    issueNonce: () => need().issueNonce(),
+    login: (message: string, signature: string) => need().login(message, signature),
+    authenticate: (header: string | undefined) => need().authenticate(header),
+  } as unknown as OwnerAuth;
+}

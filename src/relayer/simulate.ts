@@ -1,0 +1,95 @@
+// Simulation with eth_call pinned to a block, before anything is signed or sent; and the swap
+// route, chosen from the configured routers' quotes at the same block.
+import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from "viem";
+import type { SwapRequest } from "../api/validate.ts";
+import { relayError } from "../errors.ts";
+import type { ChainRuntime } from "./chain-runtime.ts";
+import { routerAbi, routerCalldata, vaultAbi, type SwapRoute } from "./intents.ts";
+import { isTransportFailure, rpcFailure } from "./rpc-errors.ts";
+
+export interface SimulationOk {
+  success: true;
+  gasEstimate?: bigint;
+}
+
+/** Every ABI whose custom errors a revert may carry: the vault's (which includes OpenZeppelin's) and the router's. */
+const errorAbi = [...vaultAbi, ...routerAbi].filter((item) => item.type === "error");
+
+/** A readable revert reason from revert data: `Error(string)`, a panic, or a decoded custom error. */
+export function decodeRevert(data: Hex | undefined): string {
+  if (data === undefined || data === "0x") return "reverted without a reason";
+  try {
+    const decoded = decodeErrorResult({ abi: errorAbi, data });
+    if (decoded.errorName === "Error") return String(decoded.args?.[0]);
+    const args = (decoded.args ?? []).map((a) => (typeof a === "bigint" ? a.toString() : String(a)));
+    return `${decoded.errorName}(${args.join(", ")})`;
+  } catch {
+    // Nested revert data inside a wrapper error (e.g. PaymentFailed's bytes) or an unknown selector.
+    return `reverted with data ${data.slice(0, 74)}${data.length > 74 ? "…" : ""}`;
+  }
+}
+
+function revertDataOf(error: unknown): Hex | undefined {
+  if (!(error instanceof BaseError)) return undefined;
+  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
+  if (reverted?.raw) return reverted.raw;
+  const withData = error.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: Hex } | null;
+  return withData?.data;
+}
+
+/**
+ * eth_call of the exact transaction (from the relayer, to the vault) at `blockNumber`. A revert is
+ * 422 SIMULATION_FAILED with the decoded reason in `details` (or the `onRevert` mapping); a node
+ * failure is 500 RPC_ERROR. With `estimate`, also eth_estimateGas at the same block.
+ */
+export async function simulate(
+  chain: ChainRuntime,
+  call: { from: Address; to: Address; data: Hex; blockNumber: bigint; estimate?: boolean },
+): Promise<SimulationOk> {
+  const client = chain.clients.publicClient;
+  try {
+    const [, gas] = await Promise.all([
+      client.call({ account: call.from, to: call.to, data: call.data, blockNumber: call.blockNumber }),
+      call.estimate ? client.estimateGas({ account: call.from, to: call.to, data: call.data, blockNumber: call.blockNumber }) : undefined,
+    ]);
+    return gas === undefined ? { success: true } : { success: true, gasEstimate: gas };
+  } catch (error) {
+    if (isTransportFailure(error)) throw relayError("RPC_ERROR", "the blockchain node did not answer", { cause: error });
+    const reason = decodeRevert(revertDataOf(error));
+    if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) throw relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause: error });
+    throw relayError("SIMULATION_FAILED", reason, { cause: error });
+  }
+}
+
+/**
+ * The best route for a swap among the chain's routers: the highest quote for exactly
+ * `maxFromAmount`. No router quoting the pair → 422 NO_SWAP_ROUTE; the best quote below
+ * `minToAmount` → 422 SWAP_SLIPPAGE_EXCEEDED.
+ */
+export async function chooseRoute(chain: ChainRuntime, request: SwapRequest, blockNumber: bigint): Promise<SwapRoute> {
+  const i = request.intent;
+  const quotes = await Promise.all(
+    chain.config.routers.map(async (router) => {
+      try {
+        const { data } = await rpcFailure(() =>
+          chain.clients.publicClient.call({
+            to: router,
+            data: encodeFunctionData({ abi: routerAbi, functionName: "quote", args: [i.fromToken, i.toToken, i.maxFromAmount] }),
+            blockNumber,
+          }),
+        );
+        const out = decodeFunctionResult({ abi: routerAbi, functionName: "quote", data: data ?? "0x" }) as bigint;
+        return { router, out };
+      } catch (error) {
+        if ((error as { code?: string }).code === "RPC_ERROR") throw error;
+        return undefined; // this router has no route for the pair
+      }
+    }),
+  );
+  const best = quotes.filter((q) => q !== undefined).sort((a, b) => (a.out > b.out ? -1 : a.out < b.out ? 1 : 0))[0];
+  if (!best) throw relayError("NO_SWAP_ROUTE", `no router quotes ${i.fromToken} → ${i.toToken}`);
+  if (best.out < i.minToAmount) {
+    throw relayError("SWAP_SLIPPAGE_EXCEEDED", `best quote ${best.out} is below minToAmount ${i.minToAmount}`);
+  }
+  return { router: best.router, swapCalldata: routerCalldata(request, request.vaultAddress), quotedOut: best.out };
+}

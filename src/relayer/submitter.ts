@@ -1,0 +1,252 @@
+// Sends the relayer's transactions: one queue per relayer key, so nonces are handed out strictly in
+// order. Each transaction is signed, durably recorded in the ledger (nonce reserved, raw bytes
+// kept), and only then broadcast; receipts are watched afterwards, so the next transaction never
+// waits for the previous one to be mined. Fast-path payments of one vault that queue up while a
+// transaction is being sent are coalesced into one `executePaymentBatch`.
+//
+// Nonce rules: a nonce is reserved only when the signed transaction is recorded (a failed
+// signature or a refused estimate burns none); a node that says the nonce is already used gets the
+// same requests re-signed with the chain's nonce (the old transaction can never land); a node that
+// could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
+import { decodeEventLog, keccak256, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
+import type { PaymentRequest } from "../api/validate.ts";
+import type { Ledger } from "../ledger/index.ts";
+import { relayError } from "../errors.ts";
+import type { ChainRuntime } from "./chain-runtime.ts";
+import { batchCalldata, vaultAbi } from "./intents.ts";
+import { decodeRevert } from "./simulate.ts";
+import { isTransportFailure } from "./rpc-errors.ts";
+import { faultPoint } from "./faults.ts";
+
+/** One request to execute. Payments carry `payment` so that they can share a batch. */
+export interface Job {
+  requestId: string;
+  vault: Address;
+  data: Hex;
+  gas: bigint;
+  intentHash: Hex;
+  payment?: PaymentRequest;
+}
+
+/** How a job ended on-chain. */
+export type JobOutcome =
+  | { ok: true; txHash: Hex; blockNumber: bigint }
+  | { ok: false; txHash?: Hex; reason: string }
+  /** Broadcast state unknown (the node did not answer): recorded as submitting, re-broadcast later. */
+  | { ok: "unknown"; txHash: Hex };
+
+interface Queued {
+  job: Job;
+  resolve(outcome: JobOutcome): void;
+  reject(error: unknown): void;
+}
+
+const BATCH_ITEM_GAS = 30_000n;
+
+export class Submitter {
+  readonly #chain: ChainRuntime;
+  readonly #ledger: Ledger;
+  readonly #signer: LocalAccount;
+  readonly #maxBatch: number;
+  readonly #queue: Queued[] = [];
+  #pumping = false;
+  #chainNonce: bigint | undefined;
+  #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
+  #onMined: (hash: Hex) => void;
+
+  constructor(chain: ChainRuntime, ledger: Ledger, signer: LocalAccount, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
+    this.#chain = chain;
+    this.#ledger = ledger;
+    this.#signer = signer;
+    this.#maxBatch = options.maxBatch;
+    this.#onMined = options.onMined ?? (() => {});
+  }
+
+  get address(): Address {
+    return this.#signer.address;
+  }
+
+  /** Queues a job; resolves once its transaction is mined (or is known to have failed). */
+  submit(job: Job): Promise<JobOutcome> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ job, resolve, reject });
+      void this.#pump();
+    });
+  }
+
+  /** Jobs waiting to be signed. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.#queue.length > 0) {
+        const group = this.#takeGroup();
+        try {
+          const sent = await this.#send(group.map((q) => q.job));
+          void this.#watch(group, sent);
+        } catch (error) {
+          for (const q of group) q.reject(error);
+        }
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  /** The next job, plus the fast-path payments of the same vault queued behind it (up to maxBatch). */
+  #takeGroup(): Queued[] {
+    const first = this.#queue.shift()!;
+    if (!first.job.payment || this.#maxBatch === 1) return [first];
+    const group = [first];
+    for (let i = 0; i < this.#queue.length && group.length < this.#maxBatch; ) {
+      const q = this.#queue[i]!;
+      if (q.job.payment && q.job.vault === first.job.vault) {
+        group.push(q);
+        this.#queue.splice(i, 1);
+      } else i++;
+    }
+    return group;
+  }
+
+  /** Signs, records and broadcasts one transaction carrying `jobs`; returns its hash. */
+  async #send(jobs: readonly Job[]): Promise<{ txHash: Hex; broadcast: boolean }> {
+    const data = jobs.length === 1 ? jobs[0]!.data : batchCalldata(jobs.map((j) => j.payment!));
+    const gas = jobs.length === 1 ? jobs[0]!.gas : jobs.reduce((sum, j) => sum + j.gas + BATCH_ITEM_GAS, 50_000n);
+    const ids = jobs.map((j) => j.requestId);
+    const fees = await this.#feeData();
+    const chainNonce = await this.#pendingNonce();
+    for (let attempt = 0; ; attempt++) {
+      const nonce = this.#ledger.nextNonce(this.#chain.chainId, this.address, chainNonce);
+      const rawTx = await this.#signer.signTransaction({
+        type: "eip1559",
+        chainId: this.#chain.chainId,
+        to: jobs[0]!.vault,
+        data,
+        gas,
+        nonce: Number(nonce),
+        maxFeePerGas: fees.maxFeePerGas,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+      });
+      const txHash = txHashOf(rawTx);
+      const recorded = this.#ledger.recordBatchSubmission(ids, {
+        signer: this.address,
+        nonce,
+        txHash,
+        rawTx,
+        chainPendingNonce: chainNonce,
+        from: attempt === 0 ? undefined : ["submitting"],
+      });
+      if (!recorded.ok) {
+        if (recorded.code === "NONCE_MISMATCH" && attempt < 3) continue;
+        throw new Error(`could not record the submission: ${recorded.code}`);
+      }
+      faultPoint("after-record");
+      try {
+        await this.#chain.clients.publicClient.request({ method: "eth_sendRawTransaction", params: [rawTx] });
+      } catch (error) {
+        if (isTransportFailure(error)) return { txHash, broadcast: false };
+        const message = (error as Error).message ?? "";
+        if (/already known|already imported/i.test(message)) return { txHash, broadcast: true };
+        if (/nonce too low|nonce.*(used|lower)/i.test(message) && attempt < 3) {
+          // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
+          this.#chainNonce = undefined;
+          const fresh = await this.#pendingNonce();
+          this.#ledger.resetNonce(this.#chain.chainId, this.address, fresh);
+          continue;
+        }
+        // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
+        this.#ledger.resetNonce(this.#chain.chainId, this.address, nonce);
+        for (const id of ids) this.#ledger.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+        throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
+      }
+      faultPoint("after-broadcast");
+      for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
+      this.#chainNonce = nonce + 1n;
+      return { txHash, broadcast: true };
+    }
+  }
+
+  async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
+    if (!sent.broadcast) {
+      for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
+      return;
+    }
+    let receipt: TransactionReceipt | undefined;
+    try {
+      receipt = await waitForReceipt(this.#chain, sent.txHash, 120_000);
+    } catch {
+      receipt = undefined;
+    }
+    if (!receipt) {
+      for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
+      return;
+    }
+    this.#onMined(sent.txHash);
+    const outcomes = outcomesFromReceipt(receipt, group.map((q) => q.job));
+    group.forEach((q, i) => q.resolve(outcomes[i]!));
+  }
+
+  async #pendingNonce(): Promise<bigint> {
+    if (this.#chainNonce === undefined) {
+      const count = await this.#chain.clients.publicClient.getTransactionCount({ address: this.address, blockTag: "pending" });
+      this.#chainNonce = BigInt(count);
+    }
+    return this.#chainNonce;
+  }
+
+  /** Fees: twice the latest base fee plus the node's suggested tip, refreshed at most once a second. */
+  async #feeData(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
+    const now = Date.now();
+    if (this.#fees && now - this.#fees.at < 1000) return this.#fees;
+    const estimate = await this.#chain.clients.publicClient.estimateFeesPerGas();
+    this.#fees = { at: now, maxFeePerGas: estimate.maxFeePerGas!, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas! };
+    return this.#fees;
+  }
+}
+
+/** Per job: did its intent execute? A batch reports failures with PaymentFailed(intentHash, reason). */
+export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly Job[]): JobOutcome[] {
+  const txHash = receipt.transactionHash;
+  if (receipt.status !== "success") return jobs.map(() => ({ ok: false, txHash, reason: "the transaction reverted on-chain" }));
+  const failed = new Map<string, string>();
+  for (const log of receipt.logs) {
+    try {
+      const event = decodeEventLog({ abi: vaultAbi, data: log.data, topics: log.topics });
+      if (event.eventName === "PaymentFailed") {
+        const args = event.args as unknown as { intentHash: Hex; reason: Hex };
+        failed.set(args.intentHash.toLowerCase(), decodeRevert(args.reason));
+      }
+    } catch {
+      // not a vault event
+    }
+  }
+  return jobs.map((job) => {
+    const reason = failed.get(job.intentHash.toLowerCase());
+    return reason === undefined ? { ok: true, txHash, blockNumber: receipt.blockNumber } : { ok: false, txHash, reason: `execution failed on-chain: ${reason}` };
+  });
+}
+
+/** Polls for a receipt: at once, then backing off from 5 ms to 500 ms, until `timeoutMs`. */
+export async function waitForReceipt(chain: ChainRuntime, hash: Hex, timeoutMs: number): Promise<TransactionReceipt | undefined> {
+  const until = Date.now() + timeoutMs;
+  for (let wait = 5; ; wait = Math.min(wait * 2, 500)) {
+    const receipt = await chain.clients.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
+    if (receipt) return receipt;
+    if (Date.now() >= until) return undefined;
+    await new Promise((r) => setTimeout(r, wait));
+  }
+}
+
+/** A signed transaction's hash is the keccak of its raw bytes. */
+function txHashOf(rawTx: Hex): Hex {
+  return keccak256(rawTx);
+}
+
+function firstLine(text: string): string {
+  return text.split("\n")[0]!.slice(0, 200);
+}
+

@@ -1,0 +1,116 @@
+// The relayer's Prometheus metrics (GET /metrics): HTTP traffic by route pattern, intent outcomes,
+// transactions, AI scans, the review queue and the ledger, plus the usual process metrics.
+//
+// Route labels are the route's pattern (`/v1/payments/:requestId`), never the raw URL, and requests
+// that match no route are labelled "unmatched", so the number of series stays bounded whatever
+// clients send. Unusual HTTP methods are labelled "OTHER" for the same reason.
+import type { FastifyInstance } from "fastify";
+import type { IntentKind } from "../eip712/types.ts";
+import type { ErrorCode } from "../errors.ts";
+import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from "./prometheus.ts";
+
+/** Outcome of one submitted intent: its 200 status, or the error code it was refused with. */
+export type IntentOutcome = "approved" | "pending_review" | "rejected" | ErrorCode;
+export type TransactionResult = "submitted" | "mined" | "reverted" | "replaced" | "failed";
+export type AiScanResult = "approved" | "no_consensus" | "timeout";
+
+/** Request durations from 1 ms to 30 s, in seconds. */
+export const HTTP_DURATION_BUCKETS: readonly number[] = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+export interface RelayerMetrics {
+  readonly registry: Registry;
+  readonly httpRequests: Counter<"method" | "route" | "status">;
+  readonly httpRequestDuration: Histogram<"method" | "route">;
+  /** `intents.inc({kind, outcome})` once per submitted intent, whatever became of it. */
+  readonly intents: Counter<"kind" | "outcome">;
+  readonly transactions: Counter<"chain_id" | "result">;
+  readonly aiScans: Counter<"result">;
+  /** Fill with `reviewsPending.onCollect((g) => g.set(count))`; read at each scrape. */
+  readonly reviewsPending: Gauge;
+  /** Fill with `ledgerRequests.onCollect((g) => g.set({status}, count))` for each status. */
+  readonly ledgerRequests: Gauge<"status">;
+  readonly residentMemory: Gauge;
+  readonly startTime: Gauge;
+  readonly up: Gauge;
+  /** Typed helpers for the label values of the counters above. */
+  countIntent(kind: IntentKind, outcome: IntentOutcome): void;
+  countTransaction(chainId: number, result: TransactionResult): void;
+  countAiScan(result: AiScanResult): void;
+}
+
+export function createRelayerMetrics(): RelayerMetrics {
+  const registry = new Registry();
+  const httpRequests = registry.counter("relay_http_requests_total", "HTTP requests answered, by method, route pattern and status", [
+    "method",
+    "route",
+    "status",
+  ]);
+  const httpRequestDuration = registry.histogram(
+    "relay_http_request_duration_seconds",
+    "Time from receiving a request to sending its response, by method and route pattern",
+    ["method", "route"],
+    HTTP_DURATION_BUCKETS,
+  );
+  const intents = registry.counter(
+    "relay_intents_total",
+    "Submitted intents by kind and outcome (approved, pending_review, rejected, or the error code)",
+    ["kind", "outcome"],
+  );
+  const transactions = registry.counter(
+    "relay_transactions_total",
+    "Relayer transactions by chain and result (submitted, mined, reverted, replaced, failed)",
+    ["chain_id", "result"],
+  );
+  const aiScans = registry.counter("relay_ai_scans_total", "AI scans by result (approved, no_consensus, timeout)", ["result"]);
+  const reviewsPending = registry.gauge("relay_reviews_pending", "Requests waiting for the owner's review");
+  const ledgerRequests = registry.gauge("relay_ledger_requests", "Requests recorded in the ledger, by status", ["status"]);
+  const residentMemory = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes");
+  residentMemory.onCollect((gauge) => gauge.set(process.memoryUsage.rss()));
+  const startTime = registry.gauge("process_start_time_seconds", "Start time of the process since the unix epoch in seconds");
+  startTime.set(Math.round(Date.now() - process.uptime() * 1000) / 1000);
+  const up = registry.gauge("relay_up", "1 while the relayer serves");
+  up.set(1);
+
+  return {
+    registry,
+    httpRequests,
+    httpRequestDuration,
+    intents,
+    transactions,
+    aiScans,
+    reviewsPending,
+    ledgerRequests,
+    residentMemory,
+    startTime,
+    up,
+    countIntent: (kind, outcome) => intents.inc({ kind, outcome }),
+    countTransaction: (chainId, result) => transactions.inc({ chain_id: chainId, result }),
+    countAiScan: (result) => aiScans.inc({ result }),
+  };
+}
+
+const KNOWN_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
+/** Label of a request's route: its pattern, or "unmatched" when no route matched (a 404). */
+export const UNMATCHED_ROUTE = "unmatched";
+
+/**
+ * Times every response (an onResponse hook, labelled by route pattern) and serves the registry at
+ * GET /metrics as text/plain; version=0.0.4. Call before the app is ready.
+ */
+export function registerMetrics(app: FastifyInstance, metrics: RelayerMetrics): void {
+  app.addHook("onResponse", async (request, reply) => {
+    const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER";
+    const pattern = request.routeOptions.url;
+    const route = request.is404 || pattern === undefined || pattern === "" ? UNMATCHED_ROUTE : pattern;
+    metrics.httpRequests.inc({ method, route, status: reply.statusCode });
+    metrics.httpRequestDuration.observe({ method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.get("/metrics", async (_request, reply) => {
+    const text = await metrics.registry.expose();
+    return reply.type(CONTENT_TYPE).send(text);
+  });
+}

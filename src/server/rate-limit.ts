@@ -1,0 +1,183 @@
+// Token-bucket rate limits (DESIGN.md section 7): one bucket per bot address, per vault address and
+// per client IP. A bucket holds at most `capacity` tokens and regains `refillPerSecond` tokens each
+// second; every request takes one token from each bucket it names, all of them or none.
+//
+// - A scope whose capacity or refill is 0 is unlimited: its buckets are never created or checked.
+// - Bot and vault keys are addresses and compared case-insensitively; client keys are used as given.
+// - Memory is bounded by `maxKeys` buckets over all scopes. When a new bucket would pass the bound,
+//   buckets that have refilled to capacity are dropped first (forgetting a full bucket changes
+//   nothing), then the least recently used ones, down to 90% of the bound so the sweep is rare.
+// - A refusal names the scope that must wait longest and how long, in whole seconds (at least 1),
+//   so a client that waits that long finds a token in every bucket it named.
+import type { FastifyInstance } from "fastify";
+import { relayError, type RelayError } from "../errors.ts";
+
+export interface BucketSpec {
+  /** Most tokens a bucket holds (the burst). 0 makes the scope unlimited. */
+  capacity: number;
+  /** Tokens regained per second (the sustained rate). 0 makes the scope unlimited. */
+  refillPerSecond: number;
+}
+
+export type RateLimitScope = "bot" | "vault" | "client";
+
+export interface RateLimitConfig {
+  bot: BucketSpec;
+  vault: BucketSpec;
+  /** Per client IP address: guards the unauthenticated work done before a signature is verified. */
+  client: BucketSpec;
+}
+
+/**
+ * Generous defaults: a bot may burst 50 requests and sustain 20 per second; a vault (all its bots
+ * together) 200 and 100 per second; one client address 500 and 250 per second.
+ */
+export const defaultRateLimits: RateLimitConfig = Object.freeze({
+  bot: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
+  vault: Object.freeze({ capacity: 200, refillPerSecond: 100 }),
+  client: Object.freeze({ capacity: 500, refillPerSecond: 250 }),
+});
+
+export const DEFAULT_MAX_KEYS = 100_000;
+
+export interface RateLimitKey {
+  scope: RateLimitScope;
+  key: string;
+}
+
+export type TakeResult = { ok: true } | { ok: false; scope: RateLimitScope; retryAfterSeconds: number };
+
+interface Bucket {
+  tokens: number;
+  /** Time of the last refill, in ms. */
+  updatedAt: number;
+}
+
+/** Float slack so that a bucket refilled to 0.9999999999 by rounding still counts as holding a token. */
+const EPSILON = 1e-9;
+
+export class RateLimiter {
+  readonly #config: RateLimitConfig;
+  readonly #now: () => number;
+  readonly #maxKeys: number;
+  /** Buckets by "scope:key", in least-recently-used-first order (a use moves a bucket to the end). */
+  readonly #buckets = new Map<string, Bucket>();
+
+  constructor(config: RateLimitConfig, now: () => number = Date.now, maxKeys: number = DEFAULT_MAX_KEYS) {
+    for (const scope of ["bot", "vault", "client"] as const) {
+      const { capacity, refillPerSecond } = config[scope];
+      if (!(capacity >= 0 && Number.isFinite(capacity)) || !(refillPerSecond >= 0 && Number.isFinite(refillPerSecond))) {
+        throw new RangeError(`rate limit for ${scope} needs a finite capacity and refill of 0 or more`);
+      }
+    }
+    if (!Number.isSafeInteger(maxKeys) || maxKeys < 1) throw new RangeError("maxKeys must be a positive integer");
+    this.#config = config;
+    this.#now = now;
+    this.#maxKeys = maxKeys;
+  }
+
+  /** Number of buckets held in memory. */
+  get size(): number {
+    return this.#buckets.size;
+  }
+
+  /** Takes one token from every named bucket atomically: all or none. */
+  take(keys: ReadonlyArray<RateLimitKey>): TakeResult {
+    const now = this.#now();
+    // Tokens needed per bucket: the same bucket named twice needs two.
+    const wanted = new Map<string, { scope: RateLimitScope; count: number }>();
+    for (const { scope, key } of keys) {
+      if (this.#unlimited(scope)) continue;
+      const id = `${scope}:${scope === "client" ? key : key.toLowerCase()}`;
+      const entry = wanted.get(id);
+      if (entry === undefined) wanted.set(id, { scope, count: 1 });
+      else entry.count++;
+    }
+
+    // Make room for the new buckets first, so no bucket of this call is evicted halfway through.
+    let fresh = 0;
+    for (const id of wanted.keys()) if (!this.#buckets.has(id)) fresh++;
+    if (fresh > 0 && this.#buckets.size + fresh > this.#maxKeys) this.#evict(now, fresh, wanted);
+
+    let refusal: { scope: RateLimitScope; retryAfterSeconds: number } | undefined;
+    const buckets: Array<[Bucket, number]> = [];
+    for (const [id, { scope, count }] of wanted) {
+      const bucket = this.#refilled(id, scope, now);
+      buckets.push([bucket, count]);
+      if (bucket.tokens + EPSILON >= count) continue;
+      const seconds = (count - bucket.tokens) / this.#config[scope].refillPerSecond;
+      const retryAfterSeconds = Math.max(1, Math.ceil(seconds - EPSILON));
+      if (refusal === undefined || retryAfterSeconds > refusal.retryAfterSeconds) refusal = { scope, retryAfterSeconds };
+    }
+    if (refusal !== undefined) return { ok: false, ...refusal };
+    for (const [bucket, count] of buckets) bucket.tokens = Math.max(0, bucket.tokens - count);
+    return { ok: true };
+  }
+
+  #unlimited(scope: RateLimitScope): boolean {
+    const { capacity, refillPerSecond } = this.#config[scope];
+    return capacity === 0 || refillPerSecond === 0;
+  }
+
+  /** The bucket for `id`, refilled up to `now` and marked most recently used (created full if new). */
+  #refilled(id: string, scope: RateLimitScope, now: number): Bucket {
+    const { capacity, refillPerSecond } = this.#config[scope];
+    let bucket = this.#buckets.get(id);
+    if (bucket === undefined) {
+      bucket = { tokens: capacity, updatedAt: now };
+    } else {
+      this.#buckets.delete(id);
+      const elapsedSeconds = Math.max(0, now - bucket.updatedAt) / 1000;
+      bucket.tokens = Math.min(capacity, bucket.tokens + elapsedSeconds * refillPerSecond);
+      bucket.updatedAt = Math.max(bucket.updatedAt, now);
+    }
+    this.#buckets.set(id, bucket);
+    return bucket;
+  }
+
+  /**
+   * Frees room for `fresh` new buckets: full-again ones first, then least recently used ones (never
+   * one the current call names), down to 90% of maxKeys so that sweeps stay rare.
+   */
+  #evict(now: number, fresh: number, current: ReadonlyMap<string, unknown>): void {
+    const target = Math.max(0, Math.min(this.#maxKeys - fresh, this.#maxKeys - Math.max(1, Math.floor(this.#maxKeys / 10))));
+    for (const [id, bucket] of this.#buckets) {
+      const scope = id.slice(0, id.indexOf(":")) as RateLimitScope;
+      const { capacity, refillPerSecond } = this.#config[scope];
+      const tokens = bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * refillPerSecond;
+      if (tokens + EPSILON >= capacity) this.#buckets.delete(id);
+    }
+    for (const id of this.#buckets.keys()) {
+      if (this.#buckets.size <= target) break;
+      if (!current.has(id)) this.#buckets.delete(id);
+    }
+  }
+}
+
+/** A refusal as the 429 RATE_LIMITED error, with its Retry-After seconds. */
+export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSeconds: number }): RelayError {
+  return relayError("RATE_LIMITED", `${refusal.scope} rate limit exceeded`, {
+    retryAfterSeconds: refusal.retryAfterSeconds,
+  });
+}
+
+/** `limiter.take(keys)`, throwing 429 RATE_LIMITED (with Retry-After) when a bucket is empty. */
+export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void {
+  const result = limiter.take(keys);
+  if (!result.ok) throw rateLimitedError(result);
+}
+
+/** Routes never limited per client: probes and scrapes must work while a client is throttled. */
+const UNLIMITED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/metrics"]);
+
+/**
+ * Charges every request's client IP one token before any work is done (an onRequest hook), except
+ * for /healthz, /readyz and /metrics. Over the limit, the request ends with 429 RATE_LIMITED.
+ */
+export function registerClientRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+  app.addHook("onRequest", async (request) => {
+    const path = request.url.split("?", 1)[0] ?? "";
+    if (UNLIMITED_PATHS.has(path)) return;
+    takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+  });
+}

@@ -1,0 +1,44 @@
+// The owner's routes: GET /v1/reviews, GET /v1/reviews/:id, POST …/approve, POST …/reject. Each
+// needs a Sign-In with Ethereum session (`Authorization: Bearer …`), and the vault's on-chain owner.
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { Hex } from "viem";
+import { relayError } from "../../errors.ts";
+import type { Reviews } from "../../relayer/reviews.ts";
+import type { OwnerAuth } from "../auth/owner-auth.ts";
+import { addressParam } from "../../relayer/reads.ts";
+
+type Req = FastifyRequest<{ Params: { requestId: string }; Querystring: Record<string, string | undefined>; Body: unknown }>;
+
+export function registerReviewRoutes(app: FastifyInstance, reviews: Reviews, auth: OwnerAuth): void {
+  const owner = (request: Req) => auth.authenticate(request.headers.authorization);
+
+  app.get("/v1/reviews", async (request) => {
+    const r = request as Req;
+    const who = owner(r);
+    const chainId = r.query.chainId === undefined ? undefined : Number(r.query.chainId);
+    if (chainId !== undefined && !Number.isSafeInteger(chainId)) throw relayError("INVALID_CHAIN_ID", "chainId must be an integer");
+    const vault = r.query.vault === undefined ? undefined : addressParam("vault", r.query.vault);
+    return { reviews: await reviews.list(who, { chainId, vault }) };
+  });
+  app.get("/v1/reviews/:requestId", async (request) => {
+    const r = request as Req;
+    return reviews.detail(owner(r), r.params.requestId);
+  });
+  app.post("/v1/reviews/:requestId/approve", async (request) => {
+    const r = request as Req;
+    const who = owner(r);
+    const approval = (r.body as { approval?: { deadline?: unknown; signature?: unknown } } | undefined)?.approval;
+    if (!approval || typeof approval !== "object") throw relayError("INVALID_REQUEST", "approval is required: {deadline, signature}");
+    const deadline = typeof approval.deadline === "string" || typeof approval.deadline === "number" ? String(approval.deadline) : "";
+    if (!/^[0-9]{1,30}$/.test(deadline)) throw relayError("INVALID_REQUEST", "approval.deadline must be a unix time in seconds (integer string)");
+    if (typeof approval.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(approval.signature)) {
+      throw relayError("INVALID_SIGNATURE", "approval.signature must be a 65-byte hex signature");
+    }
+    return reviews.approve(who, r.params.requestId, { deadline: BigInt(deadline), signature: approval.signature as Hex });
+  });
+  app.post("/v1/reviews/:requestId/reject", async (request) => {
+    const r = request as Req;
+    const who = owner(r);
+    return reviews.reject(who, r.params.requestId, (r.body as { reason?: unknown } | undefined)?.reason);
+  });
+}

@@ -1,0 +1,144 @@
+// An end-to-end environment for relayer tests: a real devnet (in-process Hardhat chain, contracts
+// deployed and seeded) and a real relayer on 127.0.0.1 serving it over HTTP, with helpers to sign
+// and send intents exactly as a bot would, and to change the vault's configuration as its owner.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { encodeFunctionData, type Address, type Hex } from "viem";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { readArtifact } from "../../src/chain/artifacts.ts";
+import { clientsFor, type Clients } from "../../src/chain/clients.ts";
+import { createSender, type Sender } from "../../src/chain/sender.ts";
+import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
+import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../src/client/bodies.ts";
+import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../src/client/sign.ts";
+import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../src/eip712/types.ts";
+
+export interface Env {
+  devnet: Devnet;
+  relayer: RunningRelayer;
+  manifest: Manifest;
+  clients: Clients;
+  url: string;
+  stateDir: string;
+  bot: PrivateKeyAccount;
+  reviewedBot: PrivateKeyAccount;
+  owner: Sender;
+  ownerAccount: PrivateKeyAccount;
+  vault: Address;
+  token(symbol: string): Address;
+  close(): Promise<void>;
+}
+
+export async function startEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-"));
+  const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
+  const manifest = devnet.manifest;
+  const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
+  const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, devnet.chain.provider]]) });
+  const clients = clientsFor(devnet.chain.provider, manifest.chainId);
+  return {
+    devnet,
+    relayer,
+    manifest,
+    clients,
+    url: relayer.url,
+    stateDir,
+    bot: privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex),
+    reviewedBot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
+    owner: createSender(clients, manifest.accounts.owner.privateKey as Hex),
+    ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
+    vault: manifest.contracts.vault as Address,
+    token: (symbol) => manifest.tokens[symbol]!.address as Address,
+    async close() {
+      await relayer.close();
+      await devnet.close();
+    },
+  };
+}
+
+/** POST a JSON body; returns status, headers, parsed body and the raw text. */
+export async function post(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: safeJson(text) as Record<string, any> };
+}
+
+export async function get(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, text, body: safeJson(text) as Record<string, any> };
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A signed payment body (default bot, 1 USDC to a fresh address unless overridden). */
+export async function paymentBody(env: Env, intent: Partial<PaymentIntent> = {}, extras: { signer?: PrivateKeyAccount; memo?: string; metadata?: Record<string, string>; idempotencyKey?: string } = {}) {
+  const signer = extras.signer ?? env.bot;
+  const full: PaymentIntent = {
+    bot: signer.address,
+    to: "0x000000000000000000000000000000000000dEaD",
+    token: env.token("USDC"),
+    amount: 1_000_000n,
+    deadline: defaultDeadline(),
+    ref: randomRef(),
+    ...intent,
+  };
+  const signature = await signPaymentIntent(signer, env.manifest.domain as never, full);
+  return paymentRequestBody(env.manifest.domain as never, full, signature, {
+    idempotencyKey: extras.idempotencyKey ?? crypto.randomUUID(),
+    memo: extras.memo,
+    metadata: extras.metadata,
+  });
+}
+
+export async function executeBody(env: Env, intent: Partial<ExecuteIntent> & { protocol: Address }, callData: Hex, extras: { signer?: PrivateKeyAccount; memo?: string; metadata?: Record<string, string> } = {}) {
+  const signer = extras.signer ?? env.bot;
+  const { keccak256 } = await import("viem");
+  const full: ExecuteIntent = {
+    bot: signer.address,
+    calldataHash: keccak256(callData),
+    tokens: [],
+    amounts: [],
+    value: 0n,
+    deadline: defaultDeadline(),
+    ref: randomRef(),
+    ...intent,
+  };
+  const signature = await signExecuteIntent(signer, env.manifest.domain as never, full);
+  return executeRequestBody(env.manifest.domain as never, full, callData, signature, { idempotencyKey: crypto.randomUUID(), memo: extras.memo, metadata: extras.metadata });
+}
+
+export async function swapBody(env: Env, intent: Partial<SwapIntent> & Pick<SwapIntent, "fromToken" | "toToken" | "maxFromAmount" | "minToAmount">, extras: { metadata?: Record<string, string> } = {}) {
+  const full: SwapIntent = { bot: env.bot.address, deadline: defaultDeadline(), ref: randomRef(), ...intent };
+  const signature = await signSwapIntent(env.bot, env.manifest.domain as never, full);
+  return swapRequestBody(env.manifest.domain as never, full, signature, { idempotencyKey: crypto.randomUUID(), metadata: extras.metadata });
+}
+
+/** ERC-20 balance. */
+export async function balanceOf(env: Env, token: Address, who: Address): Promise<bigint> {
+  const { erc20Abi } = await import("viem");
+  return env.clients.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [who] });
+}
+
+/** Sends an owner transaction to the vault: `ownerCall(env, "pause")`. */
+export function ownerCall(env: Env, functionName: string, args: readonly unknown[] = []) {
+  return env.owner.call(env.vault, "ServiceVault", functionName, args);
+}
+
+export function calldata(contract: string, functionName: string, args: readonly unknown[]): Hex {
+  return encodeFunctionData({ abi: readArtifact(contract).abi, functionName, args });
+}
+
+export function fresh(): Address {
+  return privateKeyToAccount(`0x${crypto.getRandomValues(new Uint8Array(32)).reduce((s, b) => s + b.toString(16).padStart(2, "0"), "")}` as Hex).address;
+}
