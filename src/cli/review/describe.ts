@@ -1,12 +1,13 @@
 // Turning a review item from the relayer into what an owner reads: amounts in human units with the
 // token's symbol, the USD value, the recipient, the agents' verdicts and the time left to decide.
 //
-// The relayer guarantees only the fields of `ReviewItem`; the intent and the extras are read where the
-// relayer puts them (`intent`, else the item itself), with these names: payment `to, token, amount`;
-// execute `protocol, protocolName, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
-// minToAmount`; `valueUsd` (a number of dollars) or `usdValue` (USD with 6 decimals, as a string);
-// `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as JSON text); `reviewExpiresAt` or
-// `expiresAt` (unix ms, or an ISO date). Missing extras are simply not shown.
+// The relayer guarantees only the fields of `ReviewItem`; the rest is read where the relayer puts it:
+// the intent under `intent` (else on the item itself) with its own field names (payment `to, token,
+// amount`; execute `protocol, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
+// minToAmount`), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
+// `usdValue` or `valueUsd` (dollars), `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as
+// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). Missing extras
+// are simply not shown.
 import { formatUnits } from "../../client/units.ts";
 import type { ReviewItem } from "../../client/types.ts";
 
@@ -62,7 +63,7 @@ type Fields = Record<string, unknown>;
 
 export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()): ReviewView {
   const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
-  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, tokens);
+  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, withRelayerTokens(tokens, item.amounts));
   return {
     requestId: item.requestId,
     kind: item.kind,
@@ -134,10 +135,26 @@ function listed(amount: Amount | undefined): string[] {
   return amount === undefined ? [] : [amount.line];
 }
 
+// The tokens the relayer described in the item's `amounts`, added to those the CLI knows.
+function withRelayerTokens(tokens: TokenBook, amounts: unknown): TokenBook {
+  if (!Array.isArray(amounts)) return tokens;
+  const book = new Map(tokens);
+  for (const entry of amounts.filter(isRecord)) {
+    const token = str(entry.token);
+    const symbol = str(entry.symbol);
+    if (token !== undefined && symbol !== undefined && typeof entry.decimals === "number" && !book.has(token.toLowerCase())) {
+      book.set(token.toLowerCase(), { symbol, decimals: entry.decimals });
+    }
+  }
+  return book;
+}
+
 function usdText(item: ReviewItem): string | undefined {
-  if (typeof item.valueUsd === "number" && Number.isFinite(item.valueUsd)) return dollars(item.valueUsd);
-  const micro = bigintOf(item.usdValue);
-  return micro === undefined ? undefined : dollars(Number(micro) / 1e6);
+  for (const value of [item.usdValue, item.valueUsd]) {
+    const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    if (typeof number === "number" && Number.isFinite(number)) return dollars(number);
+  }
+  return undefined;
 }
 
 function dollars(value: number): string {

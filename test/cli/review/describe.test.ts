@@ -17,7 +17,13 @@ describe("describeReview", () => {
     expect(view.expiresAt).toBe(1_700_086_400_000);
   });
 
-  it("falls back to base units for a token it does not know, and reads a flat intent", () => {
+  it("uses the symbol and decimals the relayer gives for a token the CLI does not know", () => {
+    const DAI = "0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb";
+    const item = heldPayment("req_a", 1, { intent: { to: USDC, token: DAI, amount: "1500000000000000000" }, amounts: [{ token: DAI, symbol: "DAI", decimals: 18, amount: "1500000000000000000", human: "1.5" }] });
+    expect(describeReview(item, tokens).amounts).toEqual(["1.5 DAI (1500000000000000000)"]);
+  });
+
+  it("falls back to base units for a token nobody describes, and reads a flat intent", () => {
     const item = heldPayment("req_a", 1, { intent: undefined, to: USDC, token: WETH.replace("6", "7"), amount: "42", usdValue: undefined });
     const view = describeReview(item, tokens);
     expect(view.summary).toBe(`pay 42 base units of 0x4200…0007 to 0x036C…CF7e`);
@@ -35,7 +41,8 @@ describe("describeReview", () => {
       heldPayment("req_e", 0, {
         kind: "execute",
         intent: { protocol: WETH, protocolName: "Marketplace", tokens: [USDC], amounts: ["10000000"], value: "0" },
-        valueUsd: 10,
+        usdValue: undefined,
+        valueUsd: "10",
       }),
       tokens,
     );

@@ -23,8 +23,8 @@ export function heldPayment(id: string, usdc: number, extra: Partial<ReviewItem>
     deadline: 1_700_000_300,
     heldBecause: "the owner requires human review for this bot",
     intent: { to: PAYEE, token: USDC, amount: String(usdc * 1_000_000) },
-    usdValue: String(usdc * 1_000_000),
-    reviewExpiresAt: 1_700_086_400_000,
+    usdValue: usdc,
+    reviewExpiresAt: new Date(1_700_086_400_000).toISOString(),
     ...extra,
   };
 }
