@@ -1,7 +1,7 @@
 // zod 4 schemas of the three signed-intent request bodies: POST /v1/payments (SPEC.md, Resources),
-// POST /v1/execute and POST /v1/swap (DESIGN.md section 6). One schema per body is both the
-// validator (parsing also normalizes: checksummed addresses, bigint amounts, lowercase hex) and the
-// source of the OpenAPI JSON Schemas.
+// POST /v1/execute and POST /v1/swap (DESIGN.md section 6), and of the owner routes' bodies (login,
+// review approve and reject). One schema per body is both the validator (parsing also normalizes:
+// checksummed addresses, bigint amounts, lowercase hex) and the source of the OpenAPI JSON Schemas.
 //
 // Error convention, relied on by validate.ts:
 //   - A field missing or of the wrong JSON type yields a zod issue whose message is "is required"
@@ -28,6 +28,10 @@ export const EXECUTE_MAX_TOKENS = 16;
 /** Not in SPEC.md: protocolName is a short label. */
 export const PROTOCOL_NAME_MAX_CHARS = 200;
 /** Keys refused in metadata, so no consumer can be tricked into prototype pollution. */
+/** Not in SPEC.md: longest Sign-In with Ethereum message accepted by POST /v1/auth/login. */
+export const LOGIN_MESSAGE_MAX_CHARS = 4096;
+/** Not in SPEC.md: longest reason an owner may give when rejecting a held request. */
+export const REJECT_REASON_MAX_CHARS = 1000;
 export const FORBIDDEN_METADATA_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 const HEX_RE = /^0x[0-9a-fA-F]*$/;
@@ -113,14 +117,17 @@ const refField = stringField(
   { description: "bytes32 reference recorded on-chain", pattern: "^0x[0-9a-fA-F]{64}$" },
 );
 
-const signatureField = stringField(
-  (value): Hex | Invalid => {
-    if (!HEX_RE.test(value)) return invalid("INVALID_SIGNATURE", "must be 0x-prefixed hex");
-    if (value.length !== 132) return invalid("INVALID_SIGNATURE", "must be 65 bytes");
-    return value.toLowerCase() as Hex;
-  },
-  { description: "EIP-712 signature, 65 bytes r‖s‖v with v 27/28", pattern: "^0x[0-9a-fA-F]{130}$" },
-);
+const signatureFieldOf = (description: string) =>
+  stringField(
+    (value): Hex | Invalid => {
+      if (!HEX_RE.test(value)) return invalid("INVALID_SIGNATURE", "must be 0x-prefixed hex");
+      if (value.length !== 132) return invalid("INVALID_SIGNATURE", "must be 65 bytes");
+      return value.toLowerCase() as Hex;
+    },
+    { description, pattern: "^0x[0-9a-fA-F]{130}$" },
+  );
+
+const signatureField = signatureFieldOf("EIP-712 signature, 65 bytes r‖s‖v with v 27/28");
 
 const chainIdField = z
   .number({ error: (iss) => (iss.input === undefined ? "is required" : "must be an integer") })
@@ -308,4 +315,48 @@ export const requestBodyJsonSchemas = {
     "Signed protocol execution intent (POST /v1/execute). Give tokens + amounts, or token + amount for one token.",
   ),
   swap: jsonSchemaOf(swapBodySchema, "Signed in-vault rebalancing swap intent (POST /v1/swap)"),
+} as const;
+
+// ---- owner routes (DESIGN.md section 6) ---------------------------------------------------------
+
+/** A non-empty string of at most `max` characters. */
+const textField = (max: number, description: string) =>
+  stringField(
+    (value): string | Invalid => {
+      if (value.trim() === "") return invalid("INVALID_REQUEST", "must not be empty");
+      return codePointLength(value) <= max ? value : invalid("INVALID_REQUEST", `must be at most ${max} characters`);
+    },
+    { description, minLength: 1, maxLength: max },
+  );
+
+/** POST /v1/auth/login. */
+export const loginBodySchema = z.object({
+  message: textField(LOGIN_MESSAGE_MAX_CHARS, "Sign-In with Ethereum (EIP-4361) message, with a nonce from POST /v1/auth/nonce"),
+  signature: signatureFieldOf("EIP-191 personal_sign signature of message by the owner, 65 bytes"),
+});
+
+/** POST /v1/reviews/:requestId/approve: the owner's signed ReviewApproval (DESIGN.md section 5). */
+export const reviewApproveBodySchema = z.object({
+  approval: z
+    .object(
+      {
+        deadline: deadlineField,
+        signature: signatureFieldOf("EIP-712 ReviewApproval(intentHash, deadline) signature by the vault owner"),
+      },
+      { error: (iss) => (iss.input === undefined ? "is required" : "must be an object") },
+    )
+    .meta({ description: "The owner's ReviewApproval over the request's intentHash" }),
+});
+
+/** POST /v1/reviews/:requestId/reject. */
+export const reviewRejectBodySchema = z.object({
+  reason: textField(REJECT_REASON_MAX_CHARS, "Why the owner rejects the request; shown as the request's reason"),
+});
+
+/** JSON Schemas of the owner routes' bodies. POST /v1/auth/nonce takes an empty object. */
+export const ownerRequestBodyJsonSchemas = {
+  authNonce: { type: "object", description: "Empty object (POST /v1/auth/nonce); fields are ignored" },
+  login: jsonSchemaOf(loginBodySchema, "Signed Sign-In with Ethereum message (POST /v1/auth/login)"),
+  reviewApprove: jsonSchemaOf(reviewApproveBodySchema, "Owner's approval of a held request"),
+  reviewReject: jsonSchemaOf(reviewRejectBodySchema, "Owner's rejection of a held request"),
 } as const;

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { codePointLength, parseUint, requestBodyJsonSchemas } from "../../src/api/schemas.ts";
+import {
+  codePointLength,
+  loginBodySchema,
+  ownerRequestBodyJsonSchemas,
+  parseUint,
+  REJECT_REASON_MAX_CHARS,
+  requestBodyJsonSchemas,
+  reviewApproveBodySchema,
+  reviewRejectBodySchema,
+} from "../../src/api/schemas.ts";
 
 type JsonSchema = { type?: unknown; properties: Record<string, Record<string, unknown>>; required: string[] };
 const schema = (kind: keyof typeof requestBodyJsonSchemas) => requestBodyJsonSchemas[kind] as unknown as JsonSchema;
@@ -62,5 +71,34 @@ describe("helpers", () => {
     expect(codePointLength("😀x😀")).toBe(3);
     expect(codePointLength("\ud800")).toBe(1); // a lone surrogate is one character
     expect(codePointLength("\ud800\ud800\udc00")).toBe(2);
+  });
+});
+
+describe("owner route bodies", () => {
+  const sig = `0x${"ab".repeat(65)}`;
+
+  it("login takes a non-empty SIWE message and a 65-byte signature", () => {
+    expect(loginBodySchema.safeParse({ message: "example.com wants you to sign in", signature: sig }).success).toBe(true);
+    expect(loginBodySchema.safeParse({ message: " ", signature: sig }).error?.issues[0]?.message).toBe("must not be empty");
+    expect(loginBodySchema.safeParse({ message: "m", signature: "0x12" }).error?.issues[0]?.message).toBe("must be 65 bytes");
+    expect(loginBodySchema.safeParse({ signature: sig }).error?.issues[0]?.message).toBe("is required");
+  });
+
+  it("approve takes {approval: {deadline, signature}}; reject a bounded reason", () => {
+    const approved = reviewApproveBodySchema.safeParse({ approval: { deadline: "1700000000", signature: sig } });
+    expect(approved.data?.approval.deadline).toBe(1700000000n);
+    expect(reviewApproveBodySchema.safeParse({}).error?.issues[0]).toMatchObject({ path: ["approval"], message: "is required" });
+    expect(reviewApproveBodySchema.safeParse({ approval: { deadline: "soon", signature: sig } }).success).toBe(false);
+    expect(reviewRejectBodySchema.safeParse({ reason: "not this one" }).success).toBe(true);
+    expect(reviewRejectBodySchema.safeParse({ reason: "x".repeat(REJECT_REASON_MAX_CHARS + 1) }).success).toBe(false);
+  });
+
+  it("have plain JSON Schemas for the OpenAPI document", () => {
+    for (const s of Object.values(ownerRequestBodyJsonSchemas)) {
+      expect(JSON.parse(JSON.stringify(s))).toEqual(s);
+      expect(s).not.toHaveProperty("$schema");
+      expect(s.type).toBe("object");
+    }
+    expect(ownerRequestBodyJsonSchemas.login.required).toEqual(["message", "signature"]);
   });
 });

@@ -229,7 +229,8 @@ describe("POST /v1/payments", () => {
     });
 
     it("422 INSUFFICIENT_BALANCE when the vault holds less than the amount", async () => {
-      const res = await post(payments, await paymentBody(env, { amount: 10n ** 30n }));
+      const bot = await newBot({ maxPerTxAmount: 0n, spendingLimits: [] });
+      const res = await post(payments, await paymentBody(env, { bot: bot.address, amount: 10n ** 30n }, { signer: bot }));
       expect(res.status).toBe(422);
       expect(res.body.code).toBe("INSUFFICIENT_BALANCE");
     });
