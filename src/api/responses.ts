@@ -1,0 +1,161 @@
+// JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of every response body the relayer sends: the
+// wire shapes of src/client/types.ts, and the `{error, code, details?}` envelope of every error.
+// They are the `components.schemas` of the OpenAPI document; `ref(name)` points at one of them.
+import { errorCodes, maxDetailsLength } from "../errors.ts";
+
+type Schema = Record<string, unknown>;
+
+/** A reference to one of `responseSchemas` (by its key) inside the OpenAPI document. */
+export const ref = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+
+const address = (description: string): Schema => ({ type: "string", pattern: "^0x[0-9a-fA-F]{40}$", description });
+const hash = (description: string): Schema => ({ type: "string", pattern: "^0x[0-9a-fA-F]{64}$", description });
+const baseUnits = (description: string): Schema => ({ type: "string", pattern: "^[0-9]{1,78}$", description });
+const text = (description: string): Schema => ({ type: "string", description });
+const bool = (description: string): Schema => ({ type: "boolean", description });
+
+/** An object whose listed properties are all required unless named in `optional`. */
+function object(properties: Record<string, Schema>, optional: readonly string[] = [], extra: Schema = {}): Schema {
+  return {
+    type: "object",
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    ...extra,
+  };
+}
+
+const requestStatus: Schema = {
+  type: "string",
+  enum: ["approved", "pending_review", "rejected"],
+  description: "approved: executed (txHash). pending_review: held, poll pollUrl. rejected: see reason.",
+};
+const requestId = text("Identifier of the request, for status polling");
+const rebalanceSource: Schema = {
+  type: "string",
+  enum: ["default", "on_chain"],
+  description: "default: the relayer's list for the chain (USDC, WETH, USDT). on_chain: the owner's list.",
+};
+const timestamp = (description: string): Schema => ({
+  type: ["string", "integer"],
+  description: `${description}: an RFC 3339 date-time string or unix seconds`,
+});
+const metadata: Schema = { type: "object", additionalProperties: { type: "string" }, description: "Off-chain notes of the request" };
+
+export const responseSchemas = {
+  Error: object(
+    {
+      error: text("Human-readable message"),
+      code: { type: "string", enum: [...errorCodes], description: "Machine-readable code" },
+      details: { type: "string", maxLength: maxDetailsLength, description: "Extra context: the failing field, a revert reason" },
+    },
+    ["details"],
+    { additionalProperties: false, description: "Body of every error response" },
+  ),
+  SimulationResult: object(
+    { success: bool("Whether eth_call succeeded"), gasEstimate: baseUnits("Estimated gas"), error: text("Revert reason") },
+    ["gasEstimate", "error"],
+  ),
+  PaymentResponse: object(
+    {
+      requestId,
+      status: requestStatus,
+      txHash: hash("On-chain transaction hash; present when approved"),
+      pollUrl: text("Relative path of the status endpoint, when resolution is asynchronous"),
+      estimatedResolutionMs: { type: "integer", minimum: 0, description: "On the AI scan path, about 30000" },
+      reason: text("Why the request was rejected; present when rejected"),
+      simulationResult: ref("SimulationResult"),
+    },
+    ["txHash", "pollUrl", "estimatedResolutionMs", "reason", "simulationResult"],
+    { description: "Answer for a payment or swap (submit and status)" },
+  ),
+  ExecuteResponse: object(
+    {
+      requestId,
+      status: requestStatus,
+      txHash: hash("On-chain transaction hash; present when approved"),
+      reason: text("Why the request was rejected"),
+    },
+    ["txHash", "reason"],
+    { description: "Answer for a protocol execution (submit and status)" },
+  ),
+  VaultTokenValue: object({
+    token: address("Token contract"),
+    symbol: text("Token symbol"),
+    balance: baseUnits("Raw base units"),
+    decimals: { type: "integer", minimum: 0, maximum: 255 },
+    priceUsd: { type: "number", description: "Price from on-chain oracles" },
+    valueUsd: { type: "number", description: "Value of the holding" },
+  }),
+  VaultValue: object({
+    vault: address("Vault address"),
+    chainId: { type: "integer" },
+    totalValueUsd: { type: "number" },
+    tokens: { type: "array", items: ref("VaultTokenValue"), description: "Holdings with a non-zero balance" },
+  }),
+  RebalanceTokens: object({
+    source: rebalanceSource,
+    tokens: { type: "array", items: address("Token"), description: "Effective whitelist" },
+    rebalanceTokenCount: { type: "integer", minimum: 0, description: "Tokens the owner set on-chain; > 0 replaces the defaults" },
+  }),
+  RebalanceTokenCheck: object({ allowed: bool("Whether the token may be swapped into"), source: rebalanceSource }),
+  TokenBalance: object({ balance: baseUnits("Raw base units held by the vault") }),
+  TokenBalances: object({
+    balances: {
+      type: "object",
+      propertyNames: { pattern: "^0x[0-9a-fA-F]{40}$" },
+      additionalProperties: baseUnits("Raw base units"),
+      description: "Base units by token address",
+    },
+  }),
+  BotStatus: object({ isActive: bool("Whether the bot is active on the vault") }),
+  VaultInfo: object({
+    owner: address("Vault owner"),
+    operator: address("Vault operator"),
+    paused: bool("Whether the owner paused the vault"),
+    version: text("Vault contract version"),
+    trackUsedIntents: bool("Whether the vault records executed intent hashes"),
+  }),
+  DestinationCheck: object(
+    { allowed: bool("Whether the bot may pay this address"), reason: text("Why not (blacklist, whitelists)") },
+    ["reason"],
+  ),
+  ProtocolStatus: object({ approved: bool("Whether the vault may call this contract") }),
+  AuthNonce: object({
+    nonce: text("Nonce for the Sign-In with Ethereum message; single use"),
+    expiresAt: { type: "string", format: "date-time", description: "When the nonce stops being accepted" },
+  }),
+  LoginResult: object({
+    token: text("Bearer token for the owner routes"),
+    address: address("The signed-in owner"),
+    expiresAt: { type: "string", format: "date-time", description: "When the token stops being accepted" },
+  }),
+  ReviewItem: object(
+    {
+      requestId,
+      kind: { type: "string", enum: ["payment", "execute", "swap"] },
+      status: requestStatus,
+      chainId: { type: "integer" },
+      vault: address("Vault"),
+      bot: address("Bot that signed the intent"),
+      intentHash: hash("EIP-712 digest of the intent on the vault's domain; signed in the ReviewApproval"),
+      createdAt: timestamp("When the request arrived"),
+      deadline: timestamp("Last moment the request can be approved"),
+      heldBecause: text("Why the request is held for review"),
+      memo: text("The bot's memo"),
+      metadata,
+    },
+    ["memo", "metadata"],
+    {
+      additionalProperties: true,
+      description: "A held request. The relayer adds the intent in base and human units, its USD value and the agents' verdicts.",
+    },
+  ),
+  ReviewList: object({ reviews: { type: "array", items: ref("ReviewItem") } }),
+  ReviewDecision: {
+    anyOf: [ref("PaymentResponse"), ref("ExecuteResponse")],
+    description: "The decided request's own response shape",
+  },
+  Health: object({ status: text("ok while the process serves") }, [], { additionalProperties: true }),
+} as const satisfies Record<string, Schema>;
+
+export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -1,0 +1,272 @@
+// The OpenAPI 3.1.0 document of the relayer's HTTP API (SPEC.md, DESIGN.md section 6), served at
+// GET /v1/openapi.json. Request bodies are the very JSON Schemas of src/api/schemas.ts (the ones
+// validation is built from) and response bodies those of src/api/responses.ts. Each operation lists
+// the error codes it can answer with, grouped by HTTP status; `default` covers anything else.
+import type { FastifyInstance } from "fastify";
+import { ownerRequestBodyJsonSchemas, requestBodyJsonSchemas } from "../api/schemas.ts";
+import { ref, responseSchemas } from "../api/responses.ts";
+import { type ErrorCode, statusOf } from "../errors.ts";
+
+type Schema = Record<string, unknown>;
+
+export interface OpenApiOptions {
+  /** Base URL of the relayer, listed under `servers` when given. */
+  serverUrl?: string;
+  /** Chains served; the values the `chainId` query parameter may take. */
+  chainIds: readonly number[];
+}
+
+/** One operation of the API, as the route table below describes it. */
+interface Operation {
+  method: "get" | "post";
+  path: string;
+  id: string;
+  summary: string;
+  tag: "intents" | "vault" | "owner" | "operations";
+  /** Names of `components.parameters`. */
+  params?: readonly string[];
+  body?: Schema;
+  /** The body may be left out (POST /v1/auth/nonce). */
+  bodyOptional?: boolean;
+  /** The 200 answer: a response schema name, or a media type with its schema. */
+  ok: string | { type: string; schema: Schema };
+  errors: readonly ErrorCode[];
+  bearer?: boolean;
+}
+
+// ---- error codes by kind of route -----------------------------------------------------------------
+
+/** Any /v1 route: the per-client rate limit, an unexpected failure, a relayer not ready. */
+const V1: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
+/** Any route with a JSON body. */
+const BODY: ErrorCode[] = ["INVALID_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "REQUEST_TIMEOUT"];
+const INTENT: ErrorCode[] = [
+  ...V1, ...BODY,
+  "INVALID_ADDRESS", "INVALID_AMOUNT", "INVALID_REF", "INVALID_SIGNATURE", "INVALID_CHAIN_ID",
+  "INVALID_IDEMPOTENCY_KEY", "MEMO_TOO_LONG", "METADATA_TOO_LARGE", "DEADLINE_EXPIRED",
+  "VAULT_NOT_FOUND", "IDEMPOTENCY_CONFLICT", "DUPLICATE_INTENT", "BOT_NOT_ACTIVE", "VAULT_PAUSED",
+  "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "RPC_ERROR", "AI_VERIFICATION_TIMEOUT",
+];
+const SPEND: ErrorCode[] = ["EXCEEDS_PER_TX_LIMIT", "EXCEEDS_DAILY_LIMIT", "EXCEEDS_VELOCITY_LIMIT"];
+const STATUS: ErrorCode[] = [...V1, "NOT_FOUND"];
+const READ: ErrorCode[] = [...V1, "INVALID_REQUEST", "INVALID_ADDRESS", "INVALID_CHAIN_ID", "VAULT_NOT_FOUND", "RPC_ERROR"];
+const OWNER: ErrorCode[] = [...V1, "UNAUTHORIZED", "NOT_VAULT_OWNER"];
+const DECIDE: ErrorCode[] = [...OWNER, ...BODY, "NOT_FOUND", "REVIEW_ALREADY_DECIDED"];
+
+// ---- the route table ----------------------------------------------------------------------------
+
+const intentOps = (kind: "payment" | "execute" | "swap", path: string, label: string, ok: string, extra: ErrorCode[]): Operation[] => [
+  {
+    method: "post", path, id: `submit${label}`, summary: `Submit a signed ${kind} intent`, tag: "intents",
+    params: ["IdempotencyKey"], body: requestBodyJsonSchemas[kind], ok, errors: [...INTENT, ...extra],
+  },
+  {
+    method: "get", path: `${path}/{requestId}`, id: `get${label}`, summary: `Status of a ${kind} request`, tag: "intents",
+    params: ["RequestId"], ok, errors: STATUS,
+  },
+];
+
+const read = (path: string, id: string, summary: string, ok: string, params: readonly string[]): Operation => ({
+  method: "get", path: `/v1/vault/{address}${path}`, id, summary, tag: "vault", ok, errors: READ,
+  params: ["VaultAddress", ...params, "ChainId"],
+});
+
+const operations: readonly Operation[] = [
+  ...intentOps("payment", "/v1/payments", "Payment", "PaymentResponse", [...SPEND, "DESTINATION_NOT_ALLOWED"]),
+  ...intentOps("execute", "/v1/execute", "Execute", "ExecuteResponse", [...SPEND, "PROTOCOL_NOT_APPROVED"]),
+  ...intentOps("swap", "/v1/swap", "Swap", "PaymentResponse", [
+    "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",
+  ]),
+  read("/value", "getVaultValue", "Total USD value with a per-token breakdown", "VaultValue", []),
+  read("/rebalance-tokens", "getRebalanceTokens", "Effective rebalance whitelist", "RebalanceTokens", []),
+  read("/rebalance-token/{token}", "checkRebalanceToken", "Whether a token may be swapped into", "RebalanceTokenCheck", ["Token"]),
+  read("/balance/{token}", "getBalance", "Base units of one token held by the vault", "TokenBalance", ["Token"]),
+  read("/balances", "getBalances", "Base units of several tokens held by the vault", "TokenBalances", ["Tokens"]),
+  read("/bot/{bot}/status", "getBotStatus", "Whether a bot is active on the vault", "BotStatus", ["Bot"]),
+  read("/info", "getVaultInfo", "Owner, operator, pause state, version, intent tracking", "VaultInfo", []),
+  read("/bot/{bot}/destination/{to}", "checkDestination", "Whether the bot may pay an address", "DestinationCheck", ["Bot", "To"]),
+  read("/protocol/{protocol}", "getProtocolStatus", "Whether the vault may call a contract", "ProtocolStatus", ["Protocol"]),
+  {
+    method: "post", path: "/v1/auth/nonce", id: "authNonce", summary: "A nonce for a Sign-In with Ethereum message",
+    tag: "owner", body: ownerRequestBodyJsonSchemas.authNonce, bodyOptional: true, ok: "AuthNonce", errors: [...V1, ...BODY],
+  },
+  {
+    method: "post", path: "/v1/auth/login", id: "authLogin", summary: "Exchange a signed SIWE message for a bearer token",
+    tag: "owner", body: ownerRequestBodyJsonSchemas.login, ok: "LoginResult", errors: [...V1, ...BODY, "UNAUTHORIZED"],
+  },
+  {
+    method: "get", path: "/v1/reviews", id: "listReviews", summary: "Requests held for the owner's review", tag: "owner",
+    params: ["ChainId", "ReviewVault"], ok: "ReviewList", errors: [...OWNER, "INVALID_REQUEST", "INVALID_ADDRESS", "INVALID_CHAIN_ID"],
+    bearer: true,
+  },
+  {
+    method: "get", path: "/v1/reviews/{requestId}", id: "getReview", summary: "One held request", tag: "owner",
+    params: ["RequestId"], ok: "ReviewItem", errors: [...OWNER, "NOT_FOUND"], bearer: true,
+  },
+  {
+    method: "post", path: "/v1/reviews/{requestId}/approve", id: "approveReview", summary: "Approve a held request; it executes",
+    tag: "owner", params: ["RequestId"], body: ownerRequestBodyJsonSchemas.reviewApprove, ok: "ReviewDecision", bearer: true,
+    errors: [
+      ...DECIDE, "INVALID_SIGNATURE", "DEADLINE_EXPIRED", "BOT_NOT_ACTIVE", "VAULT_PAUSED", "DUPLICATE_INTENT",
+      "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "RPC_ERROR",
+    ],
+  },
+  {
+    method: "post", path: "/v1/reviews/{requestId}/reject", id: "rejectReview", summary: "Reject a held request", tag: "owner",
+    params: ["RequestId"], body: ownerRequestBodyJsonSchemas.reviewReject, ok: "ReviewDecision", errors: DECIDE, bearer: true,
+  },
+  { method: "get", path: "/healthz", id: "health", summary: "Liveness", tag: "operations", ok: "Health", errors: ["INTERNAL_ERROR"] },
+  {
+    method: "get", path: "/readyz", id: "ready", summary: "Readiness: chains reachable and ledger open", tag: "operations",
+    ok: "Health", errors: ["INTERNAL_ERROR", "SERVICE_UNAVAILABLE"],
+  },
+  {
+    method: "get", path: "/metrics", id: "metrics", summary: "Prometheus metrics", tag: "operations",
+    ok: { type: "text/plain; version=0.0.4", schema: { type: "string" } }, errors: ["INTERNAL_ERROR"],
+  },
+  {
+    method: "get", path: "/v1/openapi.json", id: "openapi", summary: "This document", tag: "operations",
+    ok: { type: "application/json", schema: { type: "object" } }, errors: ["INTERNAL_ERROR"],
+  },
+];
+
+/** Method and path (OpenAPI form) of every documented operation. */
+export const documentedRoutes: ReadonlyArray<{ method: "get" | "post"; path: string }> = operations.map(({ method, path }) => ({
+  method,
+  path,
+}));
+
+// ---- shared components --------------------------------------------------------------------------
+
+const ADDRESS: Schema = { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" };
+const pathAddress = (name: string, description: string): Schema => ({ name, in: "path", required: true, description, schema: ADDRESS });
+
+function parameters(chainIds: readonly number[]): Record<string, Schema> {
+  return {
+    RequestId: {
+      name: "requestId", in: "path", required: true, description: "Identifier returned by the submit call",
+      schema: { type: "string", minLength: 1, maxLength: 200 },
+    },
+    VaultAddress: pathAddress("address", "Vault address"),
+    Token: pathAddress("token", "Token contract"),
+    Bot: pathAddress("bot", "Bot address"),
+    To: pathAddress("to", "Destination address"),
+    Protocol: pathAddress("protocol", "Protocol contract"),
+    Tokens: {
+      name: "tokens", in: "query", required: true, description: "Comma-separated token addresses",
+      schema: { type: "string", pattern: "^0x[0-9a-fA-F]{40}(,0x[0-9a-fA-F]{40})*$" },
+    },
+    ChainId: {
+      name: "chainId", in: "query", required: false,
+      description: "Chain of the vault; may be left out when the relayer serves a single chain",
+      schema: { type: "integer", enum: [...chainIds] },
+    },
+    ReviewVault: { name: "vault", in: "query", required: false, description: "Only this vault's reviews", schema: ADDRESS },
+    IdempotencyKey: {
+      name: "Idempotency-Key", in: "header", required: false,
+      description: "UUID; stands in for the body's idempotencyKey, which wins when both are sent",
+      schema: { type: "string", format: "uuid" },
+    },
+  };
+}
+
+const DESCRIPTION = `Relayer for bots that pay from on-chain vaults.
+
+Authentication: submitting an intent needs no API key. Each body carries an EIP-712 signature of the
+intent by the bot, on the vault's own domain (eip712Domain(): name, version "1", chainId,
+verifyingContract = the vault). The recovered signer must equal \`bot\`, and the bot must be active on
+the vault. The owner routes use Sign-In with Ethereum (EIP-4361): get a nonce from POST /v1/auth/nonce,
+sign the message, exchange it at POST /v1/auth/login, then send \`Authorization: Bearer <token>\`.
+
+Idempotency: every submit carries a UUID idempotencyKey, in the body or the Idempotency-Key header (the
+body wins). The same request with the same key answers the first 200 outcome again without executing
+twice; the same key with different data is 409 IDEMPOTENCY_CONFLICT. Errors are not stored, so a retry
+with the same key runs again. Keys are kept per kind (payments, execute, swap) for at least 24 hours.
+
+Every error is \`{error, code, details?}\`; 429 RATE_LIMITED carries Retry-After in seconds.`;
+
+// ---- the document -------------------------------------------------------------------------------
+
+/** The error answers of one operation: one response per status, naming the codes it may carry. */
+function errorResponses(codes: readonly ErrorCode[]): Record<string, Schema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = statusOf(code);
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, Schema> = {};
+  for (const status of [...byStatus.keys()].sort((a, b) => a - b)) {
+    const list = byStatus.get(status)!;
+    out[String(status)] = {
+      description: list.join(", "),
+      ...(status === 429 ? { headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } } } : {}),
+      content: { "application/json": { schema: { allOf: [ref("Error"), { properties: { code: { enum: list } } }] } } },
+    };
+  }
+  return out;
+}
+
+function operationObject(op: Operation): Schema {
+  const ok = typeof op.ok === "string" ? { type: "application/json", schema: ref(op.ok) } : op.ok;
+  const okDescription =
+    op.tag === "intents" ? "The request's state: approved, pending_review and rejected all answer 200" : op.summary;
+  return {
+    operationId: op.id,
+    summary: op.summary,
+    tags: [op.tag],
+    ...(op.params === undefined ? {} : { parameters: op.params.map((name) => ({ $ref: `#/components/parameters/${name}` })) }),
+    ...(op.body === undefined
+      ? {}
+      : { requestBody: { required: op.bodyOptional !== true, content: { "application/json": { schema: op.body } } } }),
+    ...(op.bearer === true ? { security: [{ bearerAuth: [] }] } : {}),
+    responses: {
+      "200": { description: okDescription, content: { [ok.type]: { schema: ok.schema } } },
+      ...errorResponses(op.errors),
+      default: { $ref: "#/components/responses/Error" },
+    },
+  };
+}
+
+/** The OpenAPI 3.1.0 document of every route, as a plain JSON-serializable object. */
+export function buildOpenApiDocument(options: OpenApiOptions): Schema {
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const op of operations) (paths[op.path] ??= {})[op.method] = operationObject(op);
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "relay",
+      version: "1",
+      description: `${DESCRIPTION}\n\nChains served: ${options.chainIds.join(", ")}.`,
+    },
+    ...(options.serverUrl === undefined ? {} : { servers: [{ url: options.serverUrl }] }),
+    tags: [
+      { name: "intents", description: "Signed payment, execute and swap intents, and their status" },
+      { name: "vault", description: "Reads of a vault's state" },
+      { name: "owner", description: "Sign-in and the owner's review queue" },
+      { name: "operations", description: "Health, readiness, metrics and this document" },
+    ],
+    paths,
+    components: {
+      schemas: responseSchemas,
+      parameters: parameters(options.chainIds),
+      headers: {
+        RetryAfter: { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },
+      },
+      responses: {
+        Error: {
+          description: "Any other error",
+          content: { "application/json": { schema: ref("Error") } },
+        },
+      },
+      securitySchemes: {
+        bearerAuth: { type: "http", scheme: "bearer", description: "Token from POST /v1/auth/login" },
+      },
+    },
+  };
+}
+
+/** Serves `doc` at GET /v1/openapi.json (serialized once). */
+export function registerOpenApiRoute(app: FastifyInstance, doc: object): void {
+  const body = JSON.stringify(doc);
+  app.get("/v1/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(body));
+}
