@@ -25,7 +25,7 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
     ["Held because", v.heldBecause],
     ["Memo", v.memo ?? "(none)"],
     ...v.metadata.map(([key, value]): [string, string] => [`  ${key}`, value]),
-    ["Time left", timeLeft(v.expiresAt, nowMs)],
+    ["Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, nowMs) : "decided"],
     ["Intent hash", v.intentHash],
   ];
   const width = Math.max(...lines.map(([label]) => label.length));

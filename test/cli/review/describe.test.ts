@@ -101,6 +101,11 @@ describe("text output", () => {
     expect(text).toMatch(/^ {2}Safety: approve \(ok\)$/m);
   });
 
+  it("shows no countdown for a review already decided", () => {
+    const text = formatDetail(describeReview(heldPayment("req_a", 5, { status: "rejected" }), tokens), NOW);
+    expect(text).toMatch(/^Time left: +decided$/m);
+  });
+
   it("says what a decision did", () => {
     expect(formatDecision({ requestId: "req_a", status: "approved", txHash: "0xab" })).toBe("req_a: approved, tx 0xab\n");
     expect(formatDecision({ requestId: "req_a", status: "rejected", reason: "no" })).toBe("req_a: rejected, reason: no\n");

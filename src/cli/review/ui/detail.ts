@@ -24,7 +24,7 @@ export function ReviewDetail({ view: v, now }: ReviewDetailProps): ReactElement 
     row("Held because", v.heldBecause),
     row("Memo", v.memo ?? "(none)"),
     ...v.metadata.map(([key, value], i) => row(i === 0 ? "Metadata" : "", `${key}: ${value}`, `meta-${key}`)),
-    row("Time left", timeLeft(v.expiresAt, now)),
+    row("Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, now) : "decided"),
     v.agents.length === 0
       ? row("Agents", "(no verdicts)")
       : h(
