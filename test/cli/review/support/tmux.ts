@@ -4,8 +4,8 @@
 import { execFileSync, spawnSync } from "node:child_process";
 
 /** Fails (does not skip) when tmux is missing: CI must install it. */
-export function requireTmux(): void {
-  const found = spawnSync("sh", ["-c", "command -v tmux"], { encoding: "utf8" });
+export function requireTmux(env: NodeJS.ProcessEnv = process.env): void {
+  const found = spawnSync("/bin/sh", ["-c", "command -v tmux"], { encoding: "utf8", env });
   if (found.status !== 0) {
     throw new Error("tmux is not installed, and the relay review terminal test needs it (on Debian: apt-get install -y tmux)");
   }
