@@ -25,6 +25,11 @@ export class CliError extends Error {
 }
 
 /** Exit codes of every command (README "CLI"). */
+/** End the command with `code` and print nothing more (the result is already on stdout). */
+export function exitWith(code: number): never {
+  throw new CliError("", code);
+}
+
 export const EXIT = {
   OK: 0,
   /** Any failure not listed below. */

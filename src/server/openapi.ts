@@ -130,11 +130,17 @@ const operations: readonly Operation[] = [
   },
 ];
 
-/** Method and path (OpenAPI form) of every documented operation. */
-export const documentedRoutes: ReadonlyArray<{ method: "get" | "post"; path: string }> = operations.map(({ method, path }) => ({
-  method,
-  path,
-}));
+/**
+ * Every documented operation: its method, OpenAPI path (`/v1/payments/{requestId}`) and fastify
+ * route pattern (`/v1/payments/:requestId`), so a wiring test can check each one is registered.
+ */
+export const documentedRoutes: ReadonlyArray<{ method: "GET" | "POST"; path: string; url: string }> = operations.map(
+  ({ method, path }) => ({
+    method: method === "get" ? "GET" : "POST",
+    path,
+    url: path.replace(/\{(\w+)\}/g, ":$1"),
+  }),
+);
 
 // ---- shared components --------------------------------------------------------------------------
 

@@ -5,7 +5,7 @@ import { ownerRequestBodyJsonSchemas, requestBodyJsonSchemas } from "../../src/a
 import { responseSchemas } from "../../src/api/responses.ts";
 import { errorCodes, statusOf } from "../../src/errors.ts";
 import { buildApp } from "../../src/server/app.ts";
-import { buildOpenApiDocument, registerOpenApiRoute } from "../../src/server/openapi.ts";
+import { buildOpenApiDocument, documentedRoutes, registerOpenApiRoute } from "../../src/server/openapi.ts";
 
 type Json = Record<string, any>;
 
@@ -75,6 +75,15 @@ describe("OpenAPI document", () => {
   it("documents exactly the routes of the API, with their methods", () => {
     const documented = Object.fromEntries(Object.entries(doc.paths as Json).map(([p, item]) => [p, Object.keys(item).sort()]));
     expect(documented).toEqual(expectedRoutes);
+  });
+
+  it("lists the documented routes as fastify patterns for wiring checks", () => {
+    expect(documentedRoutes).toHaveLength(Object.keys(expectedRoutes).length);
+    expect(documentedRoutes).toContainEqual({
+      method: "GET",
+      path: "/v1/vault/{address}/bot/{bot}/destination/{to}",
+      url: "/v1/vault/:address/bot/:bot/destination/:to",
+    });
   });
 
   it("declares every path parameter, and only those", () => {

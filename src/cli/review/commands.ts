@@ -1,23 +1,22 @@
 // The actions of `relay review`: the Ink screen on a terminal, and its non-interactive twin
 // `relay review list | show <id> | approve <id> | reject <id> --reason <text>` (each with --json).
+// Relayer failures reach main's reportFailure, which turns them into the CLI's exit codes.
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../chain/clients.ts";
-import { RelayApiError, RelayUnreachableError } from "../../client/errors.ts";
 import { RelayClient } from "../../client/relay-client.ts";
 import { readVaultDomain } from "../../client/sign.ts";
 import { signInWithEthereum } from "../../client/siwe.ts";
 import type { VaultDomain } from "../../eip712/types.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
-import { requireOwnerKey, resolveSettings, type Settings, type SettingsFlags } from "../settings.ts";
+import { settingsFor, type SettingsOptions } from "../register/common.ts";
+import { requireOwnerKey, type Settings } from "../settings.ts";
 import { describeReview, tokenBook, type TokenBook } from "./describe.ts";
 import { formatDecision, formatDetail, formatList } from "./format.ts";
 import { createRelaySource } from "./relay-source.ts";
 import type { ReviewSource } from "./source.ts";
 
-export interface ReviewFlags extends SettingsFlags {
-  json?: boolean;
-}
+export type ReviewFlags = SettingsOptions;
 
 export const NO_TTY_MESSAGE =
   "relay review needs an interactive terminal; use `relay review list`, `relay review show <id>`, " +
@@ -27,7 +26,7 @@ export const NO_TTY_MESSAGE =
 export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<void> {
   if (!io.stdout.isTTY || !process.stdin.isTTY) throw new CliError(NO_TTY_MESSAGE, EXIT.USAGE);
   // One attempt per call: the screen shows "reconnecting" and tries again by itself.
-  const { source, tokens } = openReviews(flags, io, { retry: { maxAttempts: 1 } });
+  const { source, tokens } = await openReviews(flags, io, { retry: { maxAttempts: 1 } });
   const [{ render }, { createElement }, { ReviewApp }] = await Promise.all([import("ink"), import("react"), import("./ui/app.ts")]);
   const app = render(createElement(ReviewApp, { source, tokens }), { exitOnCtrlC: true });
   const stop = (): void => app.unmount();
@@ -40,30 +39,30 @@ export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<
 }
 
 export async function reviewList(flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = openReviews(flags, io);
-  const reviews = await relayed(() => source.list(io.signal));
+  const { source, tokens } = await openReviews(flags, io);
+  const reviews = await source.list(io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify({ reviews })}\n`);
   else io.stdout.write(formatList(reviews.map((item) => describeReview(item, tokens)), Date.now()));
 }
 
 export async function reviewShow(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = openReviews(flags, io);
-  const item = await relayed(() => source.detail(requestId, io.signal));
+  const { source, tokens } = await openReviews(flags, io);
+  const item = await source.detail(requestId, io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify(item)}\n`);
   else io.stdout.write(formatDetail(describeReview(item, tokens), Date.now()));
 }
 
 export async function reviewApprove(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source } = openReviews(flags, io);
-  const response = await relayed(() => source.approve(requestId, io.signal));
+  const { source } = await openReviews(flags, io);
+  const response = await source.approve(requestId, io.signal);
   io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
 }
 
 export async function reviewReject(requestId: string, flags: ReviewFlags & { reason: string }, io: CliIO): Promise<void> {
   const reason = flags.reason.trim();
   if (reason === "") throw new CliError("--reason must not be empty: say why the request is rejected", EXIT.USAGE);
-  const { source } = openReviews(flags, io);
-  const response = await relayed(() => source.reject(requestId, reason, io.signal));
+  const { source } = await openReviews(flags, io);
+  const response = await source.reject(requestId, reason, io.signal);
   io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
 }
 
@@ -74,8 +73,8 @@ interface OpenedReviews {
 }
 
 /** Settings, the owner's account, a relay client and the source built on them. */
-export function openReviews(flags: ReviewFlags, io: CliIO, clientOptions: { retry?: { maxAttempts: number } } = {}): OpenedReviews {
-  const settings = resolveSettings(flags, io.env, io.cwd);
+export async function openReviews(flags: ReviewFlags, io: CliIO, clientOptions: { retry?: { maxAttempts: number } } = {}): Promise<OpenedReviews> {
+  const settings = await settingsFor(flags, io);
   const owner = privateKeyToAccount(requireOwnerKey(settings));
   const client = new RelayClient({ baseUrl: settings.relayerUrl, chainId: settings.chainId, ...clientOptions });
   const { chainId, relayerUrl } = settings;
@@ -110,19 +109,6 @@ function vaultDomainReader(settings: Settings): (vault: Address) => Promise<Vaul
     }
     return domain;
   };
-}
-
-/** Run a relayer call, turning its failures into one-line CLI errors with the documented exit codes. */
-async function relayed<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (error) {
-    if (error instanceof RelayUnreachableError) {
-      throw new CliError(`${error.message}; is \`relay serve\` running? (--relayer-url, RELAY_URL)`, EXIT.UNREACHABLE);
-    }
-    if (error instanceof RelayApiError) throw new CliError(error.message, EXIT.REJECTED);
-    throw error;
-  }
 }
 
 function firstLine(error: unknown): string {

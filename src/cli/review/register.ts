@@ -2,18 +2,16 @@
 // only when they run, so `relay --help` never loads Ink or viem's account code.
 import { Command, Option } from "commander";
 import type { CliIO } from "../io.ts";
+import { withOwnerOptions, withSettingsOptions } from "../register/common.ts";
 
 export function registerReview(program: Command, io: CliIO): void {
-  const review = program
-    .command("review")
-    .description("Decide the requests held for the vault owner: an interactive screen, or the subcommands below")
-    .option("--relayer-url <url>", "relayer base URL (env RELAY_URL; default: the manifest's, else http://127.0.0.1:8787)")
-    .option("--rpc-url <url>", "chain JSON-RPC URL, to read the vault's EIP-712 domain (env RELAY_RPC_URL; default: the manifest's)")
-    .option("--chain-id <id>", "chain of the reviews (env RELAY_CHAIN_ID; default: the manifest's)")
-    .option("--vault <address>", "only this vault's reviews (env RELAY_VAULT)")
-    .option("--owner-key <hex>", "the vault owner's private key (env RELAY_OWNER_KEY; default: the manifest's owner)")
-    .option("--state-dir <dir>", "where the devnet manifest is (default .relay)")
-    .option("--json", "print the relayer's answer as JSON (subcommands)")
+  const review = withOwnerOptions(
+    withSettingsOptions(
+      program
+        .command("review")
+        .description("Decide the requests held for the vault owner: an interactive screen, or the subcommands below"),
+    ),
+  )
     .addHelpText(
       "after",
       [

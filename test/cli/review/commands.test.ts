@@ -98,13 +98,13 @@ describe("relay review", () => {
       body: { error: "review already decided", code: "REVIEW_ALREADY_DECIDED", details: "req_a is approved" },
     });
     expect(code).toBe(EXIT.REJECTED);
-    expect(stderr).toBe("relay: REVIEW_ALREADY_DECIDED: review already decided (req_a is approved)\n");
+    expect(stderr).toBe("relay: relayer refused: REVIEW_ALREADY_DECIDED: review already decided (req_a is approved)\n");
   });
 
   it("an unreachable relayer exits 5 with one line", async () => {
     const run = runMain(["review", "list", "--relayer-url", "http://127.0.0.1:9", "--owner-key", OWNER_KEY, "--state-dir", stateDir]);
     expect(await run.done).toBe(EXIT.UNREACHABLE);
-    expect(run.output.stderr).toMatch(/^relay: cannot reach the relayer at http:\/\/127\.0\.0\.1:9\/v1\/auth\/nonce.*is `relay serve` running\?.*\n$/);
+    expect(run.output.stderr).toMatch(/^relay: relayer unreachable at http:\/\/127\.0\.0\.1:9 \(connection failed\); is `relay serve` running\?.*\n$/);
     expect(run.output.stderr.split("\n")).toHaveLength(2);
   });
 });
