@@ -9,6 +9,7 @@ import { registerBotCommands } from "./register/bot.ts";
 import { registerVaultCommands } from "./register/vault.ts";
 import { registerOwnerCommands } from "./register/owner.ts";
 import { registerKeyCommands } from "./register/keys.ts";
+import { registerReview } from "./review/register.ts";
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const program = buildProgram(io);
@@ -80,6 +81,7 @@ function buildProgram(io: CliIO): Command {
   registerVaultCommands(program, io);
   registerOwnerCommands(program, io);
   registerKeyCommands(program, io);
+  registerReview(program, io);
 
   return program;
 }
