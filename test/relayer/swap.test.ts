@@ -32,7 +32,7 @@ describe("POST /v1/swap", () => {
   afterAll(() => env?.close());
 
   /** Balances of the vault in `tokens`, in order. */
-  const vaultBalances = async (a: Address, b: Address): Promise<[bigint, bigint]> => [await balanceOf(env, a, env.vault), await balanceOf(env, b, env.vault)];
+  const vaultBalances = (...tokens: Address[]): Promise<bigint[]> => Promise.all(tokens.map((t) => balanceOf(env, t, env.vault)));
 
   it("fast path: USDC → WETH is approved with txHash; the vault's WETH goes up by the quote and its USDC down", async () => {
     const amountIn = USDC(3_000);
@@ -48,8 +48,8 @@ describe("POST /v1/swap", () => {
     expect(receipt.status).toBe("success");
 
     const [usdcAfter, wethAfter] = await vaultBalances(usdc, weth);
-    expect(usdcAfter).toBe(usdcBefore - amountIn);
-    expect(wethAfter - wethBefore).toBe(quote);
+    expect(usdcAfter).toBe(usdcBefore! - amountIn);
+    expect(wethAfter! - wethBefore!).toBe(quote);
 
     const status = await get(`${swap}/${res.body.requestId}`);
     expect(status.status).toBe(200);
