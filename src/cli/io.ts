@@ -24,10 +24,24 @@ export class CliError extends Error {
   }
 }
 
+/** Exit codes of every command (README "CLI"). */
+/** End the command with `code` and print nothing more (the result is already on stdout). */
+export function exitWith(code: number): never {
+  throw new CliError("", code);
+}
+
 export const EXIT = {
   OK: 0,
+  /** Any failure not listed below. */
   FAILURE: 1,
+  /** Bad flags, arguments or settings. */
   USAGE: 2,
+  /** The relayer refused the request (an API error) or it was `rejected`. */
+  REJECTED: 3,
+  /** `--wait` timed out while the request was still `pending_review` (also: submitted without --wait and held). */
+  PENDING: 4,
+  /** No answer from the relayer. */
+  UNREACHABLE: 5,
 } as const;
 
 export function waitForAbort(signal: AbortSignal): Promise<void> {

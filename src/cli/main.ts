@@ -2,8 +2,14 @@
 // their command runs, so that light commands never load Hardhat, fastify or Ink.
 import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT, type CliIO } from "./io.ts";
+import { cliErrorFromClient } from "./output.ts";
 import { parseChainId, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { defaultStateDir } from "../paths.ts";
+import { registerBotCommands } from "./register/bot.ts";
+import { registerVaultCommands } from "./register/vault.ts";
+import { registerOwnerCommands } from "./register/owner.ts";
+import { registerKeyCommands } from "./register/keys.ts";
+import { registerReview } from "./review/register.ts";
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   const program = buildProgram(io);
@@ -71,6 +77,12 @@ function buildProgram(io: CliIO): Command {
     .addHelpText("after", "\nExample:\n  relay deploy --rpc-url http://127.0.0.1:8545 --key 0x…\n")
     .action(async (options) => (await import("./commands/deploy.ts")).deploy(options, io));
 
+  registerBotCommands(program, io);
+  registerVaultCommands(program, io);
+  registerOwnerCommands(program, io);
+  registerKeyCommands(program, io);
+  registerReview(program, io);
+
   return program;
 }
 
@@ -80,9 +92,11 @@ function reportFailure(error: unknown, io: CliIO): number {
     return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   }
   if (error instanceof CliError) {
-    io.stderr.write(`relay: ${error.message}\n`);
+    if (error.message !== "") io.stderr.write(`relay: ${error.message}\n`);
     return error.exitCode;
   }
+  const fromClient = cliErrorFromClient(error);
+  if (fromClient !== undefined) return reportFailure(fromClient, io);
   const message = error instanceof Error ? error.message.split("\n")[0] : String(error);
   io.stderr.write(`relay: ${message}\n`);
   if (io.env.RELAY_DEBUG) io.stderr.write(`${(error as Error)?.stack ?? ""}\n`);

@@ -63,8 +63,13 @@ export interface SnapshotQuery {
 
 const lens = readArtifact("lens/PolicyLens");
 const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
-// The Snapshot tuple's ABI: the constructor's output is not in the ABI, so it is declared from the
-// struct's shape through a helper function type below.
+const spendingLimitComponents = [
+  { name: "amount", type: "uint256" },
+  { name: "maxCount", type: "uint256" },
+  { name: "windowSeconds", type: "uint256" },
+] as const;
+// The Snapshot tuple's ABI: a constructor has no outputs in an ABI, so it is declared here from the
+// struct in contracts/lens/PolicyLens.sol (keep the two in the same order).
 const snapshotAbi = [
   {
     type: "tuple",
@@ -80,29 +85,13 @@ const snapshotAbi = [
         components: [
           { name: "maxPerTxAmount", type: "uint256" },
           { name: "maxRebalanceAmount", type: "uint256" },
-          {
-            name: "spendingLimits",
-            type: "tuple[]",
-            components: [
-              { name: "amount", type: "uint256" },
-              { name: "maxCount", type: "uint256" },
-              { name: "windowSeconds", type: "uint256" },
-            ],
-          },
+          { name: "spendingLimits", type: "tuple[]", components: spendingLimitComponents },
           { name: "aiTriggerThreshold", type: "uint256" },
           { name: "requireAiVerification", type: "bool" },
           { name: "requireHumanReview", type: "bool" },
         ],
       },
-      {
-        name: "vaultLimits",
-        type: "tuple[]",
-        components: [
-          { name: "amount", type: "uint256" },
-          { name: "maxCount", type: "uint256" },
-          { name: "windowSeconds", type: "uint256" },
-        ],
-      },
+      { name: "vaultLimits", type: "tuple[]", components: spendingLimitComponents },
       { name: "destinationAllowed", type: "bool" },
       { name: "destinationReason", type: "string" },
       { name: "balances", type: "uint256[]" },

@@ -20,7 +20,7 @@ export class Dispatcher {
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map((signer) => new Submitter(chain, ledger, signer, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
+        chain.signers.map((signer, i) => new Submitter(chain, ledger, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
       );
       const tokens = new Map<string, TokenInfo>();
       for (const [symbol, token] of Object.entries(chain.config.tokens)) tokens.set(token.address.toLowerCase(), { symbol, decimals: token.decimals });

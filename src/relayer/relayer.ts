@@ -242,12 +242,16 @@ export class Relayer {
       payment: request.kind === "payment" ? request : undefined,
     });
     if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey");
-    const final = outcome.ok
-      ? this.#parts.ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
-      : this.#parts.ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
-    const settled = final ?? this.#parts.ledger.getRequest(record.id)!;
+    const ledger = this.#parts.ledger;
+    // Final state, stored answer and idempotency key in one transaction (one commit).
+    const text = ledger.transaction(() => {
+      const final = outcome.ok
+        ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
+        : ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
+      return this.#answer(final ?? ledger.getRequest(record.id)!, extras);
+    });
     faultPoint("before-response");
-    return this.#answer(settled, extras);
+    return text;
   }
 
   /** Stores the 200 text with the request and under its idempotency key; returns it. */

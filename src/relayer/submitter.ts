@@ -17,6 +17,7 @@ import { batchCalldata, vaultAbi } from "./intents.ts";
 import { decodeRevert } from "./simulate.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
+import { transactionSigner } from "../crypto/sign-transaction.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
 export interface Job {
@@ -47,6 +48,7 @@ export class Submitter {
   readonly #chain: ChainRuntime;
   readonly #ledger: Ledger;
   readonly #signer: LocalAccount;
+  readonly #sign: ReturnType<typeof transactionSigner>;
   readonly #maxBatch: number;
   readonly #queue: Queued[] = [];
   #pumping = false;
@@ -54,8 +56,9 @@ export class Submitter {
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onMined: (hash: Hex) => void;
 
-  constructor(chain: ChainRuntime, ledger: Ledger, signer: LocalAccount, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
+  constructor(chain: ChainRuntime, ledger: Ledger, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
     this.#chain = chain;
+    this.#sign = transactionSigner(privateKey);
     this.#ledger = ledger;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
@@ -121,7 +124,7 @@ export class Submitter {
     const chainNonce = await this.#pendingNonce();
     for (let attempt = 0; ; attempt++) {
       const nonce = this.#ledger.nextNonce(this.#chain.chainId, this.address, chainNonce);
-      const rawTx = await this.#signer.signTransaction({
+      const rawTx = this.#sign({
         type: "eip1559",
         chainId: this.#chain.chainId,
         to: jobs[0]!.vault,
@@ -164,7 +167,9 @@ export class Submitter {
         throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
       }
       faultPoint("after-broadcast");
-      for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
+      this.#ledger.transaction(() => {
+        for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
+      });
       this.#chainNonce = nonce + 1n;
       return { txHash, broadcast: true };
     }

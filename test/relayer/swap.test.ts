@@ -32,7 +32,7 @@ describe("POST /v1/swap", () => {
   afterAll(() => env?.close());
 
   /** Balances of the vault in `tokens`, in order. */
-  const vaultBalances = (...tokens: Address[]) => Promise.all(tokens.map((t) => balanceOf(env, t, env.vault)));
+  const vaultBalances = (...tokens: Address[]): Promise<bigint[]> => Promise.all(tokens.map((t) => balanceOf(env, t, env.vault)));
 
   it("fast path: USDC → WETH is approved with txHash; the vault's WETH goes up by the quote and its USDC down", async () => {
     const amountIn = USDC(3_000);

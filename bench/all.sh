@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# `npm run bench`: every benchmark, one after another, each printing its figures and the target
+# beside its ratio: relayer throughput and latency against direct transactions, signature
+# authentication against viem, ledger latency at 100k rows against 1k.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+run() { node --disable-warning=ExperimentalWarning "$@"; }
+echo "== relayer fast path vs direct executePayment"
+run bench/relayer.bench.ts
+echo "== signature authentication: native vs viem recoverTypedDataAddress"
+run bench/recover.bench.ts
+echo "== ledger p99 latency: 100k rows vs 1k rows"
+run bench/ledger.bench.ts

@@ -1,0 +1,84 @@
+// Actions of the bot commands: `relay pay`, `execute`, `swap` (sign, send, optionally wait),
+// `relay sign` (print the signed body only) and `relay status`.
+import type { RequestKind } from "../../client/types.ts";
+import { RelayApiError } from "../../client/errors.ts";
+import { CliError, EXIT, type CliIO } from "../io.ts";
+import { settingsFor, type SettingsOptions } from "../register/common.ts";
+import { recentRequests, rememberRequest, updateRequestStatus } from "../state.ts";
+import { buildExecute, buildPayment, buildSwap, type ExecuteOptions, type PaymentOptions, type SwapOptions } from "./intents.ts";
+import { follow, relayClient, showRequest, type AnyResponse, type WaitFlags } from "./requests.ts";
+
+type Flags<T> = T & SettingsOptions & WaitFlags;
+
+const builders = {
+  payment: buildPayment,
+  execute: buildExecute,
+  swap: buildSwap,
+} as const;
+
+/** `relay pay` / `relay execute` / `relay swap`. */
+export async function send(kind: RequestKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
+  const settings = await settingsFor(options, io);
+  const body = await builders[kind](settings, options);
+  const client = relayClient(settings, io);
+  let response: AnyResponse =
+    kind === "payment"
+      ? await client.submitPayment(body as Awaited<ReturnType<typeof buildPayment>>, { signal: io.signal })
+      : kind === "execute"
+        ? await client.submitExecute(body as Awaited<ReturnType<typeof buildExecute>>, { signal: io.signal })
+        : await client.submitSwap(body as Awaited<ReturnType<typeof buildSwap>>, { signal: io.signal });
+  await rememberRequest(settings.stateDir, {
+    requestId: response.requestId,
+    kind,
+    relayerUrl: settings.relayerUrl,
+    chainId: body.chainId,
+    vault: body.vaultAddress,
+    status: response.status,
+    submittedAt: new Date().toISOString(),
+  });
+  if (options.wait) {
+    response = await follow(client, kind, response, options, io);
+    await updateRequestStatus(settings.stateDir, response.requestId, response.status);
+  }
+  showRequest(kind, response, options, io);
+}
+
+/** `relay sign payment|execute|swap`: the signed request body on stdout, nothing sent. */
+export async function sign(kind: RequestKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
+  const settings = await settingsFor(options, io);
+  const body = await builders[kind](settings, options);
+  io.stdout.write(`${JSON.stringify(body, null, options.json ? undefined : 2)}\n`);
+}
+
+export interface StatusOptions extends SettingsOptions, WaitFlags {
+  kind?: RequestKind;
+}
+
+/** `relay status [requestId]`: without an id, the most recent request sent from this state directory. */
+export async function status(requestId: string | undefined, options: StatusOptions, io: CliIO): Promise<void> {
+  const settings = await settingsFor(options, io);
+  const recent = await recentRequests(settings.stateDir);
+  const known = requestId === undefined ? recent[0] : recent.find((r) => r.requestId === requestId);
+  if (requestId === undefined && known === undefined) {
+    throw new CliError(`no request was sent with this state directory (${settings.stateDir}) yet; give a request id`, EXIT.USAGE);
+  }
+  const id = requestId ?? known!.requestId;
+  const client = relayClient(settings, io);
+  const kinds: RequestKind[] = options.kind ? [options.kind] : known ? [known.kind] : ["payment", "execute", "swap"];
+  let found: { kind: RequestKind; response: AnyResponse } | undefined;
+  for (const kind of kinds) {
+    try {
+      found = { kind, response: await client.getStatus(kind, id, { signal: io.signal }) };
+      break;
+    } catch (error) {
+      // An id of unknown kind is looked for among payments, then executions, then swaps.
+      if (error instanceof RelayApiError && error.status === 404 && kinds.length > 1) continue;
+      throw error;
+    }
+  }
+  if (found === undefined) throw new CliError(`no payment, execution or swap ${id} at ${settings.relayerUrl}`, EXIT.FAILURE);
+  let response = found.response;
+  if (options.wait) response = await follow(client, found.kind, response, options, io);
+  await updateRequestStatus(settings.stateDir, id, response.status);
+  showRequest(found.kind, response, options, io);
+}

@@ -1,0 +1,69 @@
+// The CLI's access to the chain: viem clients for the settings' RPC URL, the vault's EIP-712 domain,
+// token decimals, and addresses given by name (`marketplace`, `reviewed`, …) from the devnet manifest.
+import { erc20Abi, type Address } from "viem";
+import { clientsFor, type Clients } from "../../chain/clients.ts";
+import { parseAddress } from "../../crypto/address.ts";
+import { readVaultDomain } from "../../client/sign.ts";
+import type { VaultDomain } from "../../eip712/types.ts";
+import { CliError, EXIT } from "../io.ts";
+import type { ResolvedToken, Settings } from "../settings.ts";
+
+/** Clients for the settings' chain, after checking the node answers and is that chain. */
+export async function connectChain(settings: Settings): Promise<Clients> {
+  let chainId: number;
+  try {
+    chainId = await clientsFor(settings.rpcUrl, settings.chainId).publicClient.getChainId();
+  } catch {
+    throw new CliError(`cannot reach a JSON-RPC node at ${settings.rpcUrl} (--rpc-url, RELAY_RPC_URL)`);
+  }
+  if (chainId !== settings.chainId && settings.sources.chainId !== "default") {
+    throw new CliError(`the node at ${settings.rpcUrl} is chain ${chainId}, not chain ${settings.chainId} (from ${settings.sources.chainId})`);
+  }
+  return clientsFor(settings.rpcUrl, chainId);
+}
+
+/** The vault's EIP-712 domain, read from the vault (EIP-5267). */
+export async function vaultDomain(clients: Clients, vault: Address): Promise<VaultDomain> {
+  try {
+    return await readVaultDomain(clients.publicClient, vault);
+  } catch {
+    throw new CliError(`${vault} is not a vault on chain ${clients.chain.id} (no eip712Domain)`);
+  }
+}
+
+/** The token with its decimals, read from the chain when the settings do not know them. */
+export async function withDecimals(clients: Clients, token: ResolvedToken): Promise<ResolvedToken> {
+  if (token.decimals !== undefined) return token;
+  try {
+    const decimals = await clients.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: "decimals" });
+    return { ...token, decimals };
+  } catch {
+    return token; // parseAmount then asks for --base-units
+  }
+}
+
+/**
+ * An address given as `0x…` or by name from the devnet manifest: a contract (`vault`, `router`,
+ * `nft`, `marketplace`, `lending`, `registry`, `factory`), `owner`, or a bot (`default`, `reviewed`).
+ */
+export function resolveAddress(settings: Settings, text: string, what: string): Address {
+  if (/^0x/i.test(text)) {
+    const checked = parseAddress(text);
+    if (!checked.ok) throw new CliError(`${what} ${text} is not a valid address (${checked.reason === "checksum" ? "wrong EIP-55 checksum" : "expected 0x + 40 hex digits"})`, EXIT.USAGE);
+    return checked.address;
+  }
+  const manifest = settings.manifest;
+  const named: Record<string, string> = manifest
+    ? {
+        ...Object.fromEntries(Object.entries(manifest.accounts.bots).map(([name, pair]) => [name, pair.address])),
+        owner: manifest.accounts.owner.address,
+        ...Object.fromEntries(Object.entries(manifest.contracts).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
+      }
+    : {};
+  const found = named[text];
+  if (found === undefined) {
+    const names = Object.keys(named);
+    throw new CliError(`${what} "${text}" is neither an address nor a name in the devnet manifest${names.length ? ` (${names.join(", ")})` : ""}`, EXIT.USAGE);
+  }
+  return found as Address;
+}

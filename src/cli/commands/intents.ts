@@ -1,0 +1,164 @@
+// Building and signing the three intents from command options: `relay pay|execute|swap` send what
+// these return, `relay sign` prints it. Only the vault's domain is read from the chain.
+import { keccak256, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { signExecuteRequest, signPaymentRequest, signSwapRequest, type BodyExtras } from "../../client/bodies.ts";
+import { defaultDeadline, randomRef, refFromString } from "../../client/sign.ts";
+import type { ExecuteRequestBody, Metadata, PaymentRequestBody, SwapRequestBody } from "../../client/types.ts";
+import { CliError, EXIT } from "../io.ts";
+import { parseAmount, requireBotKey, requireVault, resolveToken, type ResolvedToken, type Settings } from "../settings.ts";
+import type { Clients } from "../../chain/clients.ts";
+import { connectChain, resolveAddress, vaultDomain, withDecimals } from "./chain.ts";
+
+/** Options every intent takes. */
+export interface IntentOptions {
+  memo?: string;
+  ref?: string;
+  deadline?: string;
+  idempotencyKey?: string;
+  metadata?: string[];
+  baseUnits?: boolean;
+}
+
+export interface PaymentOptions extends IntentOptions {
+  to: string;
+  amount: string;
+  token: string;
+}
+
+export interface ExecuteOptions extends IntentOptions {
+  protocol: string;
+  calldata: string;
+  token?: string[];
+  amount?: string[];
+  value?: string;
+  protocolName?: string;
+}
+
+export interface SwapOptions extends IntentOptions {
+  fromToken: string;
+  maxFromAmount: string;
+  toToken: string;
+  minToAmount: string;
+}
+
+const usage = (message: string) => new CliError(message, EXIT.USAGE);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `--ref`: a bytes32 as is, any other text hashed (keccak256 of its UTF-8), absent a random one. */
+export function refFrom(text: string | undefined): Hex {
+  if (text === undefined) return randomRef();
+  if (/^0x[0-9a-fA-F]{64}$/.test(text)) return text as Hex;
+  if (text === "") throw usage("--ref must not be empty");
+  return refFromString(text);
+}
+
+/** `--deadline <seconds>`: the intent's lifetime from now (default 300). */
+export function deadlineFrom(text: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): bigint {
+  if (text === undefined) return defaultDeadline(nowSeconds);
+  if (!/^\d+$/.test(text) || Number(text) < 1) throw usage(`--deadline must be a whole number of seconds from now, got "${text}"`);
+  return defaultDeadline(nowSeconds, Number(text));
+}
+
+/** `--metadata key=value`, repeatable. */
+export function metadataFrom(pairs: readonly string[] | undefined): Metadata | undefined {
+  if (pairs === undefined || pairs.length === 0) return undefined;
+  const metadata: Metadata = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at < 1) throw usage(`--metadata must be key=value, got "${pair}"`);
+    metadata[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return metadata;
+}
+
+function extrasFrom(options: IntentOptions): BodyExtras {
+  if (options.idempotencyKey !== undefined && !UUID.test(options.idempotencyKey)) {
+    throw usage(`--idempotency-key must be a UUID, got "${options.idempotencyKey}"`);
+  }
+  const metadata = metadataFrom(options.metadata);
+  return {
+    ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
+    ...(options.memo === undefined ? {} : { memo: options.memo }),
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+}
+
+// The chain is contacted once, and only after every option that can be checked offline was checked.
+function chainAccess(settings: Settings) {
+  const vault = requireVault(settings);
+  const account = privateKeyToAccount(requireBotKey(settings));
+  let clients: Promise<Clients> | undefined;
+  const connect = () => (clients ??= connectChain(settings));
+  return {
+    account,
+    connect,
+    domain: async () => vaultDomain(await connect(), vault),
+    /** A token and an amount; decimals come from the chain only for an unknown token address. */
+    async amount(tokenText: string, amountText: string, baseUnits?: boolean): Promise<{ token: ResolvedToken; amount: bigint }> {
+      let token = resolveToken(settings, tokenText);
+      if (token.decimals === undefined && !baseUnits) token = await withDecimals(await connect(), token);
+      return { token, amount: parseAmount(settings, token, amountText, { baseUnits }) };
+    },
+  };
+}
+
+/** A signed `POST /v1/payments` body. */
+export async function buildPayment(settings: Settings, options: PaymentOptions): Promise<PaymentRequestBody> {
+  const to = resolveAddress(settings, options.to, "--to");
+  const extras = extrasFrom(options);
+  const chain = chainAccess(settings);
+  const { token, amount } = await chain.amount(options.token, options.amount, options.baseUnits);
+  const intent = { bot: chain.account.address, to, token: token.address, amount, deadline: deadlineFrom(options.deadline), ref: refFrom(options.ref) };
+  return signPaymentRequest(chain.account, await chain.domain(), intent, extras);
+}
+
+/** A signed `POST /v1/execute` body. `--token`/`--amount` pair up in order. */
+export async function buildExecute(settings: Settings, options: ExecuteOptions): Promise<ExecuteRequestBody> {
+  const protocol = resolveAddress(settings, options.protocol, "--protocol");
+  if (!/^0x([0-9a-fA-F]{2})*$/.test(options.calldata)) throw usage("--calldata must be 0x-prefixed hex of whole bytes");
+  const callData = options.calldata as Hex;
+  const tokenTexts = options.token ?? [];
+  const amountTexts = options.amount ?? [];
+  if (tokenTexts.length !== amountTexts.length) throw usage(`give one --amount per --token (got ${tokenTexts.length} tokens, ${amountTexts.length} amounts)`);
+  const extras = { ...extrasFrom(options), ...(options.protocolName === undefined ? {} : { protocolName: options.protocolName }) };
+  const chain = chainAccess(settings);
+  const tokens: Address[] = [];
+  const amounts: bigint[] = [];
+  for (const [i, text] of tokenTexts.entries()) {
+    const { token, amount } = await chain.amount(text, amountTexts[i]!, options.baseUnits);
+    tokens.push(token.address);
+    amounts.push(amount);
+  }
+  const native = { address: "0x0000000000000000000000000000000000000000" as Address, symbol: "ETH", decimals: 18 };
+  const value = options.value === undefined ? 0n : parseAmount(settings, native, options.value, { baseUnits: options.baseUnits });
+  const intent = {
+    bot: chain.account.address,
+    protocol,
+    calldataHash: keccak256(callData),
+    tokens,
+    amounts,
+    value,
+    deadline: deadlineFrom(options.deadline),
+    ref: refFrom(options.ref),
+  };
+  return signExecuteRequest(chain.account, await chain.domain(), intent, callData, extras);
+}
+
+/** A signed `POST /v1/swap` body. */
+export async function buildSwap(settings: Settings, options: SwapOptions): Promise<SwapRequestBody> {
+  const extras = extrasFrom(options);
+  const chain = chainAccess(settings);
+  const from = await chain.amount(options.fromToken, options.maxFromAmount, options.baseUnits);
+  const to = await chain.amount(options.toToken, options.minToAmount, options.baseUnits);
+  const intent = {
+    bot: chain.account.address,
+    fromToken: from.token.address,
+    maxFromAmount: from.amount,
+    toToken: to.token.address,
+    minToAmount: to.amount,
+    deadline: deadlineFrom(options.deadline),
+    ref: refFrom(options.ref),
+  };
+  return signSwapRequest(chain.account, await chain.domain(), intent, extras);
+}

@@ -1,0 +1,81 @@
+// Sending a signed request, following it, and showing it: the shared tail of `relay pay`, `execute`,
+// `swap` and `status`. The exit code tells the status: 0 approved, 3 rejected, 4 still pending.
+import { RelayClient } from "../../client/relay-client.ts";
+import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../client/types.ts";
+import { DEFAULT_POLL_OPTIONS } from "../../client/poll.ts";
+import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
+import { exitCodeForStatus, printResult } from "../output.ts";
+import { startProgress } from "../progress.ts";
+import type { Settings } from "../settings.ts";
+
+export type AnyResponse = PaymentResponse | ExecuteResponse;
+
+export interface WaitFlags {
+  wait?: boolean;
+  /** Seconds. */
+  timeout?: string;
+  json?: boolean;
+}
+
+/** A client of the settings' relayer; retries (few, reported on stderr) per the client's rules. */
+export function relayClient(settings: Settings, io: CliIO): RelayClient {
+  return new RelayClient({
+    baseUrl: settings.relayerUrl,
+    chainId: settings.chainId,
+    retry: {
+      maxAttempts: 3,
+      onRetry: ({ delayMs, error }) => io.stderr.write(`relay: ${error.message.split("\n")[0]}; retrying in ${(delayMs / 1000).toFixed(1)}s\n`),
+    },
+  });
+}
+
+export function timeoutMsFrom(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_POLL_OPTIONS.timeoutMs;
+  if (!/^\d+(\.\d+)?$/.test(text)) throw new CliError(`--timeout must be a number of seconds, got "${text}"`, EXIT.USAGE);
+  return Number(text) * 1000;
+}
+
+/**
+ * Poll a pending request until it resolves (with progress on stderr), at SPEC.md's cadence: every
+ * 5 s while an AI scan may run, then every 30 s while a human reviews.
+ */
+export async function follow(client: RelayClient, kind: RequestKind, response: AnyResponse, flags: WaitFlags, io: CliIO): Promise<AnyResponse> {
+  if (response.status !== "pending_review") return response;
+  const timeoutMs = timeoutMsFrom(flags.timeout);
+  const aiWindowMs = "estimatedResolutionMs" in response && response.estimatedResolutionMs !== undefined ? response.estimatedResolutionMs : DEFAULT_POLL_OPTIONS.aiWindowMs;
+  const started = Date.now();
+  const label = () => {
+    const every = Date.now() - started < aiWindowMs ? DEFAULT_POLL_OPTIONS.aiIntervalMs : DEFAULT_POLL_OPTIONS.reviewIntervalMs;
+    return `${kind} ${response.requestId} pending review; checking every ${every / 1000}s`;
+  };
+  const progress = startProgress(io.stderr, label());
+  try {
+    return await client.waitForResolution(kind, response.requestId, {
+      timeoutMs,
+      aiWindowMs,
+      signal: io.signal,
+      onPoll: () => progress.update(label()),
+    });
+  } finally {
+    progress.stop();
+  }
+}
+
+/** Print a request's state on stdout and end with its exit code. */
+export function showRequest(kind: RequestKind, response: AnyResponse, flags: WaitFlags, io: CliIO): void {
+  const payment = response as PaymentResponse;
+  printResult(io, flags, response, [
+    ["status", response.status],
+    ["requestId", response.requestId],
+    ["kind", kind],
+    ["txHash", response.txHash],
+    ["reason", response.reason],
+    ["pollUrl", payment.pollUrl],
+    ["estimatedResolutionMs", payment.estimatedResolutionMs?.toString()],
+  ]);
+  if (response.status === "pending_review" && !flags.wait) {
+    io.stderr.write(`relay: held for review; follow it with \`relay status ${response.requestId} --wait\`\n`);
+  }
+  const code = exitCodeForStatus(response.status);
+  if (code !== EXIT.OK) exitWith(code);
+}

@@ -1,0 +1,55 @@
+// What commands print and which exit code they end with: results on stdout (text or `--json`),
+// request statuses mapped to exit codes, and the relay client's errors turned into one-line CliErrors.
+import { RelayApiError, RelayUnreachableError, StillPendingError } from "../client/errors.ts";
+import type { RequestStatus } from "../client/types.ts";
+import { CliError, EXIT, type CliIO } from "./io.ts";
+
+/** Print a result: `value` as one line of JSON with `--json`, else the text lines (aligned `key  value`). */
+export function printResult(io: CliIO, options: { json?: boolean }, value: unknown, lines: readonly (readonly [string, string | undefined])[]): void {
+  if (options.json) {
+    io.stdout.write(`${JSON.stringify(value, jsonReplacer)}\n`);
+    return;
+  }
+  io.stdout.write(formatFields(lines));
+}
+
+/** `key  value` lines with the values aligned; fields whose value is undefined are left out. */
+export function formatFields(lines: readonly (readonly [string, string | undefined])[]): string {
+  const shown = lines.filter((line): line is readonly [string, string] => line[1] !== undefined);
+  const width = Math.max(0, ...shown.map(([key]) => key.length));
+  return shown.map(([key, value]) => `${key.padEnd(width)}  ${value}\n`).join("");
+}
+
+/** bigints as decimal strings. */
+export function jsonReplacer(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? value.toString() : value;
+}
+
+/** 0 approved, 3 rejected, 4 still pending review. */
+export function exitCodeForStatus(status: RequestStatus): number {
+  if (status === "approved") return EXIT.OK;
+  if (status === "rejected") return EXIT.REJECTED;
+  return EXIT.PENDING;
+}
+
+/**
+ * A one-line CliError for an error of the relay client (API error → 3, unreachable → 5, still
+ * pending → 4); undefined for anything else.
+ */
+export function cliErrorFromClient(error: unknown): CliError | undefined {
+  if (error instanceof RelayApiError) {
+    return new CliError(`relayer refused: ${error.message.split("\n")[0]}`, EXIT.REJECTED);
+  }
+  if (error instanceof RelayUnreachableError) {
+    const why = error.timedOut ? "no answer in time" : "connection failed";
+    return new CliError(`relayer unreachable at ${origin(error.url)} (${why}); is \`relay serve\` running? (--relayer-url, RELAY_URL)`, EXIT.UNREACHABLE);
+  }
+  if (error instanceof StillPendingError) {
+    return new CliError(`${error.kind} ${error.requestId} is still pending review; check later with \`relay status ${error.requestId}\``, EXIT.PENDING);
+  }
+  return undefined;
+}
+
+function origin(url: string): string {
+  return URL.canParse(url) ? new URL(url).origin : url;
+}

@@ -1,0 +1,110 @@
+// Registers the vault owner's commands (`relay owner …`, sent on-chain with the owner key) and
+// `relay fund` (mint devnet tokens).
+import type { Command } from "commander";
+import type { CliIO } from "../io.ts";
+import { examples, withOwnerOptions, withSettingsOptions } from "./common.ts";
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function limitOptions(command: Command): Command {
+  return command
+    .option("--max-per-tx <usd>", "largest single request in USD (0 = no cap)")
+    .option("--max-rebalance <usd>", "largest swap in USD (0 = no cap)")
+    .option("--daily-limit <usd>", "USD per rolling 24 h (shorthand for --limit <usd>/1d)")
+    .option("--limit <usd/window[/count]>", "rolling spend window, repeatable (at most 5): e.g. 1000/1h or 5000/1d/20", collect)
+    .option("--clear-limits", "remove every spending window")
+    .option("--ai-threshold <usd>", "AI scan from this amount in USD (0 = never by amount)")
+    .option("--require-ai", "every request gets an AI scan")
+    .option("--no-require-ai", "no AI scan unless a threshold or burst triggers it")
+    .option("--require-review", "every request is held for the owner's review")
+    .option("--no-require-review", "requests are not held by default");
+}
+
+export function registerOwnerCommands(program: Command, io: CliIO): void {
+  const load = () => import("../commands/owner.ts");
+  const owner = program
+    .command("owner")
+    .description("Configure a vault as its owner: transactions sent directly on-chain with the owner key")
+    .addHelpText(
+      "after",
+      examples(
+        "relay owner bot add 0x… --max-per-tx 500 --daily-limit 2000 --ai-threshold 250",
+        "relay owner bot update reviewed --no-require-review",
+        "relay owner destination add 0x… --for-bot default",
+        "relay owner protocol approve marketplace",
+        "relay owner pause",
+      ),
+    );
+  const sub = (parent: Command, name: string) => withOwnerOptions(withSettingsOptions(parent.command(name)));
+
+  const bot = owner.command("bot").description("Add, update, remove or show a bot");
+  limitOptions(sub(bot, "add"))
+    .argument("<bot>", "bot address (or a manifest bot name)")
+    .description("Add a bot with limits (limits not given are not set)")
+    .action(async (address: string, o) => (await load()).botAdd(address, o, io));
+  limitOptions(sub(bot, "update"))
+    .argument("<bot>", "bot address (or a manifest bot name)")
+    .description("Change the given limits of a bot, keeping the others")
+    .action(async (address: string, o) => (await load()).botUpdate(address, o, io));
+  sub(bot, "remove")
+    .argument("<bot>", "bot address (or a manifest bot name)")
+    .description("Remove a bot")
+    .action(async (address: string, o) => (await load()).botRemove(address, o, io));
+  sub(bot, "show")
+    .argument("<bot>", "bot address (or a manifest bot name)")
+    .description("Show a bot's on-chain configuration")
+    .action(async (address: string, o) => (await load()).botShow(address, o, io));
+
+  sub(owner, "limits")
+    .option("--daily-limit <usd>", "vault-wide USD per rolling 24 h")
+    .option("--limit <usd/window[/count]>", "vault-wide rolling spend window, repeatable", collect)
+    .option("--clear-limits", "remove the vault-wide limits")
+    .description("Set the vault-wide spending limits (summed over all bots)")
+    .action(async (o) => (await load()).vaultLimits(o, io));
+
+  for (const action of ["add", "remove"] as const) {
+    const dest = owner.commands.find((c) => c.name() === "destination") ?? owner.command("destination").description("Manage the vault's and bots' destination whitelists");
+    sub(dest, action)
+      .argument("<to>", "recipient address")
+      .option("--for-bot <bot>", "the bot's own whitelist instead of the vault's")
+      .description(`${action === "add" ? "Add a recipient to" : "Remove a recipient from"} a whitelist`)
+      .action(async (to: string, o) => (await load()).destination(action, to, o, io));
+    const black = owner.commands.find((c) => c.name() === "blacklist") ?? owner.command("blacklist").description("Manage the vault's blacklist (always refused)");
+    sub(black, action)
+      .argument("<address>", "address")
+      .description(`${action === "add" ? "Add an address to" : "Remove an address from"} the blacklist`)
+      .action(async (address: string, o) => (await load()).blacklist(action, address, o, io));
+    const rebalance = owner.commands.find((c) => c.name() === "rebalance-tokens") ?? owner.command("rebalance-tokens").description("Manage the vault's rebalance whitelist");
+    sub(rebalance, action)
+      .argument("<tokens...>", "token symbols or addresses")
+      .description(`${action === "add" ? "Add tokens to" : "Remove tokens from"} the rebalance whitelist`)
+      .action(async (tokens: string[], o) => (await load()).rebalanceTokens(action, tokens, o, io));
+  }
+
+  const protocol = owner.command("protocol").description("Approve or revoke a contract the vault may call");
+  for (const action of ["approve", "revoke"] as const) {
+    sub(protocol, action)
+      .argument("<address>", "contract address or manifest name (marketplace, lending, nft)")
+      .description(`${action === "approve" ? "Approve" : "Revoke"} a protocol`)
+      .action(async (address: string, o) => (await load()).protocol(action, address, o, io));
+  }
+
+  sub(owner, "pause").description("Pause the vault (every request is refused)").action(async (o) => (await load()).pause(true, o, io));
+  sub(owner, "unpause").description("Unpause the vault").action(async (o) => (await load()).pause(false, o, io));
+
+  sub(owner, "deposit")
+    .requiredOption("--token <token>", "token symbol or address")
+    .requiredOption("--amount <amount>", "amount in human units (see --base-units)")
+    .option("--base-units", "the amount is in base units")
+    .description("Deposit tokens from the owner's wallet into the vault")
+    .action(async (o) => (await load()).deposit(o, io));
+
+  withOwnerOptions(withSettingsOptions(program.command("fund")))
+    .requiredOption("--token <token>", "mock token symbol or address")
+    .requiredOption("--amount <amount>", "amount in human units (see --base-units)")
+    .option("--to <address>", "recipient (default: the vault)")
+    .option("--base-units", "the amount is in base units")
+    .description("Mint devnet mock tokens to the vault (or --to); the devnet tokens' mint is public")
+    .addHelpText("after", examples("relay fund --token USDC --amount 10000", "relay fund --token WETH --amount 2 --to 0x…"))
+    .action(async (o) => (await load()).fund(o, io));
+}

@@ -1,0 +1,117 @@
+// The actions of `relay review`: the Ink screen on a terminal, and its non-interactive twin
+// `relay review list | show <id> | approve <id> | reject <id> --reason <text>` (each with --json).
+// Relayer failures reach main's reportFailure, which turns them into the CLI's exit codes.
+import type { Address } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { clientsFor } from "../../chain/clients.ts";
+import { RelayClient } from "../../client/relay-client.ts";
+import { readVaultDomain } from "../../client/sign.ts";
+import { signInWithEthereum } from "../../client/siwe.ts";
+import type { VaultDomain } from "../../eip712/types.ts";
+import { CliError, EXIT, type CliIO } from "../io.ts";
+import { settingsFor, type SettingsOptions } from "../register/common.ts";
+import { requireOwnerKey, type Settings } from "../settings.ts";
+import { describeReview, tokenBook, type TokenBook } from "./describe.ts";
+import { formatDecision, formatDetail, formatList } from "./format.ts";
+import { createRelaySource } from "./relay-source.ts";
+import type { ReviewSource } from "./source.ts";
+
+export type ReviewFlags = SettingsOptions;
+
+export const NO_TTY_MESSAGE =
+  "relay review needs an interactive terminal; use `relay review list`, `relay review show <id>`, " +
+  "`relay review approve <id>` or `relay review reject <id> --reason <text>` instead (each takes --json)";
+
+/** The Ink screen. Without a terminal on both stdin and stdout it refuses, naming the commands to use. */
+export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<void> {
+  if (!io.stdout.isTTY || !process.stdin.isTTY) throw new CliError(NO_TTY_MESSAGE, EXIT.USAGE);
+  // One attempt per call: the screen shows "reconnecting" and tries again by itself.
+  const { source, tokens } = await openReviews(flags, io, { retry: { maxAttempts: 1 } });
+  const [{ render }, { createElement }, { ReviewApp }] = await Promise.all([import("ink"), import("react"), import("./ui/app.ts")]);
+  const app = render(createElement(ReviewApp, { source, tokens }), { exitOnCtrlC: true });
+  const stop = (): void => app.unmount();
+  io.signal.addEventListener("abort", stop, { once: true });
+  try {
+    await app.waitUntilExit();
+  } finally {
+    io.signal.removeEventListener("abort", stop);
+  }
+}
+
+export async function reviewList(flags: ReviewFlags, io: CliIO): Promise<void> {
+  const { source, tokens } = await openReviews(flags, io);
+  const reviews = await source.list(io.signal);
+  if (flags.json) io.stdout.write(`${JSON.stringify({ reviews })}\n`);
+  else io.stdout.write(formatList(reviews.map((item) => describeReview(item, tokens)), Date.now()));
+}
+
+export async function reviewShow(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
+  const { source, tokens } = await openReviews(flags, io);
+  const item = await source.detail(requestId, io.signal);
+  if (flags.json) io.stdout.write(`${JSON.stringify(item)}\n`);
+  else io.stdout.write(formatDetail(describeReview(item, tokens), Date.now()));
+}
+
+export async function reviewApprove(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
+  const { source } = await openReviews(flags, io);
+  const response = await source.approve(requestId, io.signal);
+  io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
+}
+
+export async function reviewReject(requestId: string, flags: ReviewFlags & { reason: string }, io: CliIO): Promise<void> {
+  const reason = flags.reason.trim();
+  if (reason === "") throw new CliError("--reason must not be empty: say why the request is rejected", EXIT.USAGE);
+  const { source } = await openReviews(flags, io);
+  const response = await source.reject(requestId, reason, io.signal);
+  io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
+}
+
+interface OpenedReviews {
+  settings: Settings;
+  source: ReviewSource;
+  tokens: TokenBook;
+}
+
+/** Settings, the owner's account, a relay client and the source built on them. */
+export async function openReviews(flags: ReviewFlags, io: CliIO, clientOptions: { retry?: { maxAttempts: number } } = {}): Promise<OpenedReviews> {
+  const settings = await settingsFor(flags, io);
+  const owner = privateKeyToAccount(requireOwnerKey(settings));
+  const client = new RelayClient({ baseUrl: settings.relayerUrl, chainId: settings.chainId, ...clientOptions });
+  const { chainId, relayerUrl } = settings;
+  const filter: { chainId?: number; vault?: Address } = {};
+  // Narrow the list only by what the user named; a manifest's vault is not the owner's only one.
+  if (settings.sources.chainId !== "default") filter.chainId = chainId;
+  if (settings.vault !== undefined && (settings.sources.vault === "flag" || settings.sources.vault === "env")) filter.vault = settings.vault;
+  const source = createRelaySource({
+    client,
+    owner,
+    signIn: async (signal) => {
+      await signInWithEthereum(client, owner, { chainId, baseUrl: relayerUrl, statement: "Review held requests of my vaults.", ...(signal ? { signal } : {}) });
+    },
+    vaultDomain: vaultDomainReader(settings),
+    filter,
+  });
+  return { settings, source, tokens: tokenBook(settings.tokens) };
+}
+
+// Each vault's EIP-712 domain, read once from the chain.
+function vaultDomainReader(settings: Settings): (vault: Address) => Promise<VaultDomain> {
+  const domains = new Map<string, Promise<VaultDomain>>();
+  return (vault) => {
+    let domain = domains.get(vault.toLowerCase());
+    if (domain === undefined) {
+      const { publicClient } = clientsFor(settings.rpcUrl, settings.chainId);
+      domain = readVaultDomain(publicClient, vault).catch((error: unknown) => {
+        domains.delete(vault.toLowerCase());
+        throw new CliError(`cannot read the EIP-712 domain of vault ${vault} at ${settings.rpcUrl}: ${firstLine(error)}`);
+      });
+      domains.set(vault.toLowerCase(), domain);
+    }
+    return domain;
+  };
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}

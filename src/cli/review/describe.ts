@@ -1,0 +1,224 @@
+// Turning a review item from the relayer into what an owner reads: amounts in human units with the
+// token's symbol, the USD value, the recipient, the agents' verdicts and the time left to decide.
+//
+// The relayer guarantees only the fields of `ReviewItem`; the rest is read where the relayer puts it:
+// the intent under `intent` (else on the item itself) with its own field names (payment `to, token,
+// amount`; execute `protocol, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
+// minToAmount`), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
+// `usdValue` or `valueUsd` (dollars), `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as
+// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). Missing extras
+// are simply not shown.
+import { formatUnits } from "../../client/units.ts";
+import type { ReviewItem } from "../../client/types.ts";
+
+export interface TokenInfo {
+  symbol: string;
+  decimals: number;
+}
+
+/** Known tokens by lower-case address. */
+export type TokenBook = ReadonlyMap<string, TokenInfo>;
+
+/** A token book from the CLI settings' `tokens` (symbol → address and decimals). */
+export function tokenBook(tokens: Readonly<Record<string, { address: string; decimals: number }>>): TokenBook {
+  return new Map(Object.entries(tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
+}
+
+export interface AgentVerdict {
+  agent: string;
+  approve: boolean;
+  reason: string;
+}
+
+/** A review as the screens and the text output show it. */
+export interface ReviewView {
+  requestId: string;
+  kind: string;
+  status: string;
+  chainId: number;
+  vault: string;
+  bot: string;
+  intentHash: string;
+  /** One line saying what the request would do, e.g. "pay 5 USDC to 0x1234…abcd". */
+  summary: string;
+  /** Each amount involved, human units then base units, e.g. "5 USDC (5000000)". */
+  amounts: string[];
+  /** Who receives the money or the call: the payee, the protocol, or the vault itself for a swap. */
+  recipient: string | undefined;
+  /** e.g. "$5.00". */
+  valueUsd: string | undefined;
+  memo: string | undefined;
+  metadata: Array<[string, string]>;
+  heldBecause: string;
+  agents: AgentVerdict[];
+  /** Unix ms. */
+  createdAt: number | undefined;
+  /** When the review lapses into `rejected`, unix ms. */
+  expiresAt: number | undefined;
+  /** The bot's intent deadline, unix ms. */
+  deadline: number | undefined;
+}
+
+type Fields = Record<string, unknown>;
+
+export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()): ReviewView {
+  const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
+  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, withRelayerTokens(tokens, item.amounts));
+  return {
+    requestId: item.requestId,
+    kind: item.kind,
+    status: item.status,
+    chainId: item.chainId,
+    vault: item.vault,
+    bot: item.bot,
+    intentHash: item.intentHash,
+    summary,
+    amounts,
+    recipient,
+    valueUsd: usdText(item),
+    memo: typeof item.memo === "string" && item.memo !== "" ? item.memo : undefined,
+    metadata: Object.entries(item.metadata ?? {}).map(([key, value]) => [key, String(value)]),
+    heldBecause: item.heldBecause,
+    agents: verdicts(item.agents ?? item.verdicts),
+    createdAt: toMs(item.createdAt),
+    expiresAt: toMs(item.reviewExpiresAt ?? item.expiresAt),
+    deadline: toMs(item.deadline),
+  };
+}
+
+function whatItDoes(kind: string, f: Fields, tokens: TokenBook): { summary: string; amounts: string[]; recipient: string | undefined } {
+  if (kind === "payment") {
+    const amount = tokenAmount(f.amount, f.token, tokens);
+    const to = str(f.to);
+    return { summary: `pay ${amount?.human ?? "?"} to ${to === undefined ? "?" : shortAddress(to)}`, amounts: listed(amount), recipient: to };
+  }
+  if (kind === "swap") {
+    const from = tokenAmount(f.maxFromAmount, f.fromToken, tokens);
+    const to = tokenAmount(f.minToAmount, f.toToken, tokens);
+    return {
+      summary: `swap up to ${from?.human ?? "?"} for at least ${to?.human ?? "?"}`,
+      amounts: [...listed(from), ...listed(to)],
+      recipient: "the vault itself",
+    };
+  }
+  const protocol = str(f.protocol);
+  const name = str(f.protocolName);
+  const list = Array.isArray(f.tokens) ? f.tokens : [];
+  const spent = list.map((token, i) => tokenAmount(Array.isArray(f.amounts) ? f.amounts[i] : undefined, token, tokens));
+  const amounts = spent.flatMap(listed);
+  const value = bigintOf(f.value);
+  if (value !== undefined && value > 0n) amounts.push(`${formatUnits(value, 18)} ETH (${value} wei)`);
+  const target = protocol === undefined ? "?" : `${shortAddress(protocol)}${name === undefined ? "" : ` (${name})`}`;
+  const spending = spent.length === 0 ? "" : ` spending ${spent.map((a) => a?.human ?? "?").join(", ")}`;
+  return { summary: `call ${target}${spending}`, amounts, recipient: protocol };
+}
+
+interface Amount {
+  human: string;
+  line: string;
+}
+
+function tokenAmount(rawAmount: unknown, rawToken: unknown, tokens: TokenBook): Amount | undefined {
+  const amount = bigintOf(rawAmount);
+  const token = str(rawToken);
+  if (amount === undefined || token === undefined) return undefined;
+  const known = tokens.get(token.toLowerCase());
+  if (known === undefined) {
+    const human = `${amount} base units of ${shortAddress(token)}`;
+    return { human, line: human };
+  }
+  const human = `${formatUnits(amount, known.decimals)} ${known.symbol}`;
+  return { human, line: `${human} (${amount})` };
+}
+
+function listed(amount: Amount | undefined): string[] {
+  return amount === undefined ? [] : [amount.line];
+}
+
+// The tokens the relayer described in the item's `amounts`, added to those the CLI knows.
+function withRelayerTokens(tokens: TokenBook, amounts: unknown): TokenBook {
+  if (!Array.isArray(amounts)) return tokens;
+  const book = new Map(tokens);
+  for (const entry of amounts.filter(isRecord)) {
+    const token = str(entry.token);
+    const symbol = str(entry.symbol);
+    if (token !== undefined && symbol !== undefined && typeof entry.decimals === "number" && !book.has(token.toLowerCase())) {
+      book.set(token.toLowerCase(), { symbol, decimals: entry.decimals });
+    }
+  }
+  return book;
+}
+
+function usdText(item: ReviewItem): string | undefined {
+  for (const value of [item.usdValue, item.valueUsd]) {
+    const number = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    if (typeof number === "number" && Number.isFinite(number)) return dollars(number);
+  }
+  return undefined;
+}
+
+function dollars(value: number): string {
+  return `$${value.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+function verdicts(raw: unknown): AgentVerdict[] {
+  let value = raw;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((v) => ({
+    agent: str(v.agent) ?? str(v.name) ?? "agent",
+    approve: v.approve === true || v.approved === true || v.verdict === "approve",
+    reason: str(v.reason) ?? "",
+  }));
+}
+
+/** A time as unix ms: numbers below 1e12 are taken as seconds; strings as integers or ISO dates. */
+export function toMs(value: unknown): number | undefined {
+  if (typeof value === "string" && /^\d+$/.test(value)) value = Number(value);
+  if (typeof value === "number" && Number.isFinite(value)) return value < 1e12 ? value * 1000 : value;
+  if (typeof value === "string") {
+    const parsed = Date.parse(value);
+    return Number.isNaN(parsed) ? undefined : parsed;
+  }
+  return undefined;
+}
+
+/** "2h 05m", "4m 10s", "12s", or "expired". */
+export function timeLeft(untilMs: number | undefined, nowMs: number): string {
+  if (untilMs === undefined) return "unknown";
+  const seconds = Math.floor((untilMs - nowMs) / 1000);
+  if (seconds <= 0) return "expired";
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = seconds % 60;
+  if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
+  if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
+  return `${s}s`;
+}
+
+/** 0x1234…abcd */
+export function shortAddress(address: string): string {
+  return /^0x[0-9a-fA-F]{40}$/.test(address) ? `${address.slice(0, 6)}…${address.slice(-4)}` : address;
+}
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+function bigintOf(value: unknown): bigint | undefined {
+  if (typeof value === "bigint") return value;
+  if (typeof value === "number" && Number.isSafeInteger(value) && value >= 0) return BigInt(value);
+  if (typeof value === "string" && /^\d+$/.test(value)) return BigInt(value);
+  return undefined;
+}
+

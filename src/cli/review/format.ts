@@ -1,0 +1,45 @@
+// Plain-text output of the non-interactive review commands (`relay review list|show|approve|reject`).
+import type { ReviewDecisionResponse } from "../../client/types.ts";
+import { timeLeft, type ReviewView } from "./describe.ts";
+
+/** One line per review: id, kind, what it does, USD value, time left; or a sentence when there are none. */
+export function formatList(views: readonly ReviewView[], nowMs: number): string {
+  if (views.length === 0) return "No reviews pending.\n";
+  const rows = views.map((v) => [v.requestId, v.kind, v.summary, v.valueUsd ?? "", timeLeft(v.expiresAt, nowMs)]);
+  const header = ["ID", "KIND", "REQUEST", "USD", "TIME LEFT"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+
+/** Every field of one review, one per line, then the agents' verdicts. */
+export function formatDetail(v: ReviewView, nowMs: number): string {
+  const lines: Array<[string, string]> = [
+    ["Request", `${v.requestId} (${v.kind}, ${v.status})`],
+    ["Action", v.summary],
+    ...v.amounts.map((a): [string, string] => ["Amount", a]),
+    ["USD value", v.valueUsd ?? "unknown"],
+    ["Recipient", v.recipient ?? "unknown"],
+    ["Bot", v.bot],
+    ["Vault", `${v.vault} on chain ${v.chainId}`],
+    ["Held because", v.heldBecause],
+    ["Memo", v.memo ?? "(none)"],
+    ...v.metadata.map(([key, value]): [string, string] => [`  ${key}`, value]),
+    ["Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, nowMs) : "decided"],
+    ["Intent hash", v.intentHash],
+  ];
+  const width = Math.max(...lines.map(([label]) => label.length));
+  const text = lines.map(([label, value]) => `${`${label}:`.padEnd(width + 1)} ${value}`);
+  text.push(v.agents.length === 0 ? "Agents:       (no verdicts)" : "Agents:");
+  for (const a of v.agents) text.push(`  ${a.agent}: ${a.approve ? "approve" : "reject"}${a.reason === "" ? "" : ` (${a.reason})`}`);
+  return text.join("\n") + "\n";
+}
+
+/** The outcome of an approve or reject, in one line. */
+export function formatDecision(response: ReviewDecisionResponse): string {
+  const parts = [`${response.requestId}: ${response.status}`];
+  if (response.txHash !== undefined) parts.push(`tx ${response.txHash}`);
+  if (response.reason !== undefined) parts.push(`reason: ${response.reason}`);
+  return parts.join(", ") + "\n";
+}
+

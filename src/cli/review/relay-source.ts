@@ -1,0 +1,83 @@
+// The ReviewSource of a real relayer: the owner routes of the HTTP API through RelayClient.
+//
+// Signs in lazily before the first owner call, and once more when the relayer answers 401 (a session
+// that expired or a relayer that lost it); a second 401 is passed on. Connection errors are passed on
+// as RelayUnreachableError so that callers can show "reconnecting" and try again later.
+import type { Address } from "viem";
+import { RelayApiError } from "../../client/errors.ts";
+import type { RelayClient } from "../../client/relay-client.ts";
+import { signReviewApproval, type TypedDataSigner } from "../../client/sign.ts";
+import type { ReviewDecisionResponse, ReviewItem } from "../../client/types.ts";
+import type { VaultDomain } from "../../eip712/types.ts";
+import type { ReviewSource } from "./source.ts";
+
+/** How long the owner's approval stays valid on-chain, in seconds, unless told otherwise. */
+export const DEFAULT_APPROVAL_WINDOW_SECONDS = 3600;
+
+export interface RelaySourceOptions {
+  client: RelayClient;
+  /** The vault owner: signs the `ReviewApproval`s. */
+  owner: TypedDataSigner;
+  /** Signs in on `client` (sets its bearer token), e.g. with Sign-In with Ethereum. */
+  signIn: (signal?: AbortSignal) => Promise<void>;
+  /** The EIP-712 domain of a vault, read from the chain (see `readVaultDomain`). */
+  vaultDomain: (vault: Address) => Promise<VaultDomain>;
+  /** Only the reviews of this chain and/or vault. */
+  filter?: { chainId?: number; vault?: Address };
+  approvalWindowSeconds?: number;
+  /** Current time in ms (tests). */
+  now?: () => number;
+}
+
+export function createRelaySource(options: RelaySourceOptions): ReviewSource {
+  const { client, owner, vaultDomain, filter = {} } = options;
+  const now = options.now ?? Date.now;
+  const windowSeconds = options.approvalWindowSeconds ?? DEFAULT_APPROVAL_WINDOW_SECONDS;
+  let signedIn = false;
+
+  async function signIn(signal?: AbortSignal): Promise<void> {
+    signedIn = false;
+    await options.signIn(signal);
+    signedIn = true;
+  }
+
+  // Run an owner call, signing in first if needed and once more after a 401.
+  async function asOwner<T>(call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (!signedIn) await signIn(signal);
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof RelayApiError) || error.status !== 401) throw error;
+      await signIn(signal);
+      return call();
+    }
+  }
+
+  return {
+    signIn,
+
+    async list(signal) {
+      const { reviews } = await asOwner(() => client.reviews(filter, { signal }), signal);
+      return reviews;
+    },
+
+    detail(requestId, signal) {
+      return asOwner(() => client.review(requestId, { signal }), signal);
+    },
+
+    async approve(requestId, signal): Promise<ReviewDecisionResponse> {
+      const item: ReviewItem = await asOwner(() => client.review(requestId, { signal }), signal);
+      const domain = await vaultDomain(item.vault);
+      if (domain.chainId !== item.chainId) {
+        throw new Error(`review ${requestId} is on chain ${item.chainId}, but the RPC URL serves chain ${domain.chainId}`);
+      }
+      const deadline = BigInt(Math.floor(now() / 1000) + windowSeconds);
+      const signature = await signReviewApproval(owner, domain, { intentHash: item.intentHash, deadline });
+      return asOwner(() => client.approveReview(requestId, { deadline, signature }, { signal }), signal);
+    },
+
+    reject(requestId, reason, signal) {
+      return asOwner(() => client.rejectReview(requestId, reason, { signal }), signal);
+    },
+  };
+}

@@ -1,0 +1,17 @@
+// What the review screens and commands need from a relayer, as one small interface: sign in, list the
+// held requests, read one, approve or reject it. `relay-source.ts` implements it over the HTTP API;
+// tests implement it in memory.
+import type { ReviewDecisionResponse, ReviewItem } from "../../client/types.ts";
+
+export interface ReviewSource {
+  /** Sign in as the vault owner (again, when a session was lost). */
+  signIn(signal?: AbortSignal): Promise<void>;
+  /** The requests waiting for the owner's decision, oldest first. */
+  list(signal?: AbortSignal): Promise<ReviewItem[]>;
+  /** One review, fresh from the relayer. */
+  detail(requestId: string, signal?: AbortSignal): Promise<ReviewItem>;
+  /** Approve a held request: sign the owner's `ReviewApproval` and send it. */
+  approve(requestId: string, signal?: AbortSignal): Promise<ReviewDecisionResponse>;
+  /** Reject a held request with the owner's reason. */
+  reject(requestId: string, reason: string, signal?: AbortSignal): Promise<ReviewDecisionResponse>;
+}

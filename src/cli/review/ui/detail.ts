@@ -1,0 +1,45 @@
+// The detail pane of one review: what it does, for how much, to whom, why it was held, what each
+// agent said, and how long is left to decide.
+import { Box, Text } from "ink";
+import { createElement as h, type ReactElement } from "react";
+import { timeLeft, type ReviewView } from "../describe.ts";
+
+export interface ReviewDetailProps {
+  view: ReviewView;
+  now: number;
+}
+
+export function ReviewDetail({ view: v, now }: ReviewDetailProps): ReactElement {
+  const row = (label: string, value: string, key = label) =>
+    h(Box, { key }, h(Box, { width: 14, flexShrink: 0 }, h(Text, { bold: true }, label)), h(Text, { wrap: "wrap" }, value));
+  return h(
+    Box,
+    { flexDirection: "column", borderStyle: "round", paddingX: 1 },
+    row("Request", `${v.requestId} (${v.kind}, ${v.status})`),
+    row("Action", v.summary),
+    ...v.amounts.map((a, i) => row(i === 0 ? "Amount" : "", a, `amount-${i}`)),
+    row("USD value", v.valueUsd ?? "unknown"),
+    row("Recipient", v.recipient ?? "unknown"),
+    row("Bot", v.bot),
+    row("Held because", v.heldBecause),
+    row("Memo", v.memo ?? "(none)"),
+    ...v.metadata.map(([key, value], i) => row(i === 0 ? "Metadata" : "", `${key}: ${value}`, `meta-${key}`)),
+    row("Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, now) : "decided"),
+    v.agents.length === 0
+      ? row("Agents", "(no verdicts)")
+      : h(
+          Box,
+          { flexDirection: "column", key: "agents" },
+          h(Text, { bold: true }, "Agents"),
+          ...v.agents.map((a) =>
+            h(
+              Text,
+              { key: a.agent, wrap: "wrap" },
+              "  ",
+              h(Text, { color: a.approve ? "green" : "red" }, a.approve ? "✔ approve" : "✘ reject"),
+              ` ${a.agent}${a.reason === "" ? "" : `: ${a.reason}`}`,
+            ),
+          ),
+        ),
+  );
+}

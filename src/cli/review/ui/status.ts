@@ -1,0 +1,38 @@
+// The header and footer of the review screen: how many reviews wait, whether the relayer answers,
+// and the outcome of the last action.
+import { Box, Text } from "ink";
+import { createElement as h, type ReactElement } from "react";
+import type { Connection } from "./use-feed.ts";
+
+const CONNECTION: Record<Connection, { text: string; color: string }> = {
+  connecting: { text: "signing in…", color: "yellow" },
+  online: { text: "● online", color: "green" },
+  reconnecting: { text: "reconnecting…", color: "yellow" },
+};
+
+export function Header({ count, connection }: { count: number; connection: Connection }): ReactElement {
+  const { text, color } = CONNECTION[connection];
+  return h(
+    Box,
+    { justifyContent: "space-between" },
+    h(Text, { bold: true }, `relay review — ${count} pending`),
+    h(Text, { color }, text),
+  );
+}
+
+export interface Notice {
+  text: string;
+  tone: "info" | "success" | "error";
+}
+
+const TONE: Record<Notice["tone"], string> = { info: "cyan", success: "green", error: "red" };
+
+export function Footer({ notice, error }: { notice: Notice | undefined; error: string | undefined }): ReactElement {
+  return h(
+    Box,
+    { flexDirection: "column" },
+    notice === undefined ? null : h(Text, { color: TONE[notice.tone], wrap: "wrap" }, notice.text),
+    error === undefined ? null : h(Text, { color: "red", wrap: "wrap" }, error),
+    h(Text, { dimColor: true }, "? help  a approve  r reject  R refresh  q quit"),
+  );
+}

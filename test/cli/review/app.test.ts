@@ -1,0 +1,150 @@
+// The review screen against an in-memory source, driven by key presses through ink-testing-library.
+import { render } from "ink-testing-library";
+import { createElement as h } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { tokenBook } from "../../../src/cli/review/describe.ts";
+import { ReviewApp } from "../../../src/cli/review/ui/app.ts";
+import { MemorySource, USDC, heldPayment } from "./support/memory-source.ts";
+
+const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 } });
+const NOW = 1_700_000_000_000;
+const ENTER = "\r";
+const DOWN = "\u001b[B";
+const ESC = "\u001b";
+
+let instance: ReturnType<typeof render> | undefined;
+afterEach(() => instance?.unmount());
+
+function start(source: MemorySource, options: { refreshMs?: number; retryMs?: number } = {}) {
+  instance = render(h(ReviewApp, { source, tokens, now: () => NOW, refreshMs: options.refreshMs ?? 60_000, retryMs: options.retryMs ?? 20 }));
+  return instance;
+}
+
+/** Wait until the last frame matches (the screen updates asynchronously). */
+async function frame(app: ReturnType<typeof render>, pattern: RegExp, timeoutMs = 5000): Promise<string> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const text = app.lastFrame() ?? "";
+    if (pattern.test(text)) return text;
+    if (Date.now() > end) throw new Error(`screen never matched ${pattern}; last frame:\n${text}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function press(app: ReturnType<typeof render>, ...keys: string[]): Promise<void> {
+  for (const key of keys) {
+    app.stdin.write(key);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("relay review screen", () => {
+  it("lists the held reviews with human amounts, USD value and time left", async () => {
+    const app = start(new MemorySource([heldPayment("req_one", 5), heldPayment("req_two", 1250.5)]));
+    const text = await frame(app, /req_two/);
+    expect(text).toMatch(/2 pending/);
+    expect(text).toMatch(/req_one .*pay 5 USDC to 0x7099…79C8.*\$5\.00.*24h 00m left/);
+    expect(text).toMatch(/req_two .*pay 1250\.5 USDC.*\$1,250\.50/);
+  });
+
+  it("opens the detail pane with the reason for holding, the memo, metadata and each agent's verdict", async () => {
+    const item = heldPayment("req_one", 5, {
+      memo: "invoice 42",
+      metadata: { customer: "acme" },
+      agents: [
+        { agent: "Safety", approve: true, reason: "known payee" },
+        { agent: "Behavioral", approve: false, reason: "unusual hour" },
+      ],
+    });
+    const app = start(new MemorySource([item]));
+    await frame(app, /req_one/);
+    await press(app, ENTER);
+    const text = await frame(app, /Held because/);
+    expect(text).toMatch(/5 USDC \(5000000\)/);
+    expect(text).toMatch(/Recipient\s+0x70997970C51812dc3A010C7d01b50e0d17dc79C8/);
+    expect(text).toMatch(/the owner requires human review for this bot/);
+    expect(text).toMatch(/invoice 42/);
+    expect(text).toMatch(/customer: acme/);
+    expect(text).toMatch(/✔ approve Safety: known payee/);
+    expect(text).toMatch(/✘ reject Behavioral: unusual hour/);
+    await press(app, ESC);
+    expect(await frame(app, /^(?![\s\S]*Held because)/)).toMatch(/req_one/);
+  });
+
+  it("approves the selected review only after confirmation", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5), heldPayment("req_two", 7)]);
+    const app = start(source);
+    await frame(app, /req_two/);
+    await press(app, "j", "a");
+    expect(await frame(app, /Approve: req_two/)).toMatch(/\[y\/N\]/);
+    await press(app, "n");
+    await frame(app, /^(?![\s\S]*Approve:)/);
+    expect(source.decisions).toEqual([]);
+    await press(app, "a", "y");
+    await frame(app, /req_two: approved, tx 0x1212/);
+    expect(source.decisions).toEqual([{ id: "req_two", action: "approve" }]);
+    expect(await frame(app, /1 pending/)).not.toMatch(/› req_two/);
+  });
+
+  it("rejects with a typed reason, and refuses an empty one", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5)]);
+    const app = start(source);
+    await frame(app, /req_one/);
+    await press(app, "r");
+    await frame(app, /Reason for rejecting/);
+    await press(app, ENTER);
+    expect(source.decisions).toEqual([]);
+    await press(app, "not ", "ours", "x", "\u007f");
+    await frame(app, /Reason for rejecting: not ours/);
+    await press(app, ENTER);
+    await frame(app, /req_one: rejected, reason: not ours/);
+    expect(source.decisions).toEqual([{ id: "req_one", action: "reject", reason: "not ours" }]);
+    await frame(app, /No reviews pending/);
+  });
+
+  it("moves the selection with arrows and j/k, and shows the keyboard help", async () => {
+    const app = start(new MemorySource([heldPayment("req_one", 1), heldPayment("req_two", 2), heldPayment("req_three", 3)]));
+    await frame(app, /› req_one/);
+    await press(app, DOWN, "j");
+    await frame(app, /› req_three/);
+    await press(app, "j");
+    await frame(app, /› req_three/);
+    await press(app, "k");
+    await frame(app, /› req_two/);
+    await press(app, "?");
+    const help = await frame(app, /Keys/);
+    expect(help).toMatch(/approve \(asks to confirm\)/);
+    expect(help).toMatch(/reject \(type a reason, then enter\)/);
+    await press(app, "x");
+    await frame(app, /› req_two/);
+  });
+
+  it("shows reconnecting while the relayer is down and recovers by itself", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5)]);
+    source.down = true;
+    const app = start(source, { retryMs: 20 });
+    await frame(app, /reconnecting…/);
+    expect(app.lastFrame()).toMatch(/ECONNREFUSED/);
+    source.down = false;
+    const text = await frame(app, /● online/);
+    expect(text).toMatch(/req_one/);
+    expect(text).not.toMatch(/ECONNREFUSED/);
+  });
+
+  it("refreshes on R, picking up new reviews", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5)]);
+    const app = start(source);
+    await frame(app, /1 pending/);
+    source.reviews.push(heldPayment("req_new", 9));
+    await press(app, "R");
+    await frame(app, /2 pending[\s\S]*req_new/);
+  });
+
+  it("refreshes by itself", async () => {
+    const source = new MemorySource([]);
+    const app = start(source, { refreshMs: 30 });
+    await frame(app, /No reviews pending/);
+    source.reviews.push(heldPayment("req_late", 3));
+    await frame(app, /req_late/);
+  });
+});

@@ -1,0 +1,110 @@
+// `relay review` through main(): the refusal without a terminal, and the non-interactive twin against
+// a scripted relayer that answers the sign-in and the owner routes in order.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../../../src/cli/io.ts";
+import { runMain } from "../../helpers/cli.ts";
+import { startScriptedServer, type ScriptedServer, type Step } from "../../client/support/scripted-server.ts";
+import { heldPayment } from "./support/memory-source.ts";
+
+const OWNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
+const OWNER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+
+let server: ScriptedServer;
+let stateDir: string;
+beforeAll(async () => {
+  server = await startScriptedServer();
+  stateDir = mkdtempSync(path.join(tmpdir(), "relay-review-"));
+});
+afterAll(async () => {
+  await server.close();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const signIn: Step[] = [
+  { status: 200, body: { nonce: "abcdefgh12345678", expiresAt: "2099-01-01T00:00:00Z" } },
+  { status: 200, body: { token: "session-1", address: OWNER, expiresAt: "2099-01-01T00:00:00Z" } },
+];
+
+async function review(args: string[], ...steps: Step[]) {
+  server.script(...signIn, ...steps);
+  server.received.length = 0;
+  const run = runMain(["review", ...args, "--relayer-url", server.url, "--owner-key", OWNER_KEY, "--chain-id", "84532", "--state-dir", stateDir]);
+  const code = await run.done;
+  return { code, ...run.output };
+}
+
+describe("relay review", () => {
+  it("without a terminal, names the non-interactive commands and exits non-zero", async () => {
+    const { code, stdout, stderr } = await review([]);
+    expect(code).toBe(EXIT.USAGE);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^relay: relay review needs an interactive terminal; use `relay review list`.*reject <id> --reason <text>`.*--json\)\n$/);
+    expect(server.received).toEqual([]);
+  });
+
+  it("list signs in with SIWE and prints one line per review", async () => {
+    const { code, stdout } = await review(["list"], { status: 200, body: { reviews: [heldPayment("req_a", 5), heldPayment("req_b", 7)] } });
+    expect(code).toBe(EXIT.OK);
+    expect(stdout.split("\n")[0]).toMatch(/^ID\s+KIND/);
+    expect(stdout).toMatch(/^req_b\s+payment/m);
+    const [nonce, login, list] = server.received;
+    expect(nonce!.url).toBe("/v1/auth/nonce");
+    const { message } = JSON.parse(login!.body) as { message: string };
+    expect(message).toContain(OWNER);
+    expect(message).toContain("Chain ID: 84532");
+    expect(list!.url).toBe("/v1/reviews?chainId=84532");
+    expect(list!.headers.authorization).toBe("Bearer session-1");
+  });
+
+  it("list --json prints the relayer's list", async () => {
+    const reviews = [heldPayment("req_a", 5)];
+    const { code, stdout } = await review(["list", "--json"], { status: 200, body: { reviews } });
+    expect(code).toBe(EXIT.OK);
+    expect(JSON.parse(stdout)).toEqual({ reviews });
+  });
+
+  it("show prints the detail of one review", async () => {
+    const { code, stdout } = await review(["show", "req_a"], { status: 200, body: heldPayment("req_a", 5, { memo: "invoice 9" }) });
+    expect(code).toBe(EXIT.OK);
+    expect(stdout).toMatch(/^Memo: +invoice 9$/m);
+    expect(server.received.at(-1)!.url).toBe("/v1/reviews/req_a");
+  });
+
+  it("reject sends the reason and prints the outcome", async () => {
+    const { code, stdout } = await review(["reject", "req_a", "--reason", "not ours", "--json"], {
+      status: 200,
+      body: { requestId: "req_a", status: "rejected", reason: "not ours" },
+    });
+    expect(code).toBe(EXIT.OK);
+    expect(JSON.parse(stdout)).toEqual({ requestId: "req_a", status: "rejected", reason: "not ours" });
+    expect(JSON.parse(server.received.at(-1)!.body)).toEqual({ reason: "not ours" });
+  });
+
+  it("reject without a reason is a usage error", async () => {
+    const { code, stderr } = await review(["reject", "req_a"]);
+    expect(code).toBe(EXIT.USAGE);
+    expect(stderr).toMatch(/--reason/);
+    const blank = await review(["reject", "req_a", "--reason", "  "]);
+    expect(blank.code).toBe(EXIT.USAGE);
+    expect(blank.stderr).toBe("relay: --reason must not be empty: say why the request is rejected\n");
+  });
+
+  it("a decided review is refused with the relayer's reason in one line", async () => {
+    const { code, stderr } = await review(["reject", "req_a", "--reason", "late"], {
+      status: 409,
+      body: { error: "review already decided", code: "REVIEW_ALREADY_DECIDED", details: "req_a is approved" },
+    });
+    expect(code).toBe(EXIT.REJECTED);
+    expect(stderr).toBe("relay: relayer refused: REVIEW_ALREADY_DECIDED: review already decided (req_a is approved)\n");
+  });
+
+  it("an unreachable relayer exits 5 with one line", async () => {
+    const run = runMain(["review", "list", "--relayer-url", "http://127.0.0.1:9", "--owner-key", OWNER_KEY, "--state-dir", stateDir]);
+    expect(await run.done).toBe(EXIT.UNREACHABLE);
+    expect(run.output.stderr).toMatch(/^relay: relayer unreachable at http:\/\/127\.0\.0\.1:9 \(connection failed\); is `relay serve` running\?.*\n$/);
+    expect(run.output.stderr.split("\n")).toHaveLength(2);
+  });
+});

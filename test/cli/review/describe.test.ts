@@ -1,0 +1,113 @@
+// Reading review items into what the owner sees, and the text output of the non-interactive commands.
+import { describe, expect, it } from "vitest";
+import { describeReview, timeLeft, toMs, tokenBook } from "../../../src/cli/review/describe.ts";
+import { formatDecision, formatDetail, formatList } from "../../../src/cli/review/format.ts";
+import { USDC, heldPayment } from "./support/memory-source.ts";
+
+const WETH = "0x4200000000000000000000000000000000000006";
+const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 }, WETH: { address: WETH, decimals: 18 } });
+const NOW = 1_700_000_000_000;
+
+describe("describeReview", () => {
+  it("shows a payment in human units with its symbol, recipient and USD value", () => {
+    const view = describeReview(heldPayment("req_a", 0.25), tokens);
+    expect(view.summary).toBe("pay 0.25 USDC to 0x7099…79C8");
+    expect(view.amounts).toEqual(["0.25 USDC (250000)"]);
+    expect(view.valueUsd).toBe("$0.25");
+    expect(view.expiresAt).toBe(1_700_086_400_000);
+  });
+
+  it("uses the symbol and decimals the relayer gives for a token the CLI does not know", () => {
+    const DAI = "0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb";
+    const item = heldPayment("req_a", 1, { intent: { to: USDC, token: DAI, amount: "1500000000000000000" }, amounts: [{ token: DAI, symbol: "DAI", decimals: 18, amount: "1500000000000000000", human: "1.5" }] });
+    expect(describeReview(item, tokens).amounts).toEqual(["1.5 DAI (1500000000000000000)"]);
+  });
+
+  it("falls back to base units for a token nobody describes, and reads a flat intent", () => {
+    const item = heldPayment("req_a", 1, { intent: undefined, to: USDC, token: WETH.replace("6", "7"), amount: "42", usdValue: undefined });
+    const view = describeReview(item, tokens);
+    expect(view.summary).toBe(`pay 42 base units of 0x4200…0007 to 0x036C…CF7e`);
+    expect(view.valueUsd).toBeUndefined();
+  });
+
+  it("describes a swap and an execute", () => {
+    const swap = describeReview(
+      heldPayment("req_s", 0, { kind: "swap", intent: { fromToken: USDC, maxFromAmount: "3000000000", toToken: WETH, minToAmount: "1000000000000000000" } }),
+      tokens,
+    );
+    expect(swap.summary).toBe("swap up to 3000 USDC for at least 1 WETH");
+    expect(swap.recipient).toBe("the vault itself");
+    const execute = describeReview(
+      heldPayment("req_e", 0, {
+        kind: "execute",
+        intent: { protocol: WETH, protocolName: "Marketplace", tokens: [USDC], amounts: ["10000000"], value: "0" },
+        usdValue: undefined,
+        valueUsd: "10",
+      }),
+      tokens,
+    );
+    expect(execute.summary).toBe("call 0x4200…0006 (Marketplace) spending 10 USDC");
+    expect(execute.valueUsd).toBe("$10.00");
+  });
+
+  it("reads the agents' verdicts, also when they arrive as JSON text", () => {
+    const verdicts = [
+      { agent: "Safety", approve: false, reason: "new payee" },
+      { name: "Reasoning", verdict: "approve", reason: "memo matches" },
+    ];
+    for (const agents of [verdicts, JSON.stringify(verdicts)]) {
+      expect(describeReview(heldPayment("req_a", 1, { agents }), tokens).agents).toEqual([
+        { agent: "Safety", approve: false, reason: "new payee" },
+        { agent: "Reasoning", approve: true, reason: "memo matches" },
+      ]);
+    }
+  });
+});
+
+describe("times", () => {
+  it("reads seconds, milliseconds and ISO dates", () => {
+    expect(toMs(1_700_000_000)).toBe(NOW);
+    expect(toMs(String(NOW))).toBe(NOW);
+    expect(toMs("2023-11-14T22:13:20.000Z")).toBe(NOW);
+    expect(toMs("soon")).toBeUndefined();
+  });
+
+  it("says how long is left", () => {
+    expect(timeLeft(NOW + 2 * 3600_000 + 5 * 60_000, NOW)).toBe("2h 05m");
+    expect(timeLeft(NOW + 250_000, NOW)).toBe("4m 10s");
+    expect(timeLeft(NOW + 12_000, NOW)).toBe("12s");
+    expect(timeLeft(NOW - 1, NOW)).toBe("expired");
+    expect(timeLeft(undefined, NOW)).toBe("unknown");
+  });
+});
+
+describe("text output", () => {
+  it("lists reviews as aligned columns, or says there are none", () => {
+    const text = formatList([describeReview(heldPayment("req_a", 5), tokens), describeReview(heldPayment("req_bb", 12), tokens)], NOW);
+    const lines = text.trimEnd().split("\n");
+    expect(lines[0]).toMatch(/^ID\s+KIND\s+REQUEST\s+USD\s+TIME LEFT$/);
+    expect(lines[1]).toMatch(/^req_a \s+payment  pay 5 USDC to 0x7099…79C8 \s+\$5\.00 \s+24h 00m$/);
+    expect(lines[1]!.indexOf("payment")).toBe(lines[2]!.indexOf("payment"));
+    expect(formatList([], NOW)).toBe("No reviews pending.\n");
+  });
+
+  it("shows every field of one review", () => {
+    const item = heldPayment("req_a", 5, { memo: "invoice 7", metadata: { order: "42" }, agents: [{ agent: "Safety", approve: true, reason: "ok" }] });
+    const text = formatDetail(describeReview(item, tokens), NOW);
+    expect(text).toMatch(/^Request: +req_a \(payment, pending_review\)$/m);
+    expect(text).toMatch(/^Amount: +5 USDC \(5000000\)$/m);
+    expect(text).toMatch(/^Held because: +the owner requires human review for this bot$/m);
+    expect(text).toMatch(/^ {2}order: +42$/m);
+    expect(text).toMatch(/^ {2}Safety: approve \(ok\)$/m);
+  });
+
+  it("shows no countdown for a review already decided", () => {
+    const text = formatDetail(describeReview(heldPayment("req_a", 5, { status: "rejected" }), tokens), NOW);
+    expect(text).toMatch(/^Time left: +decided$/m);
+  });
+
+  it("says what a decision did", () => {
+    expect(formatDecision({ requestId: "req_a", status: "approved", txHash: "0xab" })).toBe("req_a: approved, tx 0xab\n");
+    expect(formatDecision({ requestId: "req_a", status: "rejected", reason: "no" })).toBe("req_a: rejected, reason: no\n");
+  });
+});

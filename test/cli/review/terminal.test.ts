@@ -1,0 +1,113 @@
+// Acceptance of `relay review` in a real terminal: a real `relay serve` (devnet mode) holds two
+// payments of the manifest's `reviewed` bot; the owner approves one and rejects the other with a
+// reason on the Ink screen, driven through tmux; then the chain and the relayer agree.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { erc20Abi, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientsFor } from "../../../src/chain/clients.ts";
+import { signPaymentRequest } from "../../../src/client/bodies.ts";
+import { RelayClient } from "../../../src/client/relay-client.ts";
+import { defaultDeadline, randomRef, readVaultDomain } from "../../../src/client/sign.ts";
+import type { Manifest } from "../../../src/devnet/manifest.ts";
+import { projectRoot } from "../../../src/paths.ts";
+import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
+import { openTerminal, requireTmux, type Terminal } from "./support/tmux.ts";
+
+const PAYEE_A = "0x90F79bf6EB2c4f870365E785982E1f101E93b906" as Address;
+const PAYEE_B = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" as Address;
+
+describe("relay review in a terminal", () => {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-review-tty-"));
+  let relay: SpawnedRelay | undefined;
+  let terminal: Terminal | undefined;
+  let manifest: Manifest;
+
+  beforeAll(async () => {
+    requireTmux();
+    relay = spawnRelay(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir]);
+    await relay.waitFor(/relay: ready/);
+    manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
+  });
+
+  afterAll(async () => {
+    terminal?.close();
+    if (relay !== undefined && relay.child.exitCode === null) {
+      relay.child.kill("SIGINT");
+      await relay.exited;
+    }
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  it("approves one held payment and rejects another with a reason", async () => {
+    const { publicClient } = clientsFor(manifest.rpcUrl, manifest.chainId);
+    const vault = manifest.contracts.vault as Address;
+    const usdc = manifest.tokens.USDC!.address as Address;
+    const domain = await readVaultDomain(publicClient, vault);
+    const bot = privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex);
+    const relayer = new RelayClient({ baseUrl: manifest.relayerUrl! });
+    const pay = async (to: Address, amount: bigint, memo: string) => {
+      const body = await signPaymentRequest(bot, domain, { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() }, { memo });
+      const response = await relayer.submitPayment(body);
+      expect(response.status).toBe("pending_review");
+      return response.requestId;
+    };
+    const balance = (who: Address) => publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [who] });
+    const approveId = await pay(PAYEE_A, 2_500_000n, "invoice 1001");
+    const rejectId = await pay(PAYEE_B, 7_000_000n, "invoice 1002");
+    const before = { a: await balance(PAYEE_A), b: await balance(PAYEE_B) };
+
+    terminal = openTerminal([path.join(projectRoot, "bin", "relay"), "review", "--state-dir", stateDir], { env: {}, cwd: projectRoot });
+    const screen = await terminal.waitFor(/2 pending.*● online/, 60_000);
+    expect(screen).toContain(approveId);
+    expect(screen).toContain(rejectId);
+    expect(screen).toMatch(/pay 2\.5 USDC to 0x90F7…b906/);
+
+    await select(terminal, approveId);
+    terminal.keys("Enter");
+    const detail = await terminal.waitFor(/Held because/);
+    expect(detail).toMatch(/invoice 1001/);
+    terminal.keys("a");
+    await terminal.waitFor(new RegExp(`Approve: ${approveId}`));
+    terminal.keys("y");
+    await terminal.waitFor(new RegExp(`${approveId}: approved, tx 0x[0-9a-f]{64}`), 60_000);
+    terminal.keys("Escape");
+    await terminal.waitFor(/^(?![\s\S]*Held because)/);
+
+    await select(terminal, rejectId);
+    terminal.keys("r");
+    await terminal.waitFor(/Reason for rejecting/);
+    terminal.type("amount looks wrong");
+    terminal.keys("Enter");
+    await terminal.waitFor(new RegExp(`${rejectId}: rejected, reason: .*amount looks wrong`), 60_000);
+    await terminal.waitFor(/0 pending/);
+    terminal.keys("q");
+
+    const approved = await relayer.getPayment(approveId);
+    expect(approved.status).toBe("approved");
+    const receipt = await publicClient.waitForTransactionReceipt({ hash: approved.txHash! });
+    expect(receipt.status).toBe("success");
+    expect(await balance(PAYEE_A)).toBe(before.a + 2_500_000n);
+    const rejected = await relayer.getPayment(rejectId);
+    expect(rejected.status).toBe("rejected");
+    expect(rejected.reason).toMatch(/amount looks wrong/);
+    expect(await balance(PAYEE_B)).toBe(before.b);
+  });
+});
+
+/** Move the selection (›) onto the line of `requestId`. */
+async function select(terminal: Terminal, requestId: string): Promise<void> {
+  for (let i = 0; i < 10; i++) {
+    const lines = terminal.screen().split("\n");
+    const selected = lines.findIndex((l) => l.startsWith("›"));
+    const target = lines.findIndex((l) => l.includes(requestId));
+    if (target === -1) throw new Error(`${requestId} is not on the screen:\n${lines.join("\n")}`);
+    if (selected === target) return;
+    terminal.keys(selected < target ? "j" : "k");
+    await terminal.waitFor(/./, 1000);
+    await new Promise((r) => setTimeout(r, 150));
+  }
+  throw new Error(`could not select ${requestId}:\n${terminal.screen()}`);
+}

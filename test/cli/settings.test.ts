@@ -1,0 +1,147 @@
+// Settings resolution (flags > env > manifest > defaults), token lookup and amount parsing.
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { CliError, EXIT } from "../../src/cli/io.ts";
+import {
+  DEFAULTS,
+  parseAmount,
+  requireBotKey,
+  requireOwnerKey,
+  requireVault,
+  resolveSettings,
+  resolveToken,
+} from "../../src/cli/settings.ts";
+import { writeSampleManifest } from "./support/manifest.ts";
+
+const emptyDir = () => mkdtempSync(path.join(tmpdir(), "relay-settings-"));
+
+function usageError(run: () => unknown): CliError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(CliError);
+    expect((error as CliError).exitCode).toBe(EXIT.USAGE);
+    expect((error as CliError).message).not.toContain("\n");
+    return error as CliError;
+  }
+  throw new Error("expected a usage error");
+}
+
+describe("resolveSettings", () => {
+  it("falls back to defaults without a manifest, and names how to provide what is missing", () => {
+    const cwd = emptyDir();
+    const settings = resolveSettings({}, {}, cwd);
+    expect(settings).toMatchObject({ ...DEFAULTS, vault: undefined, botKey: undefined, manifest: undefined, stateDir: path.join(cwd, ".relay") });
+    expect(Object.isFrozen(settings)).toBe(true);
+    expect(usageError(() => requireVault(settings)).message).toMatch(/no vault address: pass --vault, set RELAY_VAULT/);
+    expect(usageError(() => requireBotKey(settings)).message).toMatch(/--bot-key.*RELAY_BOT_KEY/);
+    expect(usageError(() => requireOwnerKey(settings)).message).toMatch(/--owner-key.*RELAY_OWNER_KEY/);
+    // Without a manifest, the network's canonical tokens are known.
+    expect(settings.tokens.USDC).toEqual({ address: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", decimals: 6 });
+  });
+
+  it("takes everything a devnet command needs from the manifest, with the default bot's key", () => {
+    const cwd = emptyDir();
+    const manifest = writeSampleManifest(path.join(cwd, ".relay"));
+    const settings = resolveSettings({}, {}, cwd);
+    expect(settings).toMatchObject({
+      relayerUrl: manifest.relayerUrl,
+      rpcUrl: manifest.rpcUrl,
+      chainId: manifest.chainId,
+      vault: manifest.contracts.vault,
+      botKey: manifest.accounts.bots.default.privateKey,
+      ownerKey: manifest.accounts.owner.privateKey,
+    });
+    expect(settings.sources.vault).toBe("manifest");
+    expect(settings.tokens.DAI).toEqual(manifest.tokens.DAI);
+  });
+
+  it("lets the environment beat the manifest and flags beat the environment", () => {
+    const cwd = emptyDir();
+    writeSampleManifest(path.join(cwd, ".relay"));
+    const env = {
+      RELAY_URL: "http://127.0.0.1:9000/",
+      RELAY_VAULT: "0x" + "11".repeat(20),
+      RELAY_BOT_KEY: "22".repeat(32),
+      RELAY_CHAIN_ID: "8453",
+    };
+    const fromEnv = resolveSettings({}, env, cwd);
+    expect(fromEnv.relayerUrl).toBe("http://127.0.0.1:9000");
+    expect(fromEnv.vault).toBe("0x1111111111111111111111111111111111111111");
+    expect(fromEnv.botKey).toBe(`0x${"22".repeat(32)}`);
+    expect(fromEnv.chainId).toBe(8453);
+    expect(fromEnv.sources).toMatchObject({ relayerUrl: "env", vault: "env", rpcUrl: "manifest" });
+    // The manifest is for another chain: its tokens do not apply, Base's canonical ones do.
+    expect(fromEnv.tokens.USDC?.address).toBe("0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+
+    const fromFlags = resolveSettings({ relayerUrl: "http://127.0.0.1:9001", chainId: 84532, vault: "0x" + "33".repeat(20) }, env, cwd);
+    expect(fromFlags).toMatchObject({ relayerUrl: "http://127.0.0.1:9001", chainId: 84532, vault: "0x3333333333333333333333333333333333333333" });
+    expect(fromFlags.sources.vault).toBe("flag");
+  });
+
+  it("reads the manifest of --state-dir relative to the working directory", () => {
+    const cwd = emptyDir();
+    const manifest = writeSampleManifest(path.join(cwd, "elsewhere"));
+    expect(resolveSettings({}, {}, cwd).manifest).toBeUndefined();
+    expect(resolveSettings({ stateDir: "elsewhere" }, {}, cwd).vault).toBe(manifest.contracts.vault);
+  });
+
+  it("refuses bad values with one line naming their source", () => {
+    const cwd = emptyDir();
+    expect(usageError(() => resolveSettings({}, { RELAY_CHAIN_ID: "1" }, cwd)).message).toMatch(/^RELAY_CHAIN_ID 1 is not a supported chain id/);
+    expect(usageError(() => resolveSettings({ vault: "0x1234" }, {}, cwd)).message).toMatch(/^--vault must be a 0x-prefixed 20-byte address/);
+    expect(usageError(() => resolveSettings({}, { RELAY_URL: "ftp://x" }, cwd)).message).toMatch(/^RELAY_URL must be an http\(s\) URL/);
+    expect(usageError(() => resolveSettings({ ownerKey: "0x12" }, {}, cwd)).message).toMatch(/^--owner-key must be a 32-byte hex private key/);
+    expect(usageError(() => resolveSettings({ vault: "0x036cbd53842C5426634e7929541eC2318f3dCF7e" }, {}, cwd)).message).toMatch(/checksum/);
+  });
+
+  it("reports a broken manifest as a failure naming the file", () => {
+    const cwd = emptyDir();
+    mkdirSync(path.join(cwd, ".relay"));
+    writeFileSync(path.join(cwd, ".relay", "devnet.json"), "{ nope");
+    expect(() => resolveSettings({}, {}, cwd)).toThrow(/devnet\.json: not valid JSON/);
+  });
+});
+
+describe("resolveToken and parseAmount", () => {
+  const cwd = emptyDir();
+  const manifest = writeSampleManifest(path.join(cwd, ".relay"));
+  const settings = resolveSettings({}, {}, cwd);
+
+  it("finds tokens by symbol in any case, and by address with their decimals", () => {
+    expect(resolveToken(settings, "usdc")).toEqual({ address: manifest.tokens.USDC!.address, symbol: "USDC", decimals: 6 });
+    expect(resolveToken(settings, manifest.tokens.WBTC!.address.toLowerCase())).toEqual({
+      address: manifest.tokens.WBTC!.address,
+      symbol: "WBTC",
+      decimals: 8,
+    });
+    const unknown = "0x" + "ab".repeat(20);
+    expect(resolveToken(settings, unknown)).toMatchObject({ symbol: undefined, decimals: undefined });
+  });
+
+  it("refuses an unknown symbol, listing the known ones", () => {
+    expect(usageError(() => resolveToken(settings, "DOGE")).message).toMatch(/unknown token "DOGE" on chain 84532 \(known: USDC, USDT, DAI, WETH, WBTC\)/);
+  });
+
+  it("converts human amounts with the token's decimals and refuses extra decimal places", () => {
+    const usdc = resolveToken(settings, "USDC");
+    expect(parseAmount(settings, usdc, "5")).toBe(5_000_000n);
+    expect(parseAmount(settings, usdc, "0.25")).toBe(250_000n);
+    expect(parseAmount(settings, resolveToken(settings, "DAI"), "1.5")).toBe(1_500_000_000_000_000_000n);
+    expect(usageError(() => parseAmount(settings, usdc, "0.1234567")).message).toBe(
+      'amount "0.1234567" has more than 6 decimal places (USDC has 6 decimals)',
+    );
+    expect(usageError(() => parseAmount(settings, usdc, "-1")).message).toMatch(/not a plain decimal number/);
+  });
+
+  it("takes base units as they are with baseUnits, and requires them for a token of unknown decimals", () => {
+    const usdc = resolveToken(settings, "USDC");
+    expect(parseAmount(settings, usdc, "250000", { baseUnits: true })).toBe(250_000n);
+    expect(usageError(() => parseAmount(settings, usdc, "2.5", { baseUnits: true })).message).toMatch(/not a whole number of base units/);
+    const unknown = resolveToken(settings, "0x" + "ab".repeat(20));
+    expect(usageError(() => parseAmount(settings, unknown, "1")).message).toMatch(/--base-units/);
+    expect(parseAmount(settings, unknown, "1", { baseUnits: true })).toBe(1n);
+  });
+});

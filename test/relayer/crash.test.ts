@@ -1,0 +1,79 @@
+// Crash safety, as a user would meet it: `relay devnet` in one process, `relay serve --rpc-url` in
+// another, the relayer killed with SIGKILL right after it durably recorded a payment's signed
+// transaction and before broadcasting it. After a restart the payment executes exactly once, and
+// a retry with the same idempotency key gets the outcome.
+import { mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { erc20Abi, parseAbiItem, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { clientsFor } from "../../src/chain/clients.ts";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { paymentRequestBody } from "../../src/client/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
+import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
+import { fresh } from "./harness.ts";
+
+const stateDir = mkdtempSync(path.join(tmpdir(), "relay-crash-"));
+const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8"));
+
+async function startServe(env: Record<string, string> = {}): Promise<{ relay: SpawnedRelay; url: string }> {
+  const relay = spawnRelay(["serve", "--rpc-url", readManifest().rpcUrl, "--port", "0", "--state-dir", stateDir], env);
+  await relay.waitFor(/relay: ready/);
+  const url = /relayer (http:\/\/127\.0\.0\.1:\d+)/.exec(relay.output.stderr)![1]!;
+  return { relay, url };
+}
+
+describe("kill -9 between record and broadcast", () => {
+  let devnet: SpawnedRelay;
+  const started: SpawnedRelay[] = [];
+
+  beforeAll(async () => {
+    devnet = spawnRelay(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
+    await devnet.waitFor(/relay: ready/);
+  });
+  afterAll(() => {
+    for (const p of [...started, devnet]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGTERM");
+  });
+
+  it("executes the payment exactly once after a restart", async () => {
+    const manifest = readManifest();
+    const clients = clientsFor(manifest.rpcUrl, manifest.chainId);
+    const bot = privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex);
+    const usdc = manifest.tokens.USDC!.address as Address;
+    const to = fresh();
+    const intent = { bot: bot.address, to, token: usdc, amount: 7_000_000n, deadline: defaultDeadline(), ref: randomRef() };
+    const domain = manifest.domain as never;
+    const body = paymentRequestBody(domain, intent, await signPaymentIntent(bot, domain, intent), { idempotencyKey: crypto.randomUUID() });
+
+    const first = await startServe({ RELAY_FAULT: "after-record" });
+    started.push(first.relay);
+    const send = () => fetch(`${first.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    await expect(send()).rejects.toThrow();
+    const exit = await first.relay.exited;
+    expect(exit.signal).toBe("SIGKILL");
+    const balance = () => clients.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [to] });
+    expect(await balance()).toBe(0n);
+
+    const second = await startServe();
+    started.push(second.relay);
+    const retry = await fetch(`${second.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(retry.status).toBe(200);
+    const answer = (await retry.json()) as { status: string; txHash: string; requestId: string };
+    expect(answer).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x/) });
+    expect(await balance()).toBe(7_000_000n);
+
+    const events = await clients.publicClient.getLogs({
+      address: manifest.contracts.vault as Address,
+      event: parseAbiItem("event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)"),
+      args: { to },
+      fromBlock: 0n,
+    });
+    expect(events).toHaveLength(1);
+    const again = await fetch(`${second.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect(await again.json()).toEqual(answer);
+    second.relay.child.kill("SIGTERM");
+    expect((await second.relay.exited).code).toBe(0);
+  });
+});
