@@ -25,7 +25,10 @@ export interface Terminal {
 /** Start `command` in a detached tmux session of `width`×`height` on a private socket. */
 export function openTerminal(command: string[], options: { env: Record<string, string>; cwd: string; width?: number; height?: number }): Terminal {
   const socket = `relay-review-test-${process.pid}-${Date.now()}`;
-  const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", cwd: options.cwd });
+  // The tmux server (private socket) inherits this environment: without CI, so that Ink renders as
+  // it does for a person in a terminal (Ink prints only the last frame when CI is set).
+  const { CI: _ci, ...env } = process.env;
+  const tmux = (...args: string[]): string => execFileSync("tmux", ["-L", socket, ...args], { encoding: "utf8", cwd: options.cwd, env });
   const envArgs = Object.entries(options.env).flatMap(([key, value]) => ["-e", `${key}=${value}`]);
   tmux("-f", "/dev/null", "new-session", "-d", "-s", "review", "-x", String(options.width ?? 180), "-y", String(options.height ?? 50), ...envArgs, "--", ...command);
   // Keep the pane after the program ends, so a crash stays readable.
