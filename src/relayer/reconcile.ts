@@ -6,7 +6,7 @@ import type { Hex } from "viem";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { outcomesFromReceipt } from "./submitter.ts";
-import { responseOf } from "./responses.ts";
+import { storeAnswer } from "./responses.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 
 export interface ReconcileReport {
@@ -107,9 +107,6 @@ function finish(ledger: Ledger, record: RequestRecord, end: { to: "approved" } |
     const updated = end.to === "approved"
       ? ledger.transition(record.id, ["submitting", "submitted"], "approved")
       : ledger.transition(record.id, ["submitting", "submitted"], "rejected", { reason: end.reason });
-    if (!updated) return;
-    const text = JSON.stringify(responseOf(updated));
-    ledger.transition(updated.id, [updated.status], updated.status, { response: text });
-    ledger.completeIdempotency(updated.kind, updated.idempotencyKey, text);
+    if (updated) storeAnswer(ledger, updated);
   });
 }

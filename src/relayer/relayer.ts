@@ -20,16 +20,13 @@ import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignat
 import type { RelayerConfig } from "./config.ts";
 import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
 import { choosePath, describeScan, selectorOf, type Path } from "./path.ts";
-import { responseOf, type AnswerExtras } from "./responses.ts";
-import { chooseRoute, simulate } from "./simulate.ts";
+import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
+import { chooseRoute, gasLimitOf, simulate } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
 import { faultPoint } from "./faults.ts";
 import { formatUsd } from "./usd.ts";
 import { newRequestId } from "../ledger/index.ts";
-
-/** Gas for one payment when it is not estimated (ERC-20 transfer or ETH send plus the vault's checks). */
-export const PAYMENT_GAS = 250_000n;
 
 export interface RelayerParts {
   config: RelayerConfig;
@@ -136,8 +133,7 @@ export class Relayer {
     const estimate = request.kind !== "payment";
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
     const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber: snapshot.blockNumber, estimate });
-    const gas = sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
-    return { request, chain, intentHash, snapshot, route, data, gas, gasEstimate: sim.gasEstimate, scenario };
+    return { request, chain, intentHash, snapshot, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
   }
 
   /** The vault's domain (cached) and the policy snapshot. A vault seen for the first time is probed first. */
@@ -256,13 +252,7 @@ export class Relayer {
 
   /** Stores the 200 text with the request and under its idempotency key; returns it. */
   #answer(record: RequestRecord, extras: AnswerExtras = {}): string {
-    const text = JSON.stringify(responseOf(record, extras));
-    const ledger = this.#parts.ledger;
-    ledger.transaction(() => {
-      ledger.transition(record.id, [record.status], record.status, { response: text });
-      ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
-    });
-    return text;
+    return storeAnswer(this.#parts.ledger, record, extras);
   }
 
   // ---- helpers ----------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
 // a later status read and an idempotent replay all say the same thing.
-import type { RequestKind, RequestRecord } from "../ledger/index.ts";
+import type { Ledger, RequestKind, RequestRecord } from "../ledger/index.ts";
 import { publicStatus } from "../ledger/index.ts";
 
 const pollPaths: Record<RequestKind, string> = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" };
@@ -28,4 +28,17 @@ export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Re
     if (extras.simulationResult !== undefined) body.simulationResult = extras.simulationResult;
   }
   return body;
+}
+
+/**
+ * Stores a request's 200 answer with the request and under its idempotency key, in one
+ * transaction, so that status reads and replays say the same; returns the answer's exact text.
+ */
+export function storeAnswer(ledger: Ledger, record: RequestRecord, extras: AnswerExtras = {}): string {
+  const text = JSON.stringify(responseOf(record, extras));
+  ledger.transaction(() => {
+    ledger.transition(record.id, [record.status], record.status, { response: text });
+    ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
+  });
+  return text;
 }

@@ -10,10 +10,9 @@ import { publicStatus, type Ledger, type RequestRecord } from "../ledger/index.t
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { executionCalldata, type SwapRoute } from "./intents.ts";
-import { responseOf } from "./responses.ts";
-import { simulate } from "./simulate.ts";
+import { storeAnswer } from "./responses.ts";
+import { gasLimitOf, simulate } from "./simulate.ts";
 import { usdNumber } from "./usd.ts";
-import { PAYMENT_GAS } from "./relayer.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -84,7 +83,7 @@ export class Reviews {
       const from = this.#deps.dispatcher.signerFor(record.chainId, vault);
       const block = await chain.clients.publicClient.getBlockNumber();
       const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" });
-      const gas = sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
+      const gas = gasLimitOf(sim);
       const outcome = await this.#deps.dispatcher.submit(record.chainId, { requestId, vault, data, gas, intentHash: record.intentHash as Hex });
       if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the approval was recorded and sent, but the node did not confirm it yet; check the request's status");
       const final = outcome.ok
@@ -124,14 +123,7 @@ export class Reviews {
   // ---- helpers ----------------------------------------------------------------------------------
 
   #store(record: RequestRecord): Record<string, unknown> {
-    const body = responseOf(record);
-    const text = JSON.stringify(body);
-    const ledger = this.#deps.ledger;
-    ledger.transaction(() => {
-      ledger.transition(record.id, [record.status], record.status, { response: text });
-      ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
-    });
-    return body;
+    return JSON.parse(storeAnswer(this.#deps.ledger, record));
   }
 
   #held(requestId: string): RequestRecord {

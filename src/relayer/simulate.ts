@@ -12,6 +12,14 @@ export interface SimulationOk {
   gasEstimate?: bigint;
 }
 
+/** Gas for one payment when it is not estimated (ERC-20 transfer or ETH send plus the vault's checks). */
+export const PAYMENT_GAS = 250_000n;
+
+/** The gas limit to send with: the estimate plus 30% and 20k headroom, or PAYMENT_GAS for a payment. */
+export function gasLimitOf(sim: SimulationOk): bigint {
+  return sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
+}
+
 /** Every ABI whose custom errors a revert may carry: the vault's (which includes OpenZeppelin's) and the router's. */
 const errorAbi = [...vaultAbi, ...routerAbi].filter((item) => item.type === "error");
 
