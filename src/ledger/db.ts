@@ -3,6 +3,7 @@ import { DatabaseSync } from "node:sqlite";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "./schema.ts";
+import { Checkpointer, fallbackCheckpointPages } from "./checkpointer.ts";
 
 /** The file name of the ledger inside a state directory. */
 export const ledgerFileName = "ledger.sqlite";
@@ -24,6 +25,22 @@ export interface LedgerOptions {
    * file) flat, where SQLite's default of 1000 makes rare but long stalls on a large ledger.
    */
   walAutocheckpointPages?: number;
+  /**
+   * Run WAL checkpoints in a worker thread instead of inside commits (see checkpointer.ts); the
+   * writer's own auto-checkpoint is then only a safety net. For long-running processes.
+   */
+  backgroundCheckpoints?: boolean;
+}
+
+/** Options of {@link Db.transaction}. */
+export interface TransactionOptions {
+  /**
+   * true (the default): the commit is on disk when `transaction` returns (synchronous=FULL, the WAL
+   * is fsynced). false: the commit survives the process being killed but may be lost on a power
+   * failure until the next durable commit fsyncs the log, which makes every earlier commit durable
+   * with it (the WAL is written in order). For steps that can be redone or recovered from the chain.
+   */
+  durable?: boolean;
 }
 
 /** A connection plus the transaction helper every ledger store uses. */
@@ -31,6 +48,8 @@ export class Db {
   readonly sqlite: DatabaseSync;
   readonly now: () => number;
   #depth = 0;
+  #synchronous: "FULL" | "NORMAL" = "FULL";
+  #checkpointer: Checkpointer | undefined;
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -40,17 +59,19 @@ export class Db {
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
     this.sqlite.exec("PRAGMA synchronous = FULL");
-    const checkpoint = Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
+    const checkpoint = options.backgroundCheckpoints ? fallbackCheckpointPages : Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
     this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);
+    if (options.backgroundCheckpoints && file !== ":memory:") this.#checkpointer = new Checkpointer(file);
   }
 
   /**
    * Runs `fn` inside `BEGIN IMMEDIATE … COMMIT` (the write lock is taken up front, so reads made
    * inside see the state they will write against); rolls back if it throws. Nested calls join the
-   * outer transaction. `fn` must be synchronous: never hold a transaction across an `await`.
+   * outer transaction (and its durability). `fn` must be synchronous: never hold a transaction
+   * across an `await`.
    */
-  transaction<T>(fn: () => T): T {
+  transaction<T>(fn: () => T, options: TransactionOptions = {}): T {
     if (this.#depth > 0) {
       this.#depth++;
       try {
@@ -59,6 +80,7 @@ export class Db {
         this.#depth--;
       }
     }
+    this.#setSynchronous(options.durable === false ? "NORMAL" : "FULL");
     this.sqlite.exec("BEGIN IMMEDIATE");
     this.#depth = 1;
     try {
@@ -74,7 +96,15 @@ export class Db {
     }
   }
 
+  #setSynchronous(mode: "FULL" | "NORMAL"): void {
+    if (this.#synchronous === mode) return;
+    this.sqlite.exec(`PRAGMA synchronous = ${mode}`);
+    this.#synchronous = mode;
+  }
+
   close(): void {
+    void this.#checkpointer?.close();
+    this.#checkpointer = undefined;
     if (this.sqlite.isOpen) this.sqlite.close();
   }
 }

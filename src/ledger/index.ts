@@ -2,7 +2,7 @@
 export { openLedger, Ledger, submittableStatuses, reviewExpiredReason } from "./ledger.ts";
 export type { Submission, SubmissionResult } from "./ledger.ts";
 export { ledgerPath, ledgerFileName } from "./db.ts";
-export type { LedgerOptions } from "./db.ts";
+export type { LedgerOptions, TransactionOptions } from "./db.ts";
 export { newRequestId } from "./requests.ts";
 export type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
 export { InFlight, idempotencyRetentionMs } from "./idempotency.ts";

@@ -1,5 +1,5 @@
 // The relayer's durable ledger: one SQLite file composing requests, idempotency, spend windows and nonces.
-import { Db, type LedgerOptions } from "./db.ts";
+import { Db, type LedgerOptions, type TransactionOptions } from "./db.ts";
 import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
 import {
@@ -80,9 +80,12 @@ export class Ledger {
     };
   }
 
-  /** Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. */
-  transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn);
+  /**
+   * Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. With
+   * `{ durable: false }` the commit is not fsynced (see {@link TransactionOptions}).
+   */
+  transaction<T>(fn: () => T, options?: TransactionOptions): T {
+    return this.#db.transaction(fn, options);
   }
 
   /** Records a new request (status `received` unless given). */

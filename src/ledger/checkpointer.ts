@@ -1,0 +1,26 @@
+// Moves the ledger's WAL checkpoints off the request path. SQLite copies the write-ahead log back
+// into the database file during a commit once the log passes `wal_autocheckpoint` pages, and that
+// copy (random writes plus an fsync) stalls whichever commit triggers it. With a Checkpointer a
+// worker thread holds its own connection to the same file and runs PASSIVE checkpoints on a timer
+// (they never block writers), so the relayer's commits only append to the log. The connection that
+// writes keeps a high auto-checkpoint as a safety net, should the worker ever stop.
+import { Worker } from "node:worker_threads";
+
+/** The safety-net `wal_autocheckpoint` (pages) of a connection whose checkpoints run in a worker. */
+export const fallbackCheckpointPages = 20_000;
+
+export class Checkpointer {
+  readonly #worker: Worker;
+
+  constructor(file: string, intervalMs = 250) {
+    this.#worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url), { workerData: { file, intervalMs } });
+    // A checkpoint that fails is retried by the next tick or by the writer's auto-checkpoint.
+    this.#worker.on("error", () => {});
+    this.#worker.unref();
+  }
+
+  /** Stops the worker (after its last checkpoint, if one is running). */
+  async close(): Promise<void> {
+    await this.#worker.terminate();
+  }
+}
