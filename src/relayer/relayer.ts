@@ -69,7 +69,9 @@ export class Relayer {
     const fingerprint = requestFingerprint(request);
     const key = `${kind}:${request.idempotencyKey}`;
     const requestId = newRequestId();
-    const claim = this.#parts.ledger.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId);
+    // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
+    const ledger = this.#parts.ledger;
+    const claim = ledger.transaction(() => ledger.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
     switch (claim.outcome) {
       case "replay":
         return claim.response;
@@ -102,8 +104,11 @@ export class Relayer {
         // The transaction may land: keep the key on this request, a retry waits for its outcome.
         throw error;
       }
-      if (recorded) this.#parts.ledger.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
-      this.#parts.ledger.releaseIdempotency(request.kind, request.idempotencyKey);
+      const ledger = this.#parts.ledger;
+      ledger.transaction(() => {
+        if (recorded) ledger.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
+        ledger.releaseIdempotency(request.kind, request.idempotencyKey);
+      }, relaxed);
       throw error;
     }
   }
@@ -156,7 +161,8 @@ export class Relayer {
 
   /**
    * Records the request and reserves its USD in the rolling windows, in one transaction: two
-   * requests for the same intent, or together above a limit, can never both pass.
+   * requests for the same intent, or together above a limit, can never both pass. Not fsynced:
+   * the submission that follows is, and it makes this commit durable with it.
    */
   #record(checked: Checked, fingerprint: string, requestId: string): { record: RequestRecord; burst: boolean } {
     const { request, intentHash, snapshot } = checked;
@@ -188,7 +194,7 @@ export class Relayer {
         return { record, burst: reserved.burst };
       }
       return { record, burst: false };
-    });
+    }, relaxed);
   }
 
   /** Picks the path and carries it out; returns the stored 200 text. */
@@ -207,7 +213,7 @@ export class Relayer {
 
   async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
     const { request, chain, snapshot } = checked;
-    this.#parts.ledger.transition(record.id, ["received"], "scanning");
+    this.#parts.ledger.transaction(() => this.#parts.ledger.transition(record.id, ["received"], "scanning"), relaxed);
     const input = scanInput(checked, this.#parts.ledger, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
     const result = await this.#parts.scanner.scan(input, { scenario: checked.scenario });
     const agents = JSON.stringify(result.verdicts);
@@ -239,13 +245,14 @@ export class Relayer {
     });
     if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey");
     const ledger = this.#parts.ledger;
-    // Final state, stored answer and idempotency key in one transaction (one commit).
+    // Final state, stored answer and idempotency key in one commit; not fsynced, because after a
+    // power failure the restart settles the request again from its receipt.
     const text = ledger.transaction(() => {
       const final = outcome.ok
         ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
         : ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
       return this.#answer(final ?? ledger.getRequest(record.id)!, extras);
-    });
+    }, relaxed);
     faultPoint("before-response");
     return text;
   }
@@ -294,6 +301,9 @@ export class Relayer {
     return responseOf(record);
   }
 }
+
+/** For commits whose loss on a power failure is harmless (see TransactionOptions). */
+const relaxed = { durable: false } as const;
 
 function storedBody(checked: Checked): string {
   const { request, route } = checked;

@@ -49,7 +49,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const { config } = options;
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
-  const ledger = openLedger(ledgerPath(config.stateDir));
+  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true });
   try {
     const chains = new Map(config.chains.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
     await settleWithChain(ledger, chains, log);

@@ -167,9 +167,10 @@ export class Submitter {
         throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
       }
       faultPoint("after-broadcast");
+      // Not fsynced: `submitting` and `submitted` are reconciled alike after a restart.
       this.#ledger.transaction(() => {
         for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
-      });
+      }, { durable: false });
       this.#chainNonce = nonce + 1n;
       return { txHash, broadcast: true };
     }
