@@ -9,6 +9,8 @@ interface ILensFactory {
 
 interface ILensRegistry {
     function usdValue(address token, uint256 amount) external view returns (uint256);
+    function isApprovedProtocol(address protocol) external view returns (bool);
+    function isDefaultToken(address token) external view returns (bool);
 }
 
 interface ILensToken {
@@ -23,7 +25,7 @@ interface ILensVault {
     function getVaultSpendingLimits() external view returns (SpendingLimit[] memory);
     function checkDestination(address bot, address to) external view returns (bool allowed, string memory reason);
     function usedIntents(bytes32 intentHash) external view returns (bool);
-    function isContractApproved(address target) external view returns (bool);
+    function isProtocolApprovedByVault(address protocol) external view returns (bool);
     function rebalanceTokenCount() external view returns (uint256);
     function isRebalanceToken(address token) external view returns (bool);
 }
@@ -58,9 +60,10 @@ contract PolicyLens {
         bool intentUsed;
         bool priced; // false when some token has no usable price feed
         uint256 usdValue; // sum over tokens, 6 decimals
-        bool protocolApproved;
+        bool protocolApproved; // for any call: approved by the vault or globally by the registry
         uint256 rebalanceTokenCount;
         bool toTokenOnVaultList;
+        bool protocolIsDefaultToken; // a registry default token: `approve` calls on it need no approval
     }
 
     constructor(Query memory q) {
@@ -84,10 +87,13 @@ contract PolicyLens {
         s.destinationAllowed = true;
         if (q.to != address(0)) (s.destinationAllowed, s.destinationReason) = v.checkDestination(q.bot, q.to);
         s.intentUsed = v.usedIntents(q.intentHash);
-        if (q.protocol != address(0)) s.protocolApproved = v.isContractApproved(q.protocol);
         s.rebalanceTokenCount = v.rebalanceTokenCount();
         if (q.toToken != address(0)) s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
         ILensRegistry registry = ILensRegistry(v.registry());
+        if (q.protocol != address(0)) {
+            s.protocolApproved = v.isProtocolApprovedByVault(q.protocol) || registry.isApprovedProtocol(q.protocol);
+            s.protocolIsDefaultToken = registry.isDefaultToken(q.protocol);
+        }
         s.priced = true;
         for (uint256 i; i < q.tokens.length; ++i) {
             address token = q.tokens[i];

@@ -3,7 +3,7 @@
 import { Command, CommanderError, Option } from "commander";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
-import { parseChainId, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
+import { collectChainIds, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { defaultStateDir } from "../paths.ts";
 import { registerBotCommands } from "./register/bot.ts";
 import { registerVaultCommands } from "./register/vault.ts";
@@ -33,19 +33,19 @@ function buildProgram(io: CliIO): Command {
 
   const devnetOptions = (command: Command) =>
     command
-      .addOption(new Option("--chain-id <id>", "chain id of the devnet").default(84532).argParser(parseChainId).env("RELAY_CHAIN_ID"))
+      .addOption(new Option("--chain-id <id>", "chain id of the devnet (default 84532); repeat it for several chains, each on its own RPC port").argParser(collectChainIds).env("RELAY_CHAIN_ID"))
       .addOption(new Option("--domain-name <name>", "EIP-712 domain name of the vaults").default("ServiceVault").argParser(parseDomainName))
-      .addOption(new Option("--rpc-port <port>", "JSON-RPC port on 127.0.0.1 (0 = a free port)").default(8545).argParser(parsePort("--rpc-port")))
+      .addOption(new Option("--rpc-port <port>", "JSON-RPC port on 127.0.0.1 (0 = a free port); further chains take the next ports").default(8545).argParser(parsePort("--rpc-port")))
       .addOption(new Option("--fork <url>", "fork a live network instead of starting empty").argParser(parseUrl("--fork")))
       .option("--state-dir <dir>", "where the manifest and ledger live", defaultStateDir)
       .option("--manifest <file>", "also write a copy of the manifest here")
-      .option("--json", "print the manifest as JSON on stdout when ready");
+      .option("--json", "print the manifest as JSON on stdout when ready (one line per chain)");
 
   devnetOptions(
     program
       .command("devnet")
       .description("Run a local chain with the vault contracts deployed and seeded (JSON-RPC only)")
-      .addHelpText("after", "\nExamples:\n  relay devnet\n  relay devnet --chain-id 42161 --rpc-port 0 --manifest ./devnet.json\n"),
+      .addHelpText("after", "\nExamples:\n  relay devnet\n  relay devnet --chain-id 42161 --rpc-port 0 --manifest ./devnet.json\n  relay devnet --chain-id 84532 --chain-id 421614   (two chains: RPC on 8545 and 8546)\n"),
   ).action(async (options) => (await import("./commands/devnet.ts")).devnet(options, io));
 
   devnetOptions(
@@ -53,13 +53,13 @@ function buildProgram(io: CliIO): Command {
       .command("serve")
       .description("Run the relayer; without --rpc-url it first starts a devnet for it")
       .addOption(new Option("--port <port>", "relayer HTTP port on 127.0.0.1 (0 = a free port)").default(8787).argParser(parsePort("--port")))
-      .addOption(new Option("--rpc-url <url>", "serve against this chain, with the deployment in the state directory's manifest").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
+      .addOption(new Option("--rpc-url <url>", "serve against this one chain, with the deployment in the state directory's manifest (several chains: --config)").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
       .option("--config <file>", "a JSON relayer configuration: several chains, relayer keys, limits")
       .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the verification agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))
       .option("--ai-model <name>", "model name for --ai-endpoint")
       .addOption(new Option("--ai-timeout-ms <ms>", "how long the verification agents may take").argParser(parsePositiveInt("--ai-timeout-ms")))
       .addOption(new Option("--review-window <seconds>", "how long an owner has to decide a held request (default 86400)").argParser(parsePositiveInt("--review-window")))
-      .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
+      .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
 
   program

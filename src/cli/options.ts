@@ -22,6 +22,20 @@ export function parseChainId(value: string): number {
   return id;
 }
 
+/**
+ * A repeatable `--chain-id` (also `--chain-id 84532,421614`): the ids in the order given, each
+ * supported and none twice. Commander passes the ids collected so far as `previous`.
+ */
+export function collectChainIds(value: string, previous: number[] | undefined): number[] {
+  const ids = [...(previous ?? [])];
+  for (const part of value.split(",")) {
+    const id = parseChainId(part.trim());
+    if (ids.includes(id)) throw usage(`--chain-id ${id} is given twice`);
+    ids.push(id);
+  }
+  return ids;
+}
+
 export function parseUrl(name: string) {
   return (value: string): string => {
     try {

@@ -1,5 +1,6 @@
 // Where the CLI's settings come from (DESIGN.md section 9): flags > environment > the devnet manifest
-// (`<state-dir>/devnet.json`) > defaults. Also the two lookups every money command needs: a token by
+// (`<state-dir>/devnet.json`, or `devnet-<chainId>.json` of a devnet running several chains when
+// --chain-id / RELAY_CHAIN_ID names another of its chains) > defaults. Also the two lookups every money command needs: a token by
 // symbol or address, and an amount in human or base units.
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -7,7 +8,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { parseAddress } from "../crypto/address.ts";
 import { parseUnits } from "../client/units.ts";
-import { manifestPath, readManifest, type Manifest } from "../devnet/manifest.ts";
+import { chainManifestPath, manifestPath, readManifest, type Manifest } from "../devnet/manifest.ts";
 import { CANONICAL_TOKENS, TOKENS, isSupportedChainId, SUPPORTED_CHAIN_IDS } from "../devnet/tokens.ts";
 import { defaultStateDir } from "../paths.ts";
 import { CliError, EXIT } from "./io.ts";
@@ -42,7 +43,7 @@ export interface Settings {
   ownerKey: Hex | undefined;
   /** Absolute path of the state directory. */
   stateDir: string;
-  /** The devnet manifest, when `<stateDir>/devnet.json` exists. */
+  /** The devnet manifest of the selected chain, when the state directory has one (see `loadManifest`). */
   manifest: Manifest | undefined;
   /** Tokens by upper-case symbol. */
   tokens: Readonly<Record<string, KnownToken>>;
@@ -74,7 +75,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  */
 export function resolveSettings(flags: SettingsFlags, env: Env, cwd: string): Settings {
   const stateDir = path.resolve(cwd, flags.stateDir ?? defaultStateDir);
-  const manifest = loadManifest(stateDir);
+  const manifest = loadManifest(stateDir, explicitChainId(flags, env));
   const sources = {} as Record<keyof typeof HOW_TO, SettingSource>;
 
   // The first of flag, environment, manifest that has a value, parsed; or the default.
@@ -110,8 +111,24 @@ export function resolveSettings(flags: SettingsFlags, env: Env, cwd: string): Se
   return Object.freeze(settings);
 }
 
-function loadManifest(stateDir: string): Manifest | undefined {
-  const file = manifestPath(stateDir);
+// The chain id given by flag or environment (validated later, with the other settings), if any.
+function explicitChainId(flags: SettingsFlags, env: Env): number | undefined {
+  const raw = flags.chainId !== undefined && flags.chainId !== "" ? String(flags.chainId) : env[HOW_TO.chainId.env];
+  if (raw === undefined || raw === "" || !/^\d+$/.test(raw)) return undefined;
+  return Number(raw);
+}
+
+/**
+ * `<stateDir>/devnet.json`, unless a chain id was asked for that it does not describe and the
+ * state directory has that chain's `devnet-<chainId>.json` (a devnet of several chains).
+ */
+function loadManifest(stateDir: string, chainId: number | undefined): Manifest | undefined {
+  const primary = readIfPresent(manifestPath(stateDir));
+  if (chainId === undefined || primary?.chainId === chainId) return primary;
+  return readIfPresent(chainManifestPath(stateDir, chainId)) ?? primary;
+}
+
+function readIfPresent(file: string): Manifest | undefined {
   if (!existsSync(file)) return undefined;
   try {
     return readManifest(file);

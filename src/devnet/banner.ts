@@ -1,26 +1,47 @@
-// The human-readable summary a devnet prints on stderr when it is ready.
+// The human-readable summary a devnet prints on stderr when it is ready: the well-known accounts
+// once (they are the same on every chain), then each chain's URLs, contracts, tokens and domain.
 import type { Manifest } from "./manifest.ts";
 
-export function formatBanner(manifest: Manifest, manifestFile: string): string {
-  const { accounts, contracts, tokens } = manifest;
-  const row = (label: string, value: string) => `  ${label.padEnd(14)} ${value}`;
+/** One running chain of the devnet and the manifest file that describes it. */
+export interface BannerChain {
+  manifest: Manifest;
+  manifestFile: string;
+}
+
+const row = (label: string, value: string) => `  ${label.padEnd(14)} ${value}`;
+
+export function formatBanner(chains: readonly BannerChain[]): string {
+  const first = chains[0];
+  if (first === undefined) return "";
+  const ids = chains.map((c) => c.manifest.chainId);
+  const { accounts } = first.manifest;
   const key = (label: string, pair: { address: string; privateKey: string }) =>
     [row(label, pair.address), row("", `key ${pair.privateKey}`)];
   const lines = [
     "",
-    `relay devnet — chain ${manifest.chainId}`,
+    `relay devnet — ${ids.length === 1 ? "chain" : "chains"} ${ids.join(", ")}`,
     "",
-    "URLs",
-    row("JSON-RPC", manifest.rpcUrl),
-    ...(manifest.relayerUrl ? [row("relayer", manifest.relayerUrl)] : []),
-    row("manifest", manifestFile),
-    "",
-    "Accounts (well-known test keys: never use them on a real network)",
+    `Accounts (well-known test keys: never use them on a real network${ids.length === 1 ? "" : "; the same on every chain"})`,
     ...key("owner", accounts.owner),
     ...key("operator", accounts.operator),
     ...key("relayer", accounts.relayer),
     ...key("bot default", accounts.bots.default),
     ...key("bot reviewed", accounts.bots.reviewed),
+    ...chains.flatMap((chain) => chainSection(chain, ids.length > 1)),
+    "",
+  ];
+  return lines.join("\n");
+}
+
+function chainSection({ manifest, manifestFile }: BannerChain, titled: boolean): string[] {
+  const { contracts, tokens, domain } = manifest;
+  return [
+    ...(titled ? ["", `=== chain ${manifest.chainId} ===`] : []),
+    "",
+    "URLs",
+    row("JSON-RPC", manifest.rpcUrl),
+    ...(manifest.relayerUrl ? [row("relayer", manifest.relayerUrl)] : []),
+    row("manifest", manifestFile),
     "",
     "Contracts",
     row("vault", contracts.vault),
@@ -34,8 +55,6 @@ export function formatBanner(manifest: Manifest, manifestFile: string): string {
     "Tokens",
     ...Object.entries(tokens).map(([symbol, t]) => row(symbol, `${t.address} (${t.decimals} decimals)`)),
     "",
-    `EIP-712 domain: ${manifest.domain.name} v${manifest.domain.version}, chain ${manifest.domain.chainId}, vault ${manifest.domain.verifyingContract}`,
-    "",
+    `EIP-712 domain: ${domain.name} v${domain.version}, chain ${domain.chainId}, vault ${domain.verifyingContract}`,
   ];
-  return lines.join("\n");
 }

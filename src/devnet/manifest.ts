@@ -81,8 +81,14 @@ export function withRelayerUrl(manifest: Manifest, url: string | undefined): Man
   return url === undefined ? rest : { ...rest, relayerUrl: url };
 }
 
+/** `<stateDir>/devnet.json`: the manifest of the devnet's first (or only) chain. */
 export function manifestPath(stateDir: string): string {
   return path.join(stateDir, MANIFEST_FILE);
+}
+
+/** `<stateDir>/devnet-<chainId>.json`: the manifest of one chain, for devnets running several. */
+export function chainManifestPath(stateDir: string, chainId: number): string {
+  return path.join(stateDir, `devnet-${chainId}.json`);
 }
 
 export function writeManifest(file: string, manifest: Manifest): void {

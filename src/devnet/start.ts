@@ -7,7 +7,7 @@ import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
 import { devRoles } from "./accounts.ts";
 import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
-import { buildManifest, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
+import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../client/sign.ts";
 
 export interface DevnetOptions {
@@ -15,6 +15,11 @@ export interface DevnetOptions {
   domainName: string;
   rpcPort: number;
   stateDir: string;
+  /**
+   * Whether this chain's manifest is also `<stateDir>/devnet.json` (default true). A devnet of
+   * several chains writes it for its first chain only; every chain gets `devnet-<chainId>.json`.
+   */
+  primary?: boolean;
   /** Also write a copy of the manifest here. */
   manifestCopy?: string;
   fork?: string;
@@ -24,6 +29,7 @@ export interface DevnetOptions {
 export interface Devnet {
   readonly chain: LocalChain;
   readonly rpc: RpcServer;
+  /** `<stateDir>/devnet.json` for the primary chain, else `<stateDir>/devnet-<chainId>.json`. */
   readonly manifestFile: string;
   readonly manifest: Manifest;
   /** Records (or, with undefined, removes) the URL of the relayer serving this devnet. */
@@ -71,9 +77,12 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         bots: { default: roles.defaultBot, reviewed: roles.reviewedBot },
       },
     });
-    const manifestFile = manifestPath(options.stateDir);
+    const primary = options.primary ?? true;
+    const chainFile = chainManifestPath(options.stateDir, options.chainId);
+    const manifestFile = primary ? manifestPath(options.stateDir) : chainFile;
     const write = () => {
-      writeManifest(manifestFile, manifest);
+      if (primary) writeManifest(manifestFile, manifest);
+      writeManifest(chainFile, manifest);
       if (options.manifestCopy) writeManifest(path.resolve(options.manifestCopy), manifest);
     };
     write();

@@ -45,9 +45,12 @@ export interface PolicySnapshot {
   intentUsed: boolean;
   priced: boolean;
   usdValue: bigint;
+  /** Approved for any call, by the vault or globally by the registry. */
   protocolApproved: boolean;
   rebalanceTokenCount: bigint;
   toTokenOnVaultList: boolean;
+  /** A registry default token: `approve` calls on it are allowed without approval. */
+  protocolIsDefaultToken: boolean;
 }
 
 export interface SnapshotQuery {
@@ -101,6 +104,7 @@ const snapshotAbi = [
       { name: "protocolApproved", type: "bool" },
       { name: "rebalanceTokenCount", type: "uint256" },
       { name: "toTokenOnVaultList", type: "bool" },
+      { name: "protocolIsDefaultToken", type: "bool" },
     ],
   },
 ] as const;

@@ -1,6 +1,6 @@
 // The synchronous checks of a request, in DESIGN.md §7's order, over the policy snapshot read at
 // one block. Each throws the one RelayError that describes the first failure.
-import type { Address } from "viem";
+import { toFunctionSelector, type Address } from "viem";
 import type { RelayRequest } from "../api/validate.ts";
 import { relayError } from "../errors.ts";
 import { recoverSigner } from "../eip712/recover.ts";
@@ -8,6 +8,10 @@ import { hashIntent } from "../eip712/hash.ts";
 import type { VaultDomain } from "../eip712/types.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
 import { formatUsd } from "./usd.ts";
+import { selectorOf } from "./path.ts";
+
+/** `approve(address,uint256)`: the one call a registry default token allows without approval. */
+const APPROVE_SELECTOR = toFunctionSelector("approve(address,uint256)");
 
 /** The intent's EIP-712 digest on the vault's domain (the key of the vault's `usedIntents`). */
 export function intentHashOf(request: RelayRequest, domain: VaultDomain) {
@@ -50,7 +54,7 @@ export function checkBotAndVault(request: RelayRequest, snapshot: PolicySnapshot
 
 /**
  * The vault's static policy (the rolling windows are checked when spend is reserved): per-tx cap,
- * destination rule and blacklist (payments), protocol approval (execute), rebalance whitelist and
+ * destination rule and blacklist (payments), protocol approval with the default-token rule (execute), rebalance whitelist and
  * rebalance cap (swaps).
  */
 export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, defaultRebalanceTokens: readonly Address[]): void {
@@ -76,7 +80,13 @@ export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, def
     throw relayError("DESTINATION_NOT_ALLOWED", `to ${request.intent.to} ${why}`);
   }
   if (request.kind === "execute" && !snapshot.protocolApproved) {
-    throw relayError("PROTOCOL_NOT_APPROVED", `protocol ${request.intent.protocol} is not approved for this vault`);
+    // The vault's rule: a registry default token takes `approve` calls without being approved.
+    if (!snapshot.protocolIsDefaultToken) {
+      throw relayError("PROTOCOL_NOT_APPROVED", `protocol ${request.intent.protocol} is not approved for this vault`);
+    }
+    if (selectorOf(request.callData) !== APPROVE_SELECTOR) {
+      throw relayError("PROTOCOL_NOT_APPROVED", `protocol ${request.intent.protocol} is a registry default token: only approve calls on it are allowed without the vault's approval`);
+    }
   }
 }
 

@@ -66,8 +66,8 @@ export async function simulate(
     if (isTransportFailure(error)) throw relayError("RPC_ERROR", "the blockchain node did not answer", { cause: error });
     const reason = decodeRevert(revertDataOf(error));
     if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) throw relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause: error });
-    // The policy snapshot counts a registry default token as approved for any call, while the vault
-    // accepts only `approve` on it: the vault's own refusal is the policy answer, not a failed call.
+    // checkPolicy refuses unapproved protocols first; should the vault still refuse one, that is
+    // the policy answer, not a failed call.
     if (/^ProtocolNotApproved\(/.test(reason)) {
       throw relayError("PROTOCOL_NOT_APPROVED", `${reason}: on a registry default token only approve calls are allowed`, { cause: error });
     }

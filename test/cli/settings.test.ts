@@ -13,7 +13,8 @@ import {
   resolveSettings,
   resolveToken,
 } from "../../src/cli/settings.ts";
-import { writeSampleManifest } from "./support/manifest.ts";
+import { chainManifestPath, writeManifest } from "../../src/devnet/manifest.ts";
+import { sampleManifest, writeSampleManifest } from "./support/manifest.ts";
 
 const emptyDir = () => mkdtempSync(path.join(tmpdir(), "relay-settings-"));
 
@@ -86,6 +87,35 @@ describe("resolveSettings", () => {
     const manifest = writeSampleManifest(path.join(cwd, "elsewhere"));
     expect(resolveSettings({}, {}, cwd).manifest).toBeUndefined();
     expect(resolveSettings({ stateDir: "elsewhere" }, {}, cwd).vault).toBe(manifest.contracts.vault);
+  });
+
+  it("takes a second devnet chain's settings from devnet-<chainId>.json when --chain-id or RELAY_CHAIN_ID names it", () => {
+    const cwd = emptyDir();
+    const stateDir = path.join(cwd, ".relay");
+    const first = writeSampleManifest(stateDir);
+    const arbitrumUsdc = "0x75faf114eafb1BDbe2F0316DF893fd58CE46AA4d";
+    const second = {
+      ...sampleManifest(),
+      chainId: 421614,
+      rpcUrl: "http://127.0.0.1:18546",
+      domain: { ...first.domain, chainId: 421614 },
+      tokens: { ...first.tokens, USDC: { address: arbitrumUsdc, decimals: 6 } },
+    };
+    writeManifest(chainManifestPath(stateDir, 84532), first);
+    writeManifest(chainManifestPath(stateDir, 421614), second);
+
+    for (const settings of [resolveSettings({ chainId: "421614" }, {}, cwd), resolveSettings({}, { RELAY_CHAIN_ID: "421614" }, cwd)]) {
+      expect(settings).toMatchObject({ chainId: 421614, rpcUrl: second.rpcUrl, relayerUrl: second.relayerUrl, manifest: second });
+      expect(settings.sources.rpcUrl).toBe("manifest");
+      expect(settings.tokens.USDC!.address).toBe(arbitrumUsdc);
+    }
+    // Without a chain id, or naming the first chain, devnet.json is the manifest as before.
+    expect(resolveSettings({}, {}, cwd)).toMatchObject({ chainId: 84532, rpcUrl: first.rpcUrl, manifest: first });
+    expect(resolveSettings({ chainId: 84532 }, {}, cwd).manifest).toEqual(first);
+    // A chain the state directory has no manifest for keeps devnet.json, with that chain's canonical tokens.
+    const other = resolveSettings({ chainId: "42161" }, {}, cwd);
+    expect(other).toMatchObject({ chainId: 42161, manifest: first });
+    expect(other.tokens.USDC!.address).toBe("0xaf88d065e77c8cC2239327C5EDb3A432268e5831");
   });
 
   it("refuses bad values with one line naming their source", () => {

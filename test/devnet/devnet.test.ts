@@ -103,6 +103,20 @@ describe("relay serve --rpc-url failures", () => {
     expect(run.output.stderr).toMatch(/--chain-id 1 is not supported/);
   });
 
+  it("refuses a chain id given twice, --fork with several chains, and --rpc-url with several chains", async () => {
+    const twice = runMain(["devnet", "--chain-id", "84532", "--chain-id", "84532"]);
+    expect(await twice.done).toBe(2);
+    expect(twice.output.stderr).toMatch(/--chain-id 84532 is given twice/);
+
+    const fork = runMain(["devnet", "--chain-id", "84532", "--chain-id", "421614", "--fork", "http://127.0.0.1:9", "--state-dir", tmp("fork")]);
+    expect(await fork.done).toBe(2);
+    expect(fork.output.stderr).toBe("relay: --fork forks one network: give a single --chain-id with it\n");
+
+    const existing = runMain(["serve", "--rpc-url", "http://127.0.0.1:9", "--chain-id", "84532,421614", "--state-dir", tmp("rpc")]);
+    expect(await existing.done).toBe(2);
+    expect(existing.output.stderr).toMatch(/^relay: --rpc-url serves one chain: give a single --chain-id, or serve several chains with --config\n$/);
+  });
+
   it("refuses a malformed deploy key as a usage error", async () => {
     const run = runMain(["deploy", "--rpc-url", "http://127.0.0.1:9", "--key", "0x1234"]);
     expect(await run.done).toBe(2);

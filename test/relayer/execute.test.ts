@@ -181,6 +181,20 @@ describe("POST /v1/execute", () => {
       expect(await balanceOf(env, usdc, to)).toBe(0n);
     });
 
+    it("403 PROTOCOL_NOT_APPROVED before the balance check: a non-approve call on a default token the vault holds none of", async () => {
+      // The vault gives all its WBTC back to the owner, so moving any would be INSUFFICIENT_BALANCE.
+      const wbtc = env.token("WBTC");
+      await ownerCall(env, "withdraw", [wbtc, await balanceOf(env, wbtc, env.vault), env.manifest.accounts.owner.address]);
+      expect(await balanceOf(env, wbtc, env.vault)).toBe(0n);
+      const to = fresh();
+      const data = calldata("mocks/MockERC20", "transfer", [to, 1_000n]);
+      const res = await post(execute, await executeBody(env, { protocol: wbtc, tokens: [wbtc], amounts: [1_000n] }, data));
+      expect(res.status).toBe(403);
+      expectErrorEnvelope(res.body, "PROTOCOL_NOT_APPROVED");
+      expect(res.body.details).toMatch(/default token: only approve calls/);
+      expect(await balanceOf(env, wbtc, to)).toBe(0n);
+    });
+
     it("400 INVALID_REQUEST when calldataHash is not keccak256(callData)", async () => {
       const data = calldata("mocks/MockLendingPool", "supply", [usdc, USDC(1)]);
       const body = await executeBody(env, { protocol: lending, tokens: [usdc], amounts: [USDC(1)] }, data);

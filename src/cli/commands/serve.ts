@@ -1,5 +1,6 @@
 // `relay serve`: the relayer. Without --rpc-url it first starts a devnet in the same process;
 // with --rpc-url it serves an existing chain whose deployment is in the state directory's manifest.
+// A repeated --chain-id starts one devnet chain per id and serves them all (not with --rpc-url).
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import type { EIP1193Provider } from "viem";
@@ -7,8 +8,8 @@ import { ledgerPath } from "../../ledger/index.ts";
 import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../relayer/service.ts";
-import { CliError, waitForAbort, type CliIO } from "../io.ts";
-import { announceReady, launchDevnet, type DevnetCommandOptions } from "./devnet.ts";
+import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
+import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 
 export interface ServeCommandOptions extends DevnetCommandOptions {
   port: number;
@@ -24,6 +25,9 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
   if (options.config !== undefined) return serveFromConfigFile(options, options.config, io);
   if (options.rpcUrl === undefined) return serveWithDevnet(options, io);
+  if (devnetChainIds(options).length > 1) {
+    throw new CliError("--rpc-url serves one chain: give a single --chain-id, or serve several chains with --config", EXIT.USAGE);
+  }
   return serveExistingChain(options, options.rpcUrl, io);
 }
 
@@ -62,21 +66,22 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
   // Each devnet start is a fresh chain: a ledger from an earlier chain describes nothing on this one.
   rmSync(ledgerPath(stateDir), { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(ledgerPath(stateDir) + suffix, { force: true });
-  const devnet = await launchDevnet(options, io);
+  const devnets = await launchDevnets(options, io);
   let relayer: RunningRelayer | undefined;
+  const setRelayerUrl = (url: string | undefined) => devnets.forEach((d) => d.setRelayerUrl(url));
   try {
-    const config = configFor(options, stateDir, [chainFromManifest(devnet.manifest)]);
-    relayer = await run(config, options.port, io, new Map([[devnet.manifest.chainId, devnet.chain.provider]]));
-    devnet.setRelayerUrl(relayer.url);
-    announceReady(devnet, options, io);
+    const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
+    relayer = await run(config, options.port, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
+    setRelayerUrl(relayer.url);
+    announceReady(devnets, options, io);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
     await relayer.close();
     relayer = undefined;
-    devnet.setRelayerUrl(undefined);
+    setRelayerUrl(undefined);
   } finally {
     await relayer?.close();
-    await devnet.close();
+    await closeAll(devnets);
   }
 }
 
