@@ -144,8 +144,13 @@ export class ChainRuntime {
     return domain;
   }
 
-  /** Everything the checks need, read at the latest block in one deployless eth_call. */
-  async snapshot(query: SnapshotQuery): Promise<PolicySnapshot> {
+  /** The latest block's number: the block a request's reads and simulation are pinned to. */
+  async latestBlock(): Promise<bigint> {
+    return rpcFailure(() => this.clients.publicClient.getBlockNumber({ cacheTime: 0 }));
+  }
+
+  /** Everything the checks need, read at `blockNumber` (default: the latest) in one deployless eth_call. */
+  async snapshot(query: SnapshotQuery, blockNumber?: bigint): Promise<PolicySnapshot> {
     const data = encodeDeployData({
       abi: [lensConstructor],
       bytecode: lens.bytecode,
@@ -163,7 +168,7 @@ export class ChainRuntime {
         },
       ],
     });
-    const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data }));
+    const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data, blockNumber }));
     if (out === undefined) throw new Error("policy lens returned no data");
     const [s] = decodeAbiParameters(snapshotAbi, out);
     return s as unknown as PolicySnapshot;

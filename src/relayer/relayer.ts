@@ -115,11 +115,19 @@ export class Relayer {
 
   // ---- steps ------------------------------------------------------------------------------------
 
-  /** Every check up to and including simulation. Nothing is written. */
+  /**
+   * Every check up to and including simulation. Nothing is written. The policy snapshot and the
+   * simulation are pinned to one block and run side by side; the simulation's outcome is looked at
+   * only once every check has passed, so a check's error always comes first.
+   */
   async #check(request: RelayRequest): Promise<Checked> {
     const chain = this.#parts.chains.get(request.chainId)!;
     const scenario = parseScenario(request.metadata, chain.devnet);
-    const { intentHash, snapshot } = await this.#read(chain, request);
+    const blockNumber = await chain.latestBlock();
+    // A swap's calldata depends on the route, which is chosen after the checks.
+    const early = request.kind === "swap" ? undefined : this.#simulate(chain, request, undefined, blockNumber);
+    early?.catch(() => {}); // awaited below, unless a check fails first
+    const { intentHash, snapshot } = await this.#read(chain, request, blockNumber);
     checkVaultExists(request, snapshot);
     checkSignature(request, intentHash);
     takeOrThrow(this.#parts.rateLimiter, [
@@ -133,23 +141,28 @@ export class Relayer {
     const funds = movedFunds(request);
     checkBalance(funds.tokens, funds.amounts, snapshot);
 
-    const route = request.kind === "swap" ? await chooseRoute(chain, request, snapshot.blockNumber) : undefined;
-    const data = executionCalldata(request, route);
-    const estimate = request.kind !== "payment";
-    const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber: snapshot.blockNumber, estimate });
+    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber) : undefined;
+    const { data, sim } = await (early ?? this.#simulate(chain, request, route, blockNumber));
     return { request, chain, intentHash, snapshot, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
   }
 
   /** The vault's domain (cached) and the policy snapshot. A vault seen for the first time is probed first. */
-  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; snapshot: PolicySnapshot }> {
+  async #read(chain: ChainRuntime, request: RelayRequest, blockNumber: bigint): Promise<{ intentHash: Hex; snapshot: PolicySnapshot }> {
     const probe = chain.knowsDomain(request.vaultAddress)
       ? undefined
-      : await chain.snapshot(snapshotQuery(request, `0x${"0".repeat(64)}`));
+      : await chain.snapshot(snapshotQuery(request, `0x${"0".repeat(64)}`), blockNumber);
     if (probe && !probe.isVault) return { intentHash: `0x${"0".repeat(64)}`, snapshot: probe };
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
-    return { intentHash, snapshot: await chain.snapshot(snapshotQuery(request, intentHash)) };
+    return { intentHash, snapshot: await chain.snapshot(snapshotQuery(request, intentHash), blockNumber) };
+  }
+
+  /** eth_call of the transaction that would carry the request (and its gas estimate unless a payment), at `blockNumber`. */
+  async #simulate(chain: ChainRuntime, request: RelayRequest, route: SwapRoute | undefined, blockNumber: bigint) {
+    const data = executionCalldata(request, route);
+    const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
+    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: request.kind !== "payment" });
+    return { data, sim };
   }
 
   /** An intent already approved or under way in the ledger (under another key) is a duplicate. */
