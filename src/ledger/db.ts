@@ -1,6 +1,7 @@
 // One SQLite connection with the ledger's pragmas and a nestable IMMEDIATE transaction helper.
 import { DatabaseSync } from "node:sqlite";
 import { mkdirSync } from "node:fs";
+import { open } from "node:fs/promises";
 import path from "node:path";
 import { migrate } from "./schema.ts";
 import { Checkpointer, fallbackCheckpointPages } from "./checkpointer.ts";
@@ -50,11 +51,15 @@ export class Db {
   #depth = 0;
   #synchronous: "FULL" | "NORMAL" = "FULL";
   #checkpointer: Checkpointer | undefined;
+  readonly #walFile: string | undefined;
+  #syncing: Promise<void> | undefined;
+  #nextSync: Promise<void> | undefined;
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     this.now = options.now ?? Date.now;
     this.sqlite = new DatabaseSync(file);
+    this.#walFile = file === ":memory:" ? undefined : `${file}-wal`;
     const busy = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 10_000));
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
@@ -96,6 +101,30 @@ export class Db {
     }
   }
 
+  /**
+   * Makes every commit made so far durable without blocking the thread: fsyncs the write-ahead log
+   * from the thread pool. Callers that arrive while an fsync runs share the next one (a group
+   * commit), which starts once the running one ends, so it covers their commits.
+   */
+  sync(): Promise<void> {
+    if (!this.#syncing) return this.#startSync();
+    this.#nextSync ??= this.#syncing
+      .catch(() => {})
+      .then(() => {
+        this.#nextSync = undefined;
+        return this.#startSync();
+      });
+    return this.#nextSync;
+  }
+
+  #startSync(): Promise<void> {
+    const run = fsyncFile(this.#walFile).finally(() => {
+      if (this.#syncing === run) this.#syncing = undefined;
+    });
+    this.#syncing = run;
+    return run;
+  }
+
   #setSynchronous(mode: "FULL" | "NORMAL"): void {
     if (this.#synchronous === mode) return;
     this.sqlite.exec(`PRAGMA synchronous = ${mode}`);
@@ -106,5 +135,15 @@ export class Db {
     void this.#checkpointer?.close();
     this.#checkpointer = undefined;
     if (this.sqlite.isOpen) this.sqlite.close();
+  }
+}
+
+async function fsyncFile(file: string | undefined): Promise<void> {
+  if (file === undefined) return;
+  const handle = await open(file, "r+");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }

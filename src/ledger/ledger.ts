@@ -80,6 +80,11 @@ export class Ledger {
     };
   }
 
+  /** Makes every commit so far durable (a group fsync of the log off the main thread); see Db.sync. */
+  sync(): Promise<void> {
+    return this.#db.sync();
+  }
+
   /**
    * Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. With
    * `{ durable: false }` the commit is not fsynced (see {@link TransactionOptions}).

@@ -135,18 +135,25 @@ export class Submitter {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const txHash = txHashOf(rawTx);
-      const recorded = this.#ledger.recordBatchSubmission(ids, {
-        signer: this.address,
-        nonce,
-        txHash,
-        rawTx,
-        chainPendingNonce: chainNonce,
-        from: attempt === 0 ? undefined : ["submitting"],
-      });
+      // Recorded, then made durable by an fsync of the log that runs off the main thread and is
+      // shared with other submissions recorded meanwhile; only then broadcast.
+      const recorded = this.#ledger.transaction(
+        () =>
+          this.#ledger.recordBatchSubmission(ids, {
+            signer: this.address,
+            nonce,
+            txHash,
+            rawTx,
+            chainPendingNonce: chainNonce,
+            from: attempt === 0 ? undefined : ["submitting"],
+          }),
+        { durable: false },
+      );
       if (!recorded.ok) {
         if (recorded.code === "NONCE_MISMATCH" && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
+      await this.#ledger.sync();
       faultPoint("after-record");
       try {
         await this.#chain.clients.publicClient.request({ method: "eth_sendRawTransaction", params: [rawTx] });
