@@ -2,7 +2,11 @@
 // pool with `relay owner`, the bot supplies to it on the fast path; an approval grant is held for
 // review; swaps on the fast path and NO_SWAP_ROUTE; `relay sign execute|swap` bodies POSTed by hand.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { encodeFunctionData, erc20Abi, parseAbi, type Address } from "viem";
+import { runMain } from "../helpers/cli.ts";
 import { field, startLiveRelay, type LiveRelay } from "./support/live.ts";
 
 let live: LiveRelay;
@@ -96,6 +100,18 @@ describe("relay swap", () => {
     expect(await live.balanceOf("USDC", vault)).toBe(usdcBefore - 3_000_000_000n);
     // $3000 of WETH at $3000, less the router's 0.3% fee.
     expect((await live.balanceOf("WETH", vault)) - wethBefore).toBe(997_000_000_000_000_000n);
+
+    // A CLI that did not send it finds the swap by its id alone, or told its kind.
+    const requestId = field(stdout, "requestId")!;
+    const elsewhere = mkdtempSync(path.join(tmpdir(), "relay-cli-other-"));
+    for (const kind of [[], ["--kind", "swap"]]) {
+      const run = runMain(["status", requestId, ...kind, "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
+      expect(await run.done).toBe(0);
+      expect(field(run.output.stdout, "kind")).toBe("swap");
+    }
+    const wrongKind = runMain(["status", requestId, "--kind", "payment", "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
+    expect(await wrongKind.done).toBe(3);
+    expect(wrongKind.output.stderr).toMatch(/^relay: relayer refused: NOT_FOUND: .*\n$/);
   });
 
   it("NO_SWAP_ROUTE: exit 3 with the relayer's reason on stderr, and nothing moves", async () => {
