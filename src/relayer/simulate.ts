@@ -1,6 +1,6 @@
 // Simulation with eth_call pinned to a block, before anything is signed or sent; and the swap
 // route, chosen from the configured routers' quotes at the same block.
-import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, type Address, type Hex } from "viem";
+import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, parseAbi, type Address, type Hex } from "viem";
 import type { SwapRequest } from "../api/validate.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
@@ -20,8 +20,18 @@ export function gasLimitOf(sim: SimulationOk): bigint {
   return sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
 }
 
-/** Every ABI whose custom errors a revert may carry: the vault's (which includes OpenZeppelin's) and the router's. */
-const errorAbi = [...vaultAbi, ...routerAbi].filter((item) => item.type === "error");
+/** OpenZeppelin's ERC-20 errors (IERC20Errors), which a token called by a protocol reverts with. */
+const tokenErrorAbi = parseAbi([
+  "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
+  "error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)",
+  "error ERC20InvalidSender(address sender)",
+  "error ERC20InvalidReceiver(address receiver)",
+  "error ERC20InvalidApprover(address approver)",
+  "error ERC20InvalidSpender(address spender)",
+]);
+
+/** Every ABI whose custom errors a revert may carry: the vault's (which includes OpenZeppelin's), the router's and ERC-20 tokens'. */
+const errorAbi = [...[...vaultAbi, ...routerAbi].filter((item) => item.type === "error"), ...tokenErrorAbi];
 
 /** A readable revert reason from revert data: `Error(string)`, a panic, or a decoded custom error. */
 export function decodeRevert(data: Hex | undefined): string {

@@ -221,7 +221,7 @@ describe("relay keys new and profiles", () => {
     expect(stderr).toMatch(/keep the private key secret/);
   });
 
-  it("saves a profile whose settings apply with --profile, below flags", async () => {
+  it("saves a profile whose settings apply with --profile, below flags, and removes it", async () => {
     const port = await closedPort();
     const saved = await relay(["profile", "save", "down", "--relayer-url", `http://127.0.0.1:${port}`]);
     expect(saved).toMatchObject({ code: 0, stderr: "" });
@@ -233,5 +233,9 @@ describe("relay keys new and profiles", () => {
     const missing = await relay(["vault", "info", "--profile", "nope"]);
     expect(missing).toMatchObject({ code: 2 });
     expect(missing.stderr).toMatch(/no profile "nope"/);
+
+    expect(await relay(["profile", "remove", "down"])).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse((await relay(["profile", "list", "--json"])).stdout)).toEqual({});
+    expect((await relay(["vault", "info", "--profile", "down"])).code).toBe(2);
   });
 });

@@ -104,4 +104,23 @@ describe("relay vault", () => {
     expect(JSON.parse(rebalance.stdout)).toMatchObject({ source: "default", rebalanceTokenCount: 0 });
     expect((await relay(["vault", "rebalance-token", "WETH"])).stdout).toMatch(/allowed +true/);
   });
+
+  it("prints every read as one line of JSON with --json", async () => {
+    const read = async (args: string[]) => {
+      const { code, stdout } = await relay(["vault", ...args, "--json"]);
+      expect(code).toBe(0);
+      expect(stdout.endsWith("\n") && !stdout.trimEnd().includes("\n")).toBe(true);
+      return JSON.parse(stdout) as unknown;
+    };
+    const bots = manifest.accounts.bots;
+    expect(await read(["balance", "WBTC"])).toEqual({ balance: "1000000000", token: manifest.tokens.WBTC!.address, decimals: 8 });
+    expect(await read(["bot"])).toEqual({ bot: bots.default.address, isActive: true });
+    expect(await read(["bot", "--bot", "reviewed"])).toEqual({ bot: bots.reviewed.address, isActive: true });
+    expect(await read(["destination", RECIPIENT, "--for-bot", "reviewed"])).toMatchObject({ allowed: true });
+    expect(await read(["protocol", "lending"])).toEqual({ approved: false });
+    expect(await read(["rebalance-token", "DAI"])).toEqual({ allowed: false, source: "default" });
+    const value = (await read(["value"])) as { totalValueUsd: number; tokens: Array<{ symbol: string }> };
+    expect(value.totalValueUsd).toBeGreaterThan(0);
+    expect(value.tokens.map((t) => t.symbol)).toEqual(expect.arrayContaining(["USDC", "USDT", "DAI", "WETH", "WBTC"]));
+  });
 });

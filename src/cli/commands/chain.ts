@@ -44,7 +44,8 @@ export async function withDecimals(clients: Clients, token: ResolvedToken): Prom
 
 /**
  * An address given as `0x…` or by name from the devnet manifest: a contract (`vault`, `router`,
- * `nft`, `marketplace`, `lending`, `registry`, `factory`), `owner`, or a bot (`default`, `reviewed`).
+ * `nft`, `marketplace`, `lending`, `registry`, `factory`), `owner`, or a bot (`default`, `reviewed`);
+ * else a known token's symbol in any case (`USDC`), e.g. the protocol of an `approve` call.
  */
 export function resolveAddress(settings: Settings, text: string, what: string): Address {
   if (/^0x/i.test(text)) {
@@ -60,10 +61,10 @@ export function resolveAddress(settings: Settings, text: string, what: string): 
         ...Object.fromEntries(Object.entries(manifest.contracts).filter((entry): entry is [string, string] => typeof entry[1] === "string")),
       }
     : {};
-  const found = named[text];
+  const found = named[text] ?? settings.tokens[text.toUpperCase()]?.address;
   if (found === undefined) {
-    const names = Object.keys(named);
-    throw new CliError(`${what} "${text}" is neither an address nor a name in the devnet manifest${names.length ? ` (${names.join(", ")})` : ""}`, EXIT.USAGE);
+    const names = [...Object.keys(named), ...Object.keys(settings.tokens)];
+    throw new CliError(`${what} "${text}" is not an address, a name in the devnet manifest or a token symbol${names.length ? ` (known: ${names.join(", ")})` : ""}`, EXIT.USAGE);
   }
   return found as Address;
 }

@@ -76,6 +76,13 @@ export function showRequest(kind: RequestKind, response: AnyResponse, flags: Wai
   if (response.status === "pending_review" && !flags.wait) {
     io.stderr.write(`relay: held for review; follow it with \`relay status ${response.requestId} --wait\`\n`);
   }
+  if (response.status === "rejected") io.stderr.write(`relay: ${kind} ${response.requestId} ${rejectedBecause(response.reason)}\n`);
   const code = exitCodeForStatus(response.status);
   if (code !== EXIT.OK) exitWith(code);
+}
+
+/** "rejected by the owner: …" reads on after the request's id as it is; other reasons follow "was rejected: ". */
+function rejectedBecause(reason: string | undefined): string {
+  if (reason === undefined || reason === "") return "was rejected";
+  return reason.startsWith("rejected ") ? reason : `was rejected: ${reason}`;
 }
