@@ -146,9 +146,9 @@ export function sentSince(env: FaultEnv, from: number): SentTx[] {
   });
 }
 
-/** Polls `check` every 25 ms until it returns a value other than undefined (60 s at most). */
+/** Polls `check` every 25 ms until it returns a value other than undefined (20 s at most). */
 export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 20_000;
   for (;;) {
     const value = await check();
     if (value !== undefined) return value;
