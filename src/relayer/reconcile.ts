@@ -2,7 +2,7 @@
 // whose broadcast was not confirmed. Nothing here ever signs a new transaction for an intent whose
 // recorded transaction may still land: the newest recorded version is re-broadcast unchanged, and a
 // request is given up only once its nonce is provably used by another transaction.
-import type { Hex } from "viem";
+import type { Hex, TransactionReceipt } from "viem";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { outcomesFromReceipt } from "./submitter.ts";
@@ -66,20 +66,17 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
   const client = chain.clients.publicClient;
   // The recorded transaction and any fee-bump replacements of it: whichever mined is the execution.
   const versions = versionsOf(ledger, records[0]!);
-  const receipt = await receiptOfAny(chain, versions.map((v) => v.txHash));
-  if (receipt) {
-    const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
-    records.forEach((record, i) => {
-      const outcome = outcomes[i]!;
-      finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
-    });
-    return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
-  }
+  const hashes = versions.map((v) => v.txHash);
+  const receipt = await receiptOfAny(chain, hashes);
+  if (receipt) return settleMined(ledger, records, receipt);
   const signer = records[0]!.signer as Hex;
   const nonce = records[0]!.nonce!;
   const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
   if (mined > nonce) {
-    // Our nonce is used and our transaction is not mined: it can never land.
+    // Our nonce is used. One of our versions may have been mined since the look above: look again.
+    const late = await receiptOfAny(chain, hashes);
+    if (late) return settleMined(ledger, records, late);
+    // Our nonce is used and none of our versions is mined: the request can never land.
     for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
     return "rejected";
   }
@@ -98,6 +95,16 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
   }
   for (const record of records) ledger.transition(record.id, ["submitting"], "submitted");
   return "rebroadcast";
+}
+
+/** Settles the requests carried by a mined transaction from its receipt. */
+function settleMined(ledger: Ledger, records: readonly RequestRecord[], receipt: TransactionReceipt): "approved" | "rejected" {
+  const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
+  records.forEach((record, i) => {
+    const outcome = outcomes[i]!;
+    finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
+  });
+  return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
 }
 
 /** Moves a request to its final state and completes its idempotency key with the answer. */
