@@ -29,8 +29,9 @@ export interface Clients {
   walletFor(account: Account): WalletClient<Transport, Chain, Account>;
 }
 
-export function clientsFor(source: EIP1193Provider | string, chainId: number): Clients {
-  const transport = typeof source === "string" ? http(source, { retryCount: 0 }) : custom(source, { retryCount: 0 });
+/** `timeoutMs`: longest wait for one HTTP JSON-RPC answer (viem's default, 10 s, when omitted). */
+export function clientsFor(source: EIP1193Provider | string, chainId: number, options: { timeoutMs?: number } = {}): Clients {
+  const transport = typeof source === "string" ? http(source, { retryCount: 0, timeout: options.timeoutMs }) : custom(source, { retryCount: 0 });
   const chain = chainFor(chainId, typeof source === "string" ? source : undefined);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   return {

@@ -11,3 +11,4 @@ export type { ReserveResult, SpendEntry, SpendLimits, SpendingLimit, WindowQuery
 export { publicStatus, statuses, inFlightStatuses, requestKinds } from "./status.ts";
 export type { PublicStatus, RequestKind, Status } from "./status.ts";
 export { schemaVersion, migrate } from "./schema.ts";
+export type { Replacement } from "./replacements.ts";

@@ -2,6 +2,7 @@
 import { Db, type LedgerOptions, type TransactionOptions } from "./db.ts";
 import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
+import { Replacements, type Replacement } from "./replacements.ts";
 import {
   Requests,
   type NewRequest,
@@ -55,6 +56,7 @@ export class Ledger {
   readonly #idempotency: Idempotency;
   readonly #spend: Spend;
   readonly #nonces: Nonces;
+  readonly #replacements: Replacements;
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
@@ -62,6 +64,7 @@ export class Ledger {
     this.#idempotency = new Idempotency(this.#db);
     this.#spend = new Spend(this.#db);
     this.#nonces = new Nonces(this.#db);
+    this.#replacements = new Replacements(this.#db);
   }
 
   /** The ledger's clock (unix ms). */
@@ -255,6 +258,16 @@ export class Ledger {
   /** Sets a signer's stored next nonce to the chain's (reconciliation). */
   resetNonce(chainId: number, signer: string, chainNonce: bigint): void {
     this.#nonces.reset(chainId, signer, chainNonce);
+  }
+
+  /** Files a fee-bump replacement of the transaction first recorded as `original` (before broadcasting it). */
+  recordReplacement(original: string, txHash: string, rawTx: string): Replacement {
+    return this.#replacements.record(original, txHash, rawTx);
+  }
+
+  /** The replacements of the transaction first recorded as `original`, oldest first. */
+  replacementsOf(original: string): Replacement[] {
+    return this.#replacements.of(original);
   }
 
   /** Closes the file. */

@@ -72,6 +72,16 @@ export const migrations: readonly string[] = [
   CREATE INDEX requests_by_bot ON requests (chain_id, vault, bot, created_at);
   CREATE INDEX requests_unsettled ON requests (status) WHERE status IN ('received', 'scanning');
   `,
+  // 3: fee-bump replacements of a broadcast transaction (same signer and nonce), by the hash first recorded.
+  `
+  CREATE TABLE replacements (
+    tx_hash    TEXT PRIMARY KEY,
+    original   TEXT NOT NULL,
+    raw_tx     TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX replacements_by_original ON replacements (original, created_at);
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

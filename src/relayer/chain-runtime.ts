@@ -120,7 +120,7 @@ export class ChainRuntime {
   constructor(config: ChainConfig, provider?: EIP1193Provider) {
     this.chainId = config.chainId;
     this.config = config;
-    this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId);
+    this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId, { timeoutMs: config.rpcTimeoutMs });
     this.signers = config.relayerKeys.map((key) => privateKeyToAccount(key as Hex));
     this.defaultRebalanceTokens = defaultRebalanceTokens(config);
   }

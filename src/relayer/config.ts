@@ -15,6 +15,8 @@ const bucket = z.object({ capacity: z.number().nonnegative(), refillPerSecond: z
 const chainSchema = z.object({
   chainId: z.number().int().refine(isSupportedChainId, "is not a supported chain id (8453, 84532, 42161, 421614, 31337)"),
   rpcUrl: z.string().url(),
+  /** Longest wait for one JSON-RPC answer; past it the call fails as RPC_ERROR. */
+  rpcTimeoutMs: z.number().int().positive().default(10_000),
   /** A devnet: `metadata.scenario` overrides are honoured. */
   devnet: z.boolean().default(false),
   registry: address,
@@ -51,6 +53,21 @@ export const relayerConfigSchema = z.object({
   receiptTimeoutMs: z.number().int().positive().default(120_000),
   /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
   maxBatchSize: z.number().int().min(1).max(200).default(64),
+  /** Watching the relayer's own transactions until they are mined (see stuck-watch.ts and reconcile.ts). */
+  inFlight: z
+    .object({
+      /** How often in-flight transactions are checked. */
+      checkEveryMs: z.number().int().positive().default(5_000),
+      /** Age after which an unconfirmed request is settled from the chain by reconciliation. */
+      reconcileAfterMs: z.number().int().nonnegative().default(15_000),
+      /** Time a broadcast transaction may stay pending before it is replaced with higher fees. */
+      replaceAfterMs: z.number().int().positive().default(60_000),
+      /** Fee increase of each replacement, in percent (nodes require at least 10). */
+      feeBumpPercent: z.number().int().min(10).max(1000).default(25),
+      /** Most replacements signed for one nonce. */
+      maxReplacements: z.number().int().min(0).max(50).default(5),
+    })
+    .prefault({}),
 });
 
 export type RelayerConfigInput = z.input<typeof relayerConfigSchema>;

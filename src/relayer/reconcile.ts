@@ -1,13 +1,14 @@
 // Settling requests with the chain: at start-up (after a crash) and periodically for transactions
 // whose broadcast was not confirmed. Nothing here ever signs a new transaction for an intent whose
-// recorded transaction may still land: the recorded bytes are re-broadcast unchanged, and a
+// recorded transaction may still land: the newest recorded version is re-broadcast unchanged, and a
 // request is given up only once its nonce is provably used by another transaction.
-import type { Hex } from "viem";
+import type { Hex, TransactionReceipt } from "viem";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { outcomesFromReceipt } from "./submitter.ts";
 import { storeAnswer } from "./responses.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
+import { receiptOfAny, versionsOf } from "./stuck-watch.ts";
 
 export interface ReconcileReport {
   approved: number;
@@ -63,24 +64,19 @@ export async function reconcileInFlight(ledger: Ledger, chains: ReadonlyMap<numb
 
 async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: RequestRecord[]): Promise<"approved" | "rejected" | "rebroadcast" | "pending"> {
   const client = chain.clients.publicClient;
-  const txHash = records[0]!.txHash as Hex;
-  const receipt = await client.getTransactionReceipt({ hash: txHash }).catch((error) => {
-    if (isTransportFailure(error)) throw error;
-    return undefined;
-  });
-  if (receipt) {
-    const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
-    records.forEach((record, i) => {
-      const outcome = outcomes[i]!;
-      finish(ledger, record, outcome.ok === true ? { to: "approved" } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
-    });
-    return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
-  }
+  // The recorded transaction and any fee-bump replacements of it: whichever mined is the execution.
+  const versions = versionsOf(ledger, records[0]!);
+  const hashes = versions.map((v) => v.txHash);
+  const receipt = await receiptOfAny(chain, hashes);
+  if (receipt) return settleMined(ledger, records, receipt);
   const signer = records[0]!.signer as Hex;
   const nonce = records[0]!.nonce!;
   const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
   if (mined > nonce) {
-    // Our nonce is used and our transaction is not mined: it can never land.
+    // Our nonce is used. One of our versions may have been mined since the look above: look again.
+    const late = await receiptOfAny(chain, hashes);
+    if (late) return settleMined(ledger, records, late);
+    // Our nonce is used and none of our versions is mined: the request can never land.
     for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
     return "rejected";
   }
@@ -92,7 +88,7 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
     return "rejected";
   }
   try {
-    await client.request({ method: "eth_sendRawTransaction", params: [records[0]!.rawTx as Hex] });
+    await client.request({ method: "eth_sendRawTransaction", params: [versions.at(-1)!.rawTx] });
   } catch (error) {
     if (isTransportFailure(error)) throw error;
     // "already known" and similar: it is in the pool. Anything else: try again on the next pass.
@@ -101,11 +97,21 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
   return "rebroadcast";
 }
 
+/** Settles the requests carried by a mined transaction from its receipt. */
+function settleMined(ledger: Ledger, records: readonly RequestRecord[], receipt: TransactionReceipt): "approved" | "rejected" {
+  const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
+  records.forEach((record, i) => {
+    const outcome = outcomes[i]!;
+    finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
+  });
+  return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
+}
+
 /** Moves a request to its final state and completes its idempotency key with the answer. */
-function finish(ledger: Ledger, record: RequestRecord, end: { to: "approved" } | { to: "rejected"; reason: string }): void {
+function finish(ledger: Ledger, record: RequestRecord, end: { to: "approved"; txHash: Hex } | { to: "rejected"; reason: string }): void {
   ledger.transaction(() => {
     const updated = end.to === "approved"
-      ? ledger.transition(record.id, ["submitting", "submitted"], "approved")
+      ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: end.txHash })
       : ledger.transition(record.id, ["submitting", "submitted"], "rejected", { reason: end.reason });
     if (updated) storeAnswer(ledger, updated);
   });

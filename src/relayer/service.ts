@@ -22,6 +22,7 @@ import { VaultReads } from "./reads.ts";
 import { reconcileInFlight, settleInterrupted } from "./reconcile.ts";
 import { Relayer } from "./relayer.ts";
 import { Reviews } from "./reviews.ts";
+import { StuckWatch } from "./stuck-watch.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 
 export interface StartRelayerOptions {
@@ -41,9 +42,6 @@ export interface RunningRelayer {
   readonly metrics: RelayerMetrics;
   close(): Promise<void>;
 }
-
-const RECONCILE_EVERY_MS = 5_000;
-const RECONCILE_MIN_AGE_MS = 15_000;
 
 export async function startRelayer(options: StartRelayerOptions): Promise<RunningRelayer> {
   const { config } = options;
@@ -107,11 +105,15 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const url = `http://${host}:${port}`;
     auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
 
+    const stuckWatch = new StuckWatch(ledger, chains, config.inFlight);
     const timers = [
       setInterval(() => reviews.expire(), 1_000),
       setInterval(() => {
-        reconcileInFlight(ledger, chains, RECONCILE_MIN_AGE_MS).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
-      }, RECONCILE_EVERY_MS),
+        reconcileInFlight(ledger, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
+      }, config.inFlight.checkEveryMs),
+      setInterval(() => {
+        stuckWatch.check().catch((error) => log(`watching in-flight transactions failed: ${(error as Error).message}`));
+      }, config.inFlight.checkEveryMs),
       setInterval(() => ledger.pruneIdempotency(0), 3_600_000),
     ];
     for (const t of timers) t.unref();

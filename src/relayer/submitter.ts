@@ -18,6 +18,7 @@ import { decodeRevert } from "./simulate.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
+import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
 export interface Job {
@@ -190,7 +191,8 @@ export class Submitter {
     }
     let receipt: TransactionReceipt | undefined;
     try {
-      receipt = await waitForReceipt(this.#chain, sent.txHash, 120_000);
+      // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
+      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#ledger, sent.txHash), 120_000);
     } catch {
       receipt = undefined;
     }
@@ -198,7 +200,7 @@ export class Submitter {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
     }
-    this.#onMined(sent.txHash);
+    this.#onMined(receipt.transactionHash);
     const outcomes = outcomesFromReceipt(receipt, group.map((q) => q.job));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
   }
