@@ -1,6 +1,6 @@
 // The relayer's HTTP server. Every reply that is not a success, the framework's own included, is
 // the `{error, code, details?}` envelope of SPEC.md, built by the one error family in errors.ts.
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 
@@ -45,7 +45,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // the error handler below; it is answered here, in the same envelope.
     frameworkErrors: (thrown, _request, reply) => {
       const error = fromFramework(thrown);
-      void reply.code(error.status).send(error.toBody());
+      void (reply as unknown as FastifyReply).code(error.status).send(error.toBody());
     },
   });
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
