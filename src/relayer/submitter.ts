@@ -17,6 +17,7 @@ import { batchCalldata, vaultAbi } from "./intents.ts";
 import { decodeRevert } from "./simulate.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
+import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
@@ -191,7 +192,7 @@ export class Submitter {
       return;
     }
     this.#onMined(sent.txHash);
-    const outcomes = outcomesFromReceipt(receipt, group.map((q) => q.job));
+    const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
   }
 
