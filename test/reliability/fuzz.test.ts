@@ -39,7 +39,7 @@ describe("fuzzing the HTTP API", () => {
       { path: "/v1/execute", why: "bot not on the vault", body: await executeBody(env, { protocol: usdc, bot: stranger.address }, approve, { signer: stranger }) },
       { path: "/v1/execute", why: "deadline passed", body: await executeBody(env, { protocol: usdc, deadline: past }, approve) },
       { path: "/v1/swap", why: "deadline passed", body: await swapBody(env, { fromToken: usdc, toToken: env.token("WETH"), maxFromAmount: 1_000_000n, minToAmount: 1n, deadline: past }) },
-    ] as BaseBody[];
+    ];
     // Each base, untouched, is refused for its own reason: no mutation of it can execute.
     for (const base of bases) {
       const res = await post(`${env.url}${base.path}`, base.body);

@@ -17,7 +17,7 @@ export interface FuzzCase {
 /** A valid signed body that the relayer refuses for a reason other than its shape. */
 export interface BaseBody {
   path: "/v1/payments" | "/v1/execute" | "/v1/swap";
-  body: Record<string, unknown>;
+  body: object;
   why: string;
 }
 
@@ -147,7 +147,8 @@ export function mutatedPosts(bases: readonly BaseBody[]): fc.Arbitrary<FuzzCase>
       dropBodyKey: fc.boolean(),
     })
     .map(({ base, steps, contentType, idempotencyKey, dropBodyKey }) => {
-      let body: Record<string, unknown> = dropBodyKey ? omit(base.body, "idempotencyKey") : base.body;
+      const signed = base.body as Record<string, unknown>;
+      let body: Record<string, unknown> = dropBodyKey ? omit(signed, "idempotencyKey") : signed;
       let out: { text?: string; bytes?: Uint8Array; label: string } = { text: JSON.stringify(body), label: "" };
       const labels: string[] = [];
       for (const step of steps) {
