@@ -14,6 +14,12 @@ export interface ChainOptions {
   forkBlockNumber?: bigint;
   /** Automine (default) or interval mining in milliseconds. */
   miningIntervalMs?: number;
+  /**
+   * Hardhat's default (true) answers eth_sendRawTransaction with an error when the transaction
+   * reverts, although it was mined and its nonce used. False behaves like a real node: the
+   * transaction is accepted and its failure is in the receipt.
+   */
+  throwOnTransactionFailures?: boolean;
 }
 
 export interface LocalChain {
@@ -37,6 +43,7 @@ export async function startChain(options: ChainOptions = {}): Promise<LocalChain
       ...(options.fork === undefined
         ? {}
         : { forking: { url: options.fork, enabled: true, ...(options.forkBlockNumber === undefined ? {} : { blockNumber: options.forkBlockNumber }) } }),
+      ...(options.throwOnTransactionFailures === undefined ? {} : { throwOnTransactionFailures: options.throwOnTransactionFailures }),
       ...(options.miningIntervalMs === undefined
         ? {}
         : { mining: { auto: false, interval: options.miningIntervalMs } }),

@@ -39,7 +39,8 @@ export interface Devnet {
 
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => {});
-  const chain = await startChain({ chainId: options.chainId, fork: options.fork });
+  // Like a real node, a reverting transaction is accepted and mined: the relayer reads its receipt.
+  const chain = await startChain({ chainId: options.chainId, fork: options.fork, throwOnTransactionFailures: false });
   let rpc: RpcServer | undefined;
   try {
     const clients = clientsFor(chain.provider, options.chainId);

@@ -51,6 +51,8 @@ export const relayerConfigSchema = z.object({
   reviewWindowSeconds: z.number().int().positive().default(86_400),
   /** Longest wait for a receipt before a submitted request is answered from the ledger later. */
   receiptTimeoutMs: z.number().int().positive().default(120_000),
+  /** How long a client may take to send a whole request (headers and body) before a 408. */
+  requestTimeoutMs: z.number().int().positive().default(10_000),
   /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
   maxBatchSize: z.number().int().min(1).max(200).default(64),
   /** Watching the relayer's own transactions until they are mined (see stuck-watch.ts and reconcile.ts). */

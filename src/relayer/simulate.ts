@@ -47,7 +47,8 @@ export function decodeRevert(data: Hex | undefined): string {
   }
 }
 
-function revertDataOf(error: unknown): Hex | undefined {
+/** The revert data inside a viem error, if it carries any. */
+export function revertDataOf(error: unknown): Hex | undefined {
   if (!(error instanceof BaseError)) return undefined;
   const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
   if (reverted?.raw) return reverted.raw;

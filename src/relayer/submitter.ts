@@ -17,6 +17,7 @@ import { batchCalldata, vaultAbi } from "./intents.ts";
 import { decodeRevert } from "./simulate.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
+import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
 
@@ -201,7 +202,7 @@ export class Submitter {
       return;
     }
     this.#onMined(receipt.transactionHash);
-    const outcomes = outcomesFromReceipt(receipt, group.map((q) => q.job));
+    const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
   }
 

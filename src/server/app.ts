@@ -1,7 +1,8 @@
 // The relayer's HTTP server. Every reply that is not a success, the framework's own included, is
 // the `{error, code, details?}` envelope of SPEC.md, built by the one error family in errors.ts.
-import Fastify, { type FastifyInstance } from "fastify";
+import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
+import { envelopeClientErrors } from "./client-errors.ts";
 
 export interface ServerOptions {
   port: number;
@@ -18,8 +19,35 @@ export interface RelayerServer {
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
-export function buildApp(options: Pick<ServerOptions, "chainIds">): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+/** How long a client may take to send a whole request (headers and body) unless configured. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
+
+export interface AppOptions extends Pick<ServerOptions, "chainIds"> {
+  /** A request not fully received within this time is answered 408 REQUEST_TIMEOUT and closed. */
+  requestTimeoutMs?: number;
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const app = Fastify({
+    logger: false,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Slow headers and slow bodies (slowloris) both count against one deadline, checked often
+    // enough that it is kept to within a quarter of itself (at most a second late).
+    requestTimeout: requestTimeoutMs,
+    http: {
+      requestTimeout: requestTimeoutMs,
+      headersTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(requestTimeoutMs / 4))),
+    },
+    clientErrorHandler: envelopeClientErrors({ requestTimeoutMs }),
+    // A URL Fastify cannot route (bad percent-encoding, an over-long path segment) never reaches
+    // the error handler below; it is answered here, in the same envelope.
+    frameworkErrors: (thrown, _request, reply) => {
+      const error = fromFramework(thrown);
+      void (reply as unknown as FastifyReply).code(error.status).send(error.toBody());
+    },
+  });
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
   // string and a text/plain request would be a 400 instead of 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser("text/plain");
@@ -45,6 +73,8 @@ const frameworkErrors: Record<string, [ErrorCode, string?]> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ["INVALID_REQUEST", "Content-Length does not match the body"],
   FST_ERR_CTP_EMPTY_JSON_BODY: ["INVALID_REQUEST", "body is empty"],
   FST_ERR_CTP_INVALID_JSON_BODY: ["INVALID_REQUEST", "body is not valid JSON"],
+  FST_ERR_BAD_URL: ["INVALID_REQUEST", "the URL is not validly percent-encoded"],
+  FST_ERR_MAX_PARAM_LENGTH: ["INVALID_REQUEST", "a path segment of the URL is too long"],
 };
 
 /** Anything a route or the framework threw, as a RelayError. Unknown failures are INTERNAL_ERROR. */

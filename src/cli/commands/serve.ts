@@ -20,6 +20,7 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   aiModel?: string;
   aiTimeoutMs?: number;
   reviewWindow?: number;
+  requestTimeoutMs?: number;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -41,6 +42,7 @@ function flagSettings(options: ServeCommandOptions) {
       ...(process.env.RELAY_AI_API_KEY ? { apiKey: process.env.RELAY_AI_API_KEY } : {}),
     },
     ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   };
 }
 
