@@ -190,6 +190,7 @@ export class Submitter {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
     }
+    faultPoint("after-mined");
     this.#onMined(sent.txHash);
     const outcomes = outcomesFromReceipt(receipt, group.map((q) => q.job));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
