@@ -19,7 +19,9 @@ export interface RelayerServer {
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 export function buildApp(options: Pick<ServerOptions, "chainIds">): FastifyInstance {
-  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES });
+  // While closing, Fastify would answer requests on open connections with its own 503 body; with
+  // this off they reach the hooks, where a draining relayer answers 503 SERVICE_UNAVAILABLE.
+  const app = Fastify({ logger: false, bodyLimit: BODY_LIMIT_BYTES, return503OnClosing: false });
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
   // string and a text/plain request would be a 400 instead of 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser("text/plain");
