@@ -97,6 +97,30 @@ export async function postPayment(url: string, body: PaymentRequestBody): Promis
   return { status: res.status, text, body: JSON.parse(text) };
 }
 
+/** POST /v1/payments as a well-behaved client: a 429 is retried after its Retry-After. */
+export async function postPaymentPolitely(url: string, body: PaymentRequestBody): Promise<Answer> {
+  for (;;) {
+    const res = await fetch(`${url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status !== 429) return { status: res.status, text, body: JSON.parse(text) };
+    await new Promise((r) => setTimeout(r, Number(res.headers.get("retry-after") ?? 1) * 1000));
+  }
+}
+
+/** Maps `items` through `fn` with at most `limit` calls under way at once; results in order. */
+export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
 /** GET /v1/payments/:id */
 export async function getPayment(url: string, requestId: string): Promise<Answer> {
   const res = await fetch(`${url}/v1/payments/${requestId}`);
