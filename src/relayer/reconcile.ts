@@ -2,6 +2,7 @@
 // whose broadcast was not confirmed. Nothing here ever signs a new transaction for an intent whose
 // recorded transaction may still land: the newest recorded version is re-broadcast unchanged, and a
 // request is given up only once its nonce is provably used by another transaction.
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Hex, TransactionReceipt } from "viem";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
@@ -105,6 +106,39 @@ function settleMined(ledger: Ledger, records: readonly RequestRecord[], receipt:
     finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
   });
   return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
+}
+
+/**
+ * Start-up, after the first pass: the transactions still in flight (re-broadcast, or not yet mined)
+ * have no submitter watching them. Watch each one's receipt in the background and settle its
+ * requests as soon as it is mined, so that a client retrying with the same key is answered then,
+ * not on a later periodic pass. Stops at `timeoutMs` (the periodic pass takes over) or on `signal`.
+ */
+export function watchInFlight(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, options: { timeoutMs: number; signal: AbortSignal; log: (line: string) => void }): void {
+  const byTx = new Map<string, RequestRecord[]>();
+  for (const record of ledger.listInFlight()) {
+    if (!record.txHash || !chains.has(record.chainId)) continue;
+    const key = `${record.chainId}:${record.txHash}`;
+    byTx.set(key, [...(byTx.get(key) ?? []), record]);
+  }
+  for (const records of byTx.values()) {
+    const chain = chains.get(records[0]!.chainId)!;
+    settleWhenMined(ledger, chain, records, options).catch((error) => options.log(`watching ${records[0]!.txHash} failed: ${(error as Error).message}`));
+  }
+}
+
+async function settleWhenMined(ledger: Ledger, chain: ChainRuntime, records: RequestRecord[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
+  const until = Date.now() + options.timeoutMs;
+  for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 500)) {
+    const receipt = await receiptOfAny(chain, versionsOf(ledger, records[0]!).map((v) => v.txHash)).catch(() => undefined);
+    if (options.signal.aborted) return;
+    if (receipt) {
+      settleMined(ledger, records, receipt);
+      return;
+    }
+    const slept = await sleep(wait, undefined, { signal: options.signal }).then(() => true, () => false);
+    if (!slept) return;
+  }
 }
 
 /** Moves a request to its final state and completes its idempotency key with the answer. */

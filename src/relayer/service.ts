@@ -19,7 +19,7 @@ import { ChainRuntime } from "./chain-runtime.ts";
 import type { RelayerConfig } from "./config.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { VaultReads } from "./reads.ts";
-import { reconcileInFlight, settleInterrupted } from "./reconcile.ts";
+import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
 import { Relayer } from "./relayer.ts";
 import { Reviews } from "./reviews.ts";
 import { StuckWatch } from "./stuck-watch.ts";
@@ -48,9 +48,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
   const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true });
+  const stopWatching = new AbortController();
   try {
     const chains = new Map(config.chains.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
     await settleWithChain(ledger, chains, log);
+    watchInFlight(ledger, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
     const metrics = createRelayerMetrics();
     const dispatcher = new Dispatcher(chains, ledger, {
@@ -131,10 +133,12 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         draining = true;
         for (const t of timers) clearInterval(t);
         await app.close();
+        stopWatching.abort();
         ledger.close();
       },
     };
   } catch (error) {
+    stopWatching.abort();
     ledger.close();
     throw error;
   }

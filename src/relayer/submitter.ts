@@ -201,6 +201,7 @@ export class Submitter {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
     }
+    faultPoint("after-mined");
     this.#onMined(receipt.transactionHash);
     const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));

@@ -32,6 +32,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
     logger: false,
     bodyLimit: BODY_LIMIT_BYTES,
+    // While closing, Fastify would answer requests on open connections with its own 503 body; with
+    // this off they reach the hooks, where a draining relayer answers 503 SERVICE_UNAVAILABLE.
+    return503OnClosing: false,
     // Slow headers and slow bodies (slowloris) both count against one deadline, checked often
     // enough that it is kept to within a quarter of itself (at most a second late).
     requestTimeout: requestTimeoutMs,
