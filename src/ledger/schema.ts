@@ -82,6 +82,23 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX replacements_by_original ON replacements (original, created_at);
   `,
+  // 4: spend totals per bot and minute, so that a window's total reads at most one row per minute
+  // (plus the raw entries of its first, partial minute) however many requests the window holds.
+  // usd = -1 marks a minute whose total does not fit in 64 bits.
+  `
+  CREATE TABLE spend_minutes (
+    chain_id INTEGER NOT NULL,
+    vault    TEXT NOT NULL,
+    bot      TEXT NOT NULL,
+    minute   INTEGER NOT NULL,
+    usd      INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, vault, bot, minute)
+  ) WITHOUT ROWID;
+  CREATE INDEX spend_minutes_by_vault ON spend_minutes (chain_id, vault, minute, usd, count);
+  INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
+    SELECT chain_id, vault, bot, at / 60000, SUM(usd), COUNT(*) FROM spend GROUP BY chain_id, vault, bot, at / 60000;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

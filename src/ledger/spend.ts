@@ -1,4 +1,7 @@
 // The `spend` table: USD reserved by requests, checked against rolling spending-limit windows.
+// Each reservation also adds to its bot's total for that minute (`spend_minutes`); a window's total
+// is the whole minutes after its start, from those totals, plus the entries of its first, partial
+// minute, so its cost does not grow with the number of requests in the window.
 import type { StatementSync } from "node:sqlite";
 import type { Db } from "./db.ts";
 import type { SpendingLimit } from "../chain/vault-config.ts";
@@ -57,45 +60,69 @@ export interface WindowTotals {
 }
 
 const maxUsd = (1n << 63n) - 1n;
+const minuteMs = 60_000;
+/** `spend_minutes.usd` of a minute whose total does not fit in 64 bits. */
+const overflowed = -1n;
 const daySeconds = 86_400n;
 
 /** Prepared statements and operations on `spend`. */
 export class Spend {
   readonly #db: Db;
-  readonly #vaultWindow: StatementSync;
-  readonly #botWindow: StatementSync;
+  readonly #vaultMinutes: StatementSync;
+  readonly #botMinutes: StatementSync;
+  readonly #vaultPartial: StatementSync;
+  readonly #botPartial: StatementSync;
   readonly #insert: StatementSync;
   readonly #exists: StatementSync;
+  readonly #entry: StatementSync;
   readonly #release: StatementSync;
+  readonly #minute: StatementSync;
+  readonly #setMinute: StatementSync;
+  readonly #recount: StatementSync;
 
   constructor(db: Db) {
     this.#db = db;
     const s = db.sqlite;
     // A window is (end - windowSeconds, end]: an entry exactly windowSeconds old no longer counts.
-    this.#vaultWindow = s.prepare(
-      "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND at > ?",
-    );
-    this.#botWindow = s.prepare(
-      "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at > ?",
-    );
-    this.#vaultWindow.setReadBigInts(true);
-    this.#botWindow.setReadBigInts(true);
+    const minutes = "SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count, COALESCE(MIN(usd), 0) AS least FROM spend_minutes";
+    this.#vaultMinutes = s.prepare(`${minutes} WHERE chain_id = ? AND vault = ? AND minute > ?`);
+    this.#botMinutes = s.prepare(`${minutes} WHERE chain_id = ? AND vault = ? AND bot = ? AND minute > ?`);
+    const partial = "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend";
+    this.#vaultPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND at > ? AND at < ?`);
+    this.#botPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND bot = ? AND at > ? AND at < ?`);
     this.#insert = s.prepare("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES (?, ?, ?, ?, ?, ?)");
     this.#exists = s.prepare("SELECT 1 FROM spend WHERE request_id = ?");
+    this.#entry = s.prepare("SELECT chain_id, vault, bot, at FROM spend WHERE request_id = ?");
     this.#release = s.prepare("DELETE FROM spend WHERE request_id = ?");
+    this.#minute = s.prepare("SELECT usd, count FROM spend_minutes WHERE chain_id = ? AND vault = ? AND bot = ? AND minute = ?");
+    this.#setMinute = s.prepare(
+      `INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = excluded.usd, count = excluded.count`,
+    );
+    this.#recount = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at >= ? AND at < ?");
+    for (const statement of [this.#vaultMinutes, this.#botMinutes, this.#vaultPartial, this.#botPartial, this.#minute, this.#recount]) statement.setReadBigInts(true);
   }
 
   /** USD and count reserved in one rolling window. */
   spentInWindow(query: WindowQuery): WindowTotals {
     const vault = query.vault.toLowerCase();
     const since = (query.at ?? this.#db.now()) - windowMs(query.windowSeconds);
+    // Whole minutes after the one `since` falls in, then that minute's entries later than `since`.
+    const first = Math.floor(since / minuteMs);
+    const firstEnd = (first + 1) * minuteMs;
     try {
-      const row = (
-        query.bot === undefined
-          ? this.#vaultWindow.get(query.chainId, vault, since)
-          : this.#botWindow.get(query.chainId, vault, query.bot.toLowerCase(), since)
+      const bot = query.bot?.toLowerCase();
+      const whole = (
+        bot === undefined ? this.#vaultMinutes.get(query.chainId, vault, first) : this.#botMinutes.get(query.chainId, vault, bot, first)
+      ) as { usd: bigint; count: bigint; least: bigint };
+      const part = (
+        bot === undefined
+          ? this.#vaultPartial.get(query.chainId, vault, since, firstEnd)
+          : this.#botPartial.get(query.chainId, vault, bot, since, firstEnd)
       ) as { usd: bigint; count: bigint };
-      return { usd: row.usd, count: row.count };
+      const usd = whole.usd + part.usd;
+      if (whole.least < 0n || usd > maxUsd) throw new Error("integer overflow");
+      return { usd, count: whole.count + part.count };
     } catch (error) {
       // SQLite's SUM refuses to overflow 64 bits rather than wrap; say so plainly.
       if (error instanceof Error && /integer overflow/.test(error.message)) {
@@ -141,14 +168,36 @@ export class Spend {
         }
         if (limit.maxCount > 0n && totals.count + 1n > limit.maxCount) burst = true;
       }
-      this.#insert.run(entry.requestId, entry.chainId, entry.vault.toLowerCase(), entry.bot.toLowerCase(), entry.usd, at);
+      const vault = entry.vault.toLowerCase();
+      const bot = entry.bot.toLowerCase();
+      this.#insert.run(entry.requestId, entry.chainId, vault, bot, entry.usd, at);
+      const minute = Math.floor(at / minuteMs);
+      const total = this.#minute.get(entry.chainId, vault, bot, minute) as { usd: bigint; count: bigint } | undefined;
+      const sum = total === undefined ? entry.usd : total.usd === overflowed ? overflowed : total.usd + entry.usd;
+      this.#setMinute.run(entry.chainId, vault, bot, minute, sum > maxUsd ? overflowed : sum, (total?.count ?? 0n) + 1n);
       return { ok: true, burst };
     });
   }
 
   /** Drops a request's reservation (rejected, or failed before execution). Returns whether one existed. */
   release(requestId: string): boolean {
-    return this.#db.transaction(() => Number(this.#release.run(requestId).changes) === 1);
+    return this.#db.transaction(() => {
+      const row = this.#entry.get(requestId) as { chain_id: number; vault: string; bot: string; at: number } | undefined;
+      if (!row) return false;
+      this.#release.run(requestId);
+      // Recount that minute from its entries (exact even when its total had overflowed).
+      const minute = Math.floor(row.at / minuteMs);
+      let usd: bigint;
+      let count: bigint;
+      try {
+        ({ usd, count } = this.#recount.get(row.chain_id, row.vault, row.bot, minute * minuteMs, (minute + 1) * minuteMs) as { usd: bigint; count: bigint });
+      } catch {
+        const before = this.#minute.get(row.chain_id, row.vault, row.bot, minute) as { count: bigint };
+        ({ usd, count } = { usd: overflowed, count: before.count - 1n });
+      }
+      this.#setMinute.run(row.chain_id, row.vault, row.bot, minute, usd, count);
+      return true;
+    });
   }
 }
 

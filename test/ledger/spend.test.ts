@@ -167,4 +167,36 @@ describe("spend windows", () => {
       count: 333n,
     });
   });
+
+  it("window totals from per-minute totals equal the sum of the entries, across minute edges and releases", () => {
+    const { ledger, clock } = freshLedger();
+    let seed = 7;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const kept: { id: string; bot: string; usd: bigint; at: number }[] = [];
+    const start = clock.now();
+    for (let i = 0; i < 400; i++) {
+      clock.advance(Math.floor(random() * 45_000)); // lands anywhere within and across minutes
+      const who = random() < 0.5 ? bot : otherBot;
+      const e = entry(BigInt(1 + Math.floor(random() * 1_000_000)), who);
+      expect(ledger.reserveSpend(e, botOnly()).ok).toBe(true);
+      kept.push({ id: e.requestId, bot: who, usd: e.usd, at: clock.now() });
+      if (random() < 0.2) {
+        const gone = kept.splice(Math.floor(random() * kept.length), 1)[0]!;
+        expect(ledger.releaseSpend(gone.id)).toBe(true);
+      }
+    }
+    const end = clock.now();
+    for (let j = 0; j < 60; j++) {
+      const at = start + Math.floor(random() * (end - start + 120_000));
+      const windowSeconds = BigInt(1 + Math.floor(random() * 7_200));
+      const since = at - Number(windowSeconds) * 1000;
+      for (const who of [bot, otherBot, undefined]) {
+        const counted = kept.filter((k) => k.at > since && (who === undefined || k.bot === who));
+        expect(ledger.spentInWindow({ chainId: 84532, vault, bot: who, windowSeconds, at })).toEqual({
+          usd: counted.reduce((sum, k) => sum + k.usd, 0n),
+          count: BigInt(counted.length),
+        });
+      }
+    }
+  });
 });
