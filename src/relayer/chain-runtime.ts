@@ -1,7 +1,6 @@
 // One served chain at run time: its clients, contracts, relayer keys, and the reads the request
 // path needs (the vault's EIP-712 domain, cached; the policy snapshot, one eth_call per request).
 import {
-  decodeAbiParameters,
   encodeDeployData,
   getAbiItem,
   zeroAddress,
@@ -20,6 +19,7 @@ import type { VaultDomain } from "../eip712/types.ts";
 import { readVaultDomain } from "../client/sign.ts";
 import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
 import { rpcFailure } from "./rpc-errors.ts";
+import { decodeSnapshot } from "./snapshot-codec.ts";
 
 export interface BotConfig {
   maxPerTxAmount: bigint;
@@ -66,49 +66,6 @@ export interface SnapshotQuery {
 
 const lens = readArtifact("lens/PolicyLens");
 const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
-const spendingLimitComponents = [
-  { name: "amount", type: "uint256" },
-  { name: "maxCount", type: "uint256" },
-  { name: "windowSeconds", type: "uint256" },
-] as const;
-// The Snapshot tuple's ABI: a constructor has no outputs in an ABI, so it is declared here from the
-// struct in contracts/lens/PolicyLens.sol (keep the two in the same order).
-const snapshotAbi = [
-  {
-    type: "tuple",
-    components: [
-      { name: "blockNumber", type: "uint256" },
-      { name: "timestamp", type: "uint256" },
-      { name: "isVault", type: "bool" },
-      { name: "paused", type: "bool" },
-      { name: "botActive", type: "bool" },
-      {
-        name: "config",
-        type: "tuple",
-        components: [
-          { name: "maxPerTxAmount", type: "uint256" },
-          { name: "maxRebalanceAmount", type: "uint256" },
-          { name: "spendingLimits", type: "tuple[]", components: spendingLimitComponents },
-          { name: "aiTriggerThreshold", type: "uint256" },
-          { name: "requireAiVerification", type: "bool" },
-          { name: "requireHumanReview", type: "bool" },
-        ],
-      },
-      { name: "vaultLimits", type: "tuple[]", components: spendingLimitComponents },
-      { name: "destinationAllowed", type: "bool" },
-      { name: "destinationReason", type: "string" },
-      { name: "balances", type: "uint256[]" },
-      { name: "intentUsed", type: "bool" },
-      { name: "priced", type: "bool" },
-      { name: "usdValue", type: "uint256" },
-      { name: "protocolApproved", type: "bool" },
-      { name: "rebalanceTokenCount", type: "uint256" },
-      { name: "toTokenOnVaultList", type: "bool" },
-      { name: "protocolIsDefaultToken", type: "bool" },
-    ],
-  },
-] as const;
-
 export class ChainRuntime {
   readonly chainId: number;
   readonly config: ChainConfig;
@@ -170,8 +127,7 @@ export class ChainRuntime {
     });
     const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data, blockNumber }));
     if (out === undefined) throw new Error("policy lens returned no data");
-    const [s] = decodeAbiParameters(snapshotAbi, out);
-    return s as unknown as PolicySnapshot;
+    return decodeSnapshot(out);
   }
 }
 

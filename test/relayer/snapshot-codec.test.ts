@@ -1,0 +1,60 @@
+// The hand-written decoder of the policy lens's output gives exactly what viem's generic ABI decoder
+// gives, for any Snapshot (encoded by viem from random values), and refuses malformed output.
+import fc from "fast-check";
+import { encodeAbiParameters, decodeAbiParameters, type Hex } from "viem";
+import { describe, expect, it } from "vitest";
+import { decodeSnapshot, snapshotAbi } from "../../src/relayer/snapshot-codec.ts";
+
+const u256 = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });
+const limit = fc.record({ amount: u256, maxCount: u256, windowSeconds: u256 });
+const snapshot = fc.record({
+  blockNumber: u256,
+  timestamp: u256,
+  isVault: fc.boolean(),
+  paused: fc.boolean(),
+  botActive: fc.boolean(),
+  config: fc.record({
+    maxPerTxAmount: u256,
+    maxRebalanceAmount: u256,
+    spendingLimits: fc.array(limit, { maxLength: 4 }),
+    aiTriggerThreshold: u256,
+    requireAiVerification: fc.boolean(),
+    requireHumanReview: fc.boolean(),
+  }),
+  vaultLimits: fc.array(limit, { maxLength: 4 }),
+  destinationAllowed: fc.boolean(),
+  destinationReason: fc.string({ unit: "grapheme", maxLength: 80 }),
+  balances: fc.array(u256, { maxLength: 5 }),
+  intentUsed: fc.boolean(),
+  priced: fc.boolean(),
+  usdValue: u256,
+  protocolApproved: fc.boolean(),
+  rebalanceTokenCount: u256,
+  toTokenOnVaultList: fc.boolean(),
+  protocolIsDefaultToken: fc.boolean(),
+});
+
+describe("decodeSnapshot", () => {
+  it("matches the generic ABI decoder for any snapshot", () => {
+    fc.assert(
+      fc.property(snapshot, (s) => {
+        const hex = encodeAbiParameters(snapshotAbi, [s]);
+        const [reference] = decodeAbiParameters(snapshotAbi, hex);
+        expect(decodeSnapshot(hex)).toEqual(reference);
+        expect(decodeSnapshot(hex)).toEqual(s);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("refuses truncated output, a bool other than 0 or 1, and output that is not whole words", () => {
+    const sample = fc.sample(snapshot, { numRuns: 1, seed: 1 })[0]!;
+    const hex = encodeAbiParameters(snapshotAbi, [sample]);
+    expect(() => decodeSnapshot(hex.slice(0, hex.length - 64) as Hex)).toThrow(/truncated|out of range/);
+    expect(() => decodeSnapshot(`${hex}00` as Hex)).toThrow(/whole ABI words/);
+    // Field 2 (isVault) of the tuple, which starts at byte 32: set to 2.
+    const at = 2 + (32 + 2 * 32) * 2;
+    const bad = `${hex.slice(0, at)}${"0".repeat(63)}2${hex.slice(at + 64)}` as Hex;
+    expect(() => decodeSnapshot(bad)).toThrow(/neither 0 nor 1/);
+  });
+});
