@@ -10,7 +10,7 @@
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
 import { decodeEventLog, keccak256, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
-import type { Ledger } from "../ledger/index.ts";
+import type { Ledger, Status } from "../ledger/index.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
@@ -38,6 +38,15 @@ export type JobOutcome =
   /** Broadcast state unknown (the node did not answer): recorded as submitting, re-broadcast later. */
   | { ok: "unknown"; txHash: Hex };
 
+/** A transaction signed, recorded and made durable, ready to broadcast. */
+interface Prepared {
+  jobs: readonly Job[];
+  ids: readonly string[];
+  nonce: bigint;
+  rawTx: Hex;
+  txHash: Hex;
+}
+
 interface Queued {
   job: Job;
   resolve(outcome: JobOutcome): void;
@@ -55,6 +64,8 @@ export class Submitter {
   readonly #queue: Queued[] = [];
   #pumping = false;
   #chainNonce: bigint | undefined;
+  /** The nonce of the last transaction broadcast (or whose broadcast went unanswered). */
+  #lastNonce: bigint | undefined;
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onMined: (hash: Hex) => void;
 
@@ -84,18 +95,34 @@ export class Submitter {
     return this.#queue.length;
   }
 
+  /**
+   * Sends the queue's jobs, one transaction at a time and in nonce order, as a two-stage pipeline:
+   * while one transaction is being broadcast, the next group is signed, recorded and made durable
+   * (the fsync is the slow part), so the disk and the node work side by side. A transaction is
+   * broadcast only after the previous one's broadcast has returned.
+   */
   async #pump(): Promise<void> {
     if (this.#pumping) return;
     this.#pumping = true;
+    let previous: Promise<void> = Promise.resolve();
     try {
-      while (this.#queue.length > 0) {
+      for (;;) {
+        if (this.#queue.length === 0) {
+          // Jobs that arrive while the last broadcast is under way are sent after it.
+          await previous;
+          if (this.#queue.length === 0) break;
+        }
         const group = this.#takeGroup();
+        const jobs = group.map((q) => q.job);
+        let prepared: Prepared;
         try {
-          const sent = await this.#send(group.map((q) => q.job));
-          void this.#watch(group, sent);
+          prepared = await this.#prepare(jobs);
         } catch (error) {
           for (const q of group) q.reject(error);
+          continue;
         }
+        await previous;
+        previous = this.#broadcastGroup(group, prepared);
       }
     } finally {
       this.#pumping = false;
@@ -117,8 +144,12 @@ export class Submitter {
     return group;
   }
 
-  /** Signs, records and broadcasts one transaction carrying `jobs`; returns its hash. */
-  async #send(jobs: readonly Job[]): Promise<{ txHash: Hex; broadcast: boolean }> {
+  /**
+   * Signs the transaction carrying `jobs` with the next nonce, records it (nonce reserved, raw bytes
+   * kept) and makes the record durable: a group fsync of the ledger's log, off the main thread.
+   * `from`: the states the requests may be in (re-signing a recorded, never-broadcast transaction).
+   */
+  async #prepare(jobs: readonly Job[], from?: Status[]): Promise<Prepared> {
     const data = jobs.length === 1 ? jobs[0]!.data : batchCalldata(jobs.map((j) => j.payment!));
     const gas = jobs.length === 1 ? jobs[0]!.gas : jobs.reduce((sum, j) => sum + j.gas + BATCH_ITEM_GAS, 50_000n);
     const ids = jobs.map((j) => j.requestId);
@@ -137,8 +168,6 @@ export class Submitter {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const txHash = txHashOf(rawTx);
-      // Recorded, then made durable by an fsync of the log that runs off the main thread and is
-      // shared with other submissions recorded meanwhile; only then broadcast.
       const recorded = this.#ledger.transaction(
         () =>
           this.#ledger.recordBatchSubmission(ids, {
@@ -147,7 +176,7 @@ export class Submitter {
             txHash,
             rawTx,
             chainPendingNonce: chainNonce,
-            from: attempt === 0 ? undefined : ["submitting"],
+            from: attempt === 0 ? from : ["submitting"],
           }),
         { durable: false },
       );
@@ -157,23 +186,54 @@ export class Submitter {
       }
       await this.#ledger.sync();
       faultPoint("after-record");
+      return { jobs, ids, nonce, rawTx, txHash };
+    }
+  }
+
+  /** Broadcasts a prepared group and starts watching it; settles the group's promises on failure. Never throws. */
+  async #broadcastGroup(group: readonly Queued[], prepared: Prepared): Promise<void> {
+    try {
+      // Signed while the previous transaction was in flight: if that one ended on another nonce
+      // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
+      if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
+        this.#ledger.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
+        prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+      }
+      const sent = await this.#broadcast(prepared);
+      void this.#watch(group, sent);
+    } catch (error) {
+      for (const q of group) q.reject(error);
+    }
+  }
+
+  /** Broadcasts a recorded transaction; re-signs it if its nonce turns out to be used already. */
+  async #broadcast(prepared: Prepared): Promise<{ txHash: Hex; broadcast: boolean }> {
+    for (let attempt = 0; ; attempt++) {
+      const { ids, nonce, rawTx, txHash } = prepared;
       try {
         await this.#chain.clients.publicClient.request({ method: "eth_sendRawTransaction", params: [rawTx] });
       } catch (error) {
-        if (isTransportFailure(error)) return { txHash, broadcast: false };
         const message = (error as Error).message ?? "";
-        if (/already known|already imported/i.test(message)) return { txHash, broadcast: true };
-        if (/nonce too low|nonce.*(used|lower)/i.test(message) && attempt < 3) {
-          // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
-          this.#chainNonce = undefined;
-          const fresh = await this.#pendingNonce();
-          this.#ledger.resetNonce(this.#chain.chainId, this.address, fresh);
-          continue;
+        if (isTransportFailure(error)) {
+          // Recorded as submitting: re-broadcast unchanged later. Its nonce counts as used.
+          this.#lastNonce = nonce;
+          return { txHash, broadcast: false };
         }
-        // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
-        this.#ledger.resetNonce(this.#chain.chainId, this.address, nonce);
-        for (const id of ids) this.#ledger.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
-        throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
+        if (!/already known|already imported/i.test(message)) {
+          if (/nonce too low|nonce.*(used|lower)/i.test(message) && attempt < 3) {
+            // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
+            this.#chainNonce = undefined;
+            const fresh = await this.#pendingNonce();
+            this.#ledger.resetNonce(this.#chain.chainId, this.address, fresh);
+            prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+            continue;
+          }
+          // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
+          this.#ledger.resetNonce(this.#chain.chainId, this.address, nonce);
+          this.#lastNonce = nonce - 1n;
+          for (const id of ids) this.#ledger.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+          throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
+        }
       }
       faultPoint("after-broadcast");
       // Not fsynced: `submitting` and `submitted` are reconciled alike after a restart.
@@ -181,6 +241,7 @@ export class Submitter {
         for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
       }, { durable: false });
       this.#chainNonce = nonce + 1n;
+      this.#lastNonce = nonce;
       return { txHash, broadcast: true };
     }
   }
