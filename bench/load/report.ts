@@ -22,7 +22,7 @@ export interface LoadReport {
   /** First sends' answers by `<http status> <status or code>`. */
   counts: Record<string, number>;
   retries: { planned: number; sent: number; notSent: number; identical: number; mismatches: number; afterRetryable: number; counts: Record<string, number> };
-  settle: { resent: number; unresolved: number; statusChecked: number; statusMismatches: number };
+  settle: { resent: number; unresolved: number; statusChecked: number; statusMismatches: number; examples: string[] };
   /** Every request's final answer after settling. */
   final: Record<string, number>;
   invariants: InvariantReport;
@@ -50,6 +50,7 @@ export function buildReport(options: LoadOptions, driven: DriveResult, settled: 
     unresolved: settled.unresolved,
     statusChecked: settled.statusChecked,
     statusMismatches: settled.statusMismatches,
+    examples: settled.examples,
   };
   const final = countLabels(settled.settled.map((s) => s.final).filter((a): a is Answer => a !== undefined));
   if (settled.unresolved > 0) final["unresolved"] = settled.unresolved;
@@ -100,7 +101,7 @@ export function formatReport(r: LoadReport): string {
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
     `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches}`,
-    ...inv.examples.map((line) => `  ${line}`),
+    ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;
 }

@@ -1,10 +1,10 @@
 // After the send loop: every request gets a final answer, as a careful client would obtain it.
 // A request without a definitive answer (no answer, 429, 5xx) is re-sent with the same key until
-// it has one; then every request with a request id is read back with GET /v1/payments/:id, and
-// that answer must agree with the POST's (same status and txHash).
+// it has one; then every request with a request id is read back with GET /v1/payments/:id (again
+// until a definitive answer), and that answer must agree with the POST's (same status and txHash).
 import type { Pool } from "undici";
 import type { Sent } from "./drive.ts";
-import { getPayment, isDefinitive, postPayment, type Answer } from "./http.ts";
+import { getPayment, isDefinitive, labelOf, postPayment, type Answer } from "./http.ts";
 
 /** One request's outcome after settling. */
 export interface Settled {
@@ -24,6 +24,8 @@ export interface SettleResult {
   /** GET answers that disagreed with the POST answer (status, request id or txHash). */
   statusMismatches: number;
   statusChecked: number;
+  /** The first few disagreements, one line each. */
+  examples: string[];
 }
 
 const RESEND_ATTEMPTS = 10;
@@ -45,13 +47,21 @@ export async function settle(pool: Pool, sends: readonly Sent[]): Promise<Settle
 
   let statusMismatches = 0;
   let statusChecked = 0;
+  const examples: string[] = [];
   await eachLimited(settled.filter((s) => s.final?.requestId), CONCURRENCY, async (s) => {
-    s.status = await getPayment(pool, s.final!.requestId!);
+    for (let attempt = 0; attempt < RESEND_ATTEMPTS; attempt++) {
+      if (attempt > 0) await new Promise((r) => setTimeout(r, RESEND_PAUSE_MS));
+      s.status = await getPayment(pool, s.final!.requestId!);
+      if (isDefinitive(s.status)) break;
+    }
     statusChecked++;
-    if (!sameOutcome(s.final!, s.status)) statusMismatches++;
+    if (!sameOutcome(s.final!, s.status!)) {
+      statusMismatches++;
+      if (examples.length < 5) examples.push(`GET status of ${s.final!.requestId}: ${labelOf(s.status!)} ${s.status!.txHash ?? ""}, the POST said ${labelOf(s.final!)} ${s.final!.txHash ?? ""}`);
+    }
   });
 
-  return { settled, resent, unresolved: settled.filter((s) => !s.final).length, statusMismatches, statusChecked };
+  return { settled, resent, unresolved: settled.filter((s) => !s.final).length, statusMismatches, statusChecked, examples };
 }
 
 /** The first definitive answer the send loop got (the first send's, else the retry's). */
