@@ -20,6 +20,8 @@ export interface RelayerHandle {
   url: string;
   /** The relayer's stderr so far (a child process); empty in process. */
   output(): string;
+  /** False once the relayer process has exited. */
+  alive(): boolean;
   close(): Promise<void>;
 }
 
@@ -45,7 +47,7 @@ export async function startLoadRelayer(env: Environment, inProcess: boolean): Pr
       port: 0,
       providers: new Map([[m.chainId, env.devnet.chain.provider]]),
     });
-    return { url: relayer.url, output: () => "", close: () => relayer.close() };
+    return { url: relayer.url, output: () => "", alive: () => true, close: () => relayer.close() };
   }
   return spawnServe(env);
 }
@@ -60,6 +62,7 @@ async function spawnServe(env: Environment): Promise<RelayerHandle> {
   return {
     url,
     output: () => stderr,
+    alive: () => child.exitCode === null && child.signalCode === null,
     async close() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       await exited;

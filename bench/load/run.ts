@@ -67,6 +67,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         maxInFlight: options.maxInFlight,
         progress: log,
       });
+      if (!relayer.alive()) throw new Error(`the relayer exited during the run:\n${relayer.output()}`);
       log("settling: re-sending unanswered requests with their keys, reading every status back");
       const settled = await settle(pool, driven.sends);
       log("checking the invariants on the chain");
