@@ -4,7 +4,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { encodeFunctionData, type Address, type Hex } from "viem";
+import { encodeFunctionData, type Address, type EIP1193Provider, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
@@ -33,13 +33,20 @@ export interface Env {
   close(): Promise<void>;
 }
 
-export async function startEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env> {
+export interface EnvOptions {
+  /** Wraps the devnet's provider for the relayer only (the test's own clients use the devnet directly). */
+  relayerProvider?: (provider: EIP1193Provider, manifest: Manifest) => EIP1193Provider;
+}
+
+export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, options: EnvOptions = {}): Promise<Env> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-"));
   const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
   const manifest = devnet.manifest;
   const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
-  const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, devnet.chain.provider]]) });
-  const clients = clientsFor(devnet.chain.provider, manifest.chainId);
+  const provider = devnet.chain.provider as EIP1193Provider;
+  const relayerProvider = options.relayerProvider?.(provider, manifest) ?? provider;
+  const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, relayerProvider]]) });
+  const clients = clientsFor(provider, manifest.chainId);
   return {
     devnet,
     relayer,

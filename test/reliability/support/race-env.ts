@@ -2,17 +2,9 @@
 // through a tap: an EIP-1193 provider that forwards every call, records the raw transactions the
 // relayer broadcasts, and can run an action (the owner's pause, removeBot, a withdrawal) on the
 // chain exactly between the relayer's simulation and its broadcast.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { parseTransaction, toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { clientsFor } from "../../../src/chain/clients.ts";
-import { createSender } from "../../../src/chain/sender.ts";
-import { startDevnet } from "../../../src/devnet/start.ts";
-import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../../src/relayer/config.ts";
-import { startRelayer } from "../../../src/relayer/service.ts";
-import type { Env } from "../../relayer/harness.ts";
+import type { RelayerConfigInput } from "../../../src/relayer/config.ts";
+import { startEnv, type Env } from "../../relayer/harness.ts";
 
 /** A raw transaction the relayer broadcast. */
 export interface Broadcast {
@@ -35,33 +27,16 @@ export interface Tap {
 const EXECUTE_PAYMENT = toFunctionSelector("executePayment((address,address,address,uint256,uint256,bytes32),bytes)");
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-races-"));
-  const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
-  const manifest = devnet.manifest;
-  const { provider, tap } = tapProvider(devnet.chain.provider as EIP1193Provider, manifest.contracts.vault as Address);
-  const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
-  const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, provider]]) });
-  // The test's own clients use the devnet directly, so the owner's actions never go through the tap.
-  const clients = clientsFor(devnet.chain.provider, manifest.chainId);
-  return {
-    devnet,
-    relayer,
-    manifest,
-    clients,
-    url: relayer.url,
-    stateDir,
-    bot: privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex),
-    reviewedBot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
-    owner: createSender(clients, manifest.accounts.owner.privateKey as Hex),
-    ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
-    vault: manifest.contracts.vault as Address,
-    token: (symbol) => manifest.tokens[symbol]!.address as Address,
-    tap,
-    async close() {
-      await relayer.close();
-      await devnet.close();
+  let tap: Tap | undefined;
+  // Only the relayer's provider is tapped: the owner's actions in the tests never go through it.
+  const env = await startEnv(overrides, {
+    relayerProvider: (provider, manifest) => {
+      const tapped = tapProvider(provider, manifest.contracts.vault as Address);
+      tap = tapped.tap;
+      return tapped.provider;
     },
-  };
+  });
+  return Object.assign(env, { tap: tap! });
 }
 
 function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP1193Provider; tap: Tap } {
