@@ -40,6 +40,9 @@ export async function startChain(options: ChainOptions = {}): Promise<LocalChain
     override: {
       chainId,
       accounts: { mnemonic: TEST_MNEMONIC, count: DEV_ACCOUNT_COUNT, accountsBalance: DEV_ACCOUNT_BALANCE },
+      // Automine makes a block per transaction; with strictly increasing timestamps a busy devnet's
+      // clock would run ahead of the wall clock (one second per block) and expire every deadline.
+      allowBlocksWithSameTimestamp: true,
       ...(options.fork === undefined
         ? {}
         : { forking: { url: options.fork, enabled: true, ...(options.forkBlockNumber === undefined ? {} : { blockNumber: options.forkBlockNumber }) } }),
