@@ -26,7 +26,12 @@ export interface LoadReport {
   /** Every request's final answer after settling. */
   final: Record<string, number>;
   invariants: InvariantReport;
-  /** Invariants hold, every retry got its answer, every request settled, every status agreed. */
+  /**
+   * Requests whose final answer is not `approved`. Every intent the load sends is valid (a fresh
+   * deadline, limits far above what the run spends, funded vaults), so each of these is a failure.
+   */
+  notApproved: number;
+  /** Invariants hold, every retry got its answer, every request settled and was approved, every status agreed. */
   ok: boolean;
 }
 
@@ -54,6 +59,7 @@ export function buildReport(options: LoadOptions, driven: DriveResult, settled: 
   };
   const final = countLabels(settled.settled.map((s) => s.final).filter((a): a is Answer => a !== undefined));
   if (settled.unresolved > 0) final["unresolved"] = settled.unresolved;
+  const notApproved = Object.entries(final).reduce((n, [label, count]) => (label === "200 approved" ? n : n + count), 0);
   return {
     options: shown,
     sent: driven.sends.length,
@@ -67,7 +73,8 @@ export function buildReport(options: LoadOptions, driven: DriveResult, settled: 
     settle,
     final,
     invariants,
-    ok: invariants.ok && retries.mismatches === 0 && settle.unresolved === 0 && settle.statusMismatches === 0,
+    notApproved,
+    ok: invariants.ok && retries.mismatches === 0 && settle.unresolved === 0 && settle.statusMismatches === 0 && notApproved === 0,
   };
 }
 
@@ -100,7 +107,7 @@ export function formatReport(r: LoadReport): string {
     `settling: ${r.settle.resent} same-key re-sends, ${r.settle.unresolved} unresolved; GET status read back ${r.settle.statusChecked}, ${r.settle.statusMismatches} disagreeing`,
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
-    `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches}`,
+    `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches} not-approved=${r.notApproved}`,
     ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;

@@ -19,6 +19,7 @@ describe("npm run load, for 10 s at 50 intents/s", () => {
 
     expect(report.sent + report.notSent).toBe(500);
     expect(report.final).toEqual({ "200 approved": report.sent });
+    expect(report.notApproved).toBe(0);
     expect(report.invariants).toMatchObject({ ok: true, lost: 0, duplicated: 0, orphans: 0, mismatched: 0, approved: report.sent, events: report.sent });
     const { nonces } = report.invariants;
     expect(nonces.transactions).toBeGreaterThan(0);
