@@ -10,6 +10,7 @@ import { outcomesFromReceipt } from "./submitter.ts";
 import { storeAnswer } from "./responses.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { receiptOfAny, versionsOf } from "./stuck-watch.ts";
+import { withRevertReason } from "./revert-reason.ts";
 
 export interface ReconcileReport {
   approved: number;
@@ -69,14 +70,14 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
   const versions = versionsOf(ledger, records[0]!);
   const hashes = versions.map((v) => v.txHash);
   const receipt = await receiptOfAny(chain, hashes);
-  if (receipt) return settleMined(ledger, records, receipt);
+  if (receipt) return settleMined(ledger, chain, records, receipt);
   const signer = records[0]!.signer as Hex;
   const nonce = records[0]!.nonce!;
   const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
   if (mined > nonce) {
     // Our nonce is used. One of our versions may have been mined since the look above: look again.
     const late = await receiptOfAny(chain, hashes);
-    if (late) return settleMined(ledger, records, late);
+    if (late) return settleMined(ledger, chain, records, late);
     // Our nonce is used and none of our versions is mined: the request can never land.
     for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
     return "rejected";
@@ -98,9 +99,10 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
   return "rebroadcast";
 }
 
-/** Settles the requests carried by a mined transaction from its receipt. */
-function settleMined(ledger: Ledger, records: readonly RequestRecord[], receipt: TransactionReceipt): "approved" | "rejected" {
-  const outcomes = outcomesFromReceipt(receipt, records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x", gas: 0n })));
+/** Settles the requests carried by a mined transaction from its receipt (a reverted one with its reason). */
+async function settleMined(ledger: Ledger, chain: ChainRuntime, records: readonly RequestRecord[], receipt: TransactionReceipt): Promise<"approved" | "rejected"> {
+  const jobs = records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x" as Hex, gas: 0n }));
+  const outcomes = await withRevertReason(chain, receipt, outcomesFromReceipt(receipt, jobs));
   records.forEach((record, i) => {
     const outcome = outcomes[i]!;
     finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
@@ -133,7 +135,7 @@ async function settleWhenMined(ledger: Ledger, chain: ChainRuntime, records: Req
     const receipt = await receiptOfAny(chain, versionsOf(ledger, records[0]!).map((v) => v.txHash)).catch(() => undefined);
     if (options.signal.aborted) return;
     if (receipt) {
-      settleMined(ledger, records, receipt);
+      await settleMined(ledger, chain, records, receipt);
       return;
     }
     const slept = await sleep(wait, undefined, { signal: options.signal }).then(() => true, () => false);
