@@ -110,8 +110,12 @@ describe("relay swap", () => {
       expect(field(run.output.stdout, "kind")).toBe("swap");
     }
     const wrongKind = runMain(["status", requestId, "--kind", "payment", "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
-    expect(await wrongKind.done).toBe(3);
-    expect(wrongKind.output.stderr).toMatch(/^relay: relayer refused: NOT_FOUND: .*\n$/);
+    // Not found is a failure (1) whether or not the kind was given, never "rejected" (3).
+    expect(await wrongKind.done).toBe(1);
+    expect(wrongKind.output.stderr).toBe(`relay: no payment ${requestId} at ${live.manifest.relayerUrl}\n`);
+    const unknown = runMain(["status", "req_nosuchrequest000000000000", "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
+    expect(await unknown.done).toBe(1);
+    expect(unknown.output.stderr).toBe(`relay: no payment, execution or swap req_nosuchrequest000000000000 at ${live.manifest.relayerUrl}\n`);
   });
 
   it("NO_SWAP_ROUTE: exit 3 with the relayer's reason on stderr, and nothing moves", async () => {

@@ -72,11 +72,14 @@ export async function status(requestId: string | undefined, options: StatusOptio
       break;
     } catch (error) {
       // An id of unknown kind is looked for among payments, then executions, then swaps.
-      if (error instanceof RelayApiError && error.status === 404 && kinds.length > 1) continue;
+      if (error instanceof RelayApiError && error.status === 404) continue;
       throw error;
     }
   }
-  if (found === undefined) throw new CliError(`no payment, execution or swap ${id} at ${settings.relayerUrl}`, EXIT.FAILURE);
+  if (found === undefined) {
+    const what = kinds.length > 1 ? "payment, execution or swap" : { payment: "payment", execute: "execution", swap: "swap" }[kinds[0]!];
+    throw new CliError(`no ${what} ${id} at ${settings.relayerUrl}`, EXIT.FAILURE);
+  }
   let response = found.response;
   if (options.wait) response = await follow(client, found.kind, response, options, io);
   await updateRequestStatus(settings.stateDir, id, response.status);
