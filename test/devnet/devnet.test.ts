@@ -1,5 +1,5 @@
 // `relay devnet`, `relay deploy` and `relay serve --rpc-url` together, driven through main().
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -58,10 +58,17 @@ describe("relay devnet on Arbitrum One's chain id with a custom domain name", ()
     let deployed: Manifest;
 
     beforeAll(async () => {
+      // A per-chain manifest left by an earlier two-chain devnet in the same directory.
+      writeFileSync(path.join(deployDir, "devnet-421614.json"), "{}");
       const run = runMain(["deploy", "--rpc-url", manifest.rpcUrl, "--key", devKeyPair(9).privateKey, "--state-dir", deployDir]);
       expect(await run.done, run.output.stderr).toBe(0);
       expect(run.output.stdout.trim()).toBe(path.join(deployDir, "devnet.json"));
       deployed = readJson(path.join(deployDir, "devnet.json"));
+    });
+
+    it("writes the chain's own manifest too, and drops per-chain manifests of an earlier devnet", () => {
+      expect(readJson(path.join(deployDir, "devnet-42161.json"))).toEqual(deployed);
+      expect(existsSync(path.join(deployDir, "devnet-421614.json"))).toBe(false);
     });
 
     it("deploys a second, independent suite that reuses the mock tokens already in place", async () => {

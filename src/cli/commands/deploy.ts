@@ -1,11 +1,13 @@
 // `relay deploy`: the contract suite onto an existing chain, seeded like a devnet, and its manifest.
+import { rmSync } from "node:fs";
 import path from "node:path";
 import type { Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../chain/clients.ts";
 import { deploySuite, supportsSetCode } from "../../devnet/deploy.ts";
 import { seedVault } from "../../devnet/seed.ts";
-import { buildManifest, manifestPath, writeManifest } from "../../devnet/manifest.ts";
+import { buildManifest, chainManifestPath, manifestPath, writeManifest } from "../../devnet/manifest.ts";
+import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { readVaultDomain } from "../../client/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
 import { CliError, type CliIO } from "../io.ts";
@@ -57,8 +59,13 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
     vault,
     accounts: { owner, operator, relayer, deployer, bots },
   });
-  const file = manifestPath(path.resolve(io.cwd, options.stateDir));
+  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const file = manifestPath(stateDir);
   writeManifest(file, manifest);
+  // The state directory now describes this deployment alone: per-chain manifests of an earlier
+  // devnet go, and this chain gets its own, as `relay devnet` writes them.
+  for (const id of SUPPORTED_CHAIN_IDS) rmSync(chainManifestPath(stateDir, id), { force: true });
+  writeManifest(chainManifestPath(stateDir, chainId), manifest);
   if (options.manifest) writeManifest(path.resolve(io.cwd, options.manifest), manifest);
   io.stderr.write(`relay: deployed; vault ${vault}; manifest ${file}\n`);
   io.stdout.write(options.json ? `${JSON.stringify(manifest)}\n` : `${file}\n`);
