@@ -57,10 +57,19 @@ export class Relayer {
   readonly #supported: ReadonlySet<number>;
   /** Work under way per idempotency key, so that a same-key request joins the first. */
   readonly #running = new Map<string, Promise<string>>();
+  #draining = false;
 
   constructor(parts: RelayerParts) {
     this.#parts = parts;
     this.#supported = new Set(parts.chains.keys());
+  }
+
+  /**
+   * Shutting down: same-key requests waiting for an earlier run's outcome stop waiting and get 503
+   * (the outcome is settled after the restart, where a retry gets it). Work under way finishes.
+   */
+  drain(): void {
+    this.#draining = true;
   }
 
   /** POST /v1/payments, /v1/execute, /v1/swap: the 200 body's exact JSON text, or a thrown RelayError. */
@@ -300,6 +309,9 @@ export class Relayer {
         return record.response ?? this.#answer(record);
       }
       if (Date.now() > until) throw relayError("RPC_ERROR", "the request is still being confirmed on-chain; retry with the same idempotencyKey");
+      if (this.#draining) {
+        throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry with the same idempotencyKey", { retryAfterSeconds: 1 });
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }

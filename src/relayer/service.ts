@@ -78,6 +78,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     app.addHook("onRequest", async (request) => {
       if (draining && request.url !== "/healthz") throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry shortly", { retryAfterSeconds: 1 });
     });
+    // While draining, every answer closes its connection: a kept-alive connection would otherwise
+    // hold the server open until its keep-alive timeout once its last request was answered.
+    app.addHook("onSend", async (_request, reply) => {
+      if (draining) reply.header("connection", "close");
+    });
     registerClientRateLimit(app, new RateLimiter(config.rateLimits));
     registerMetrics(app, metrics);
     registerIntentRoutes(app, relayer);
@@ -131,6 +136,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         if (closed) return;
         closed = true;
         draining = true;
+        relayer.drain();
         for (const t of timers) clearInterval(t);
         await app.close();
         stopWatching.abort();

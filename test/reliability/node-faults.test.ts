@@ -199,4 +199,27 @@ describe("node faults", () => {
     expect((await postPayment(env, await paymentTo(env, after, 1_000_000n))).body.status).toBe("approved");
     expect(await executionsTo(env, after)).toHaveLength(1);
   });
+
+  it("shutting down while a same-key retry waits on a transaction the node never confirmed: the retry gets 503, the relayer exits, and after a restart the payment executes once", async () => {
+    const to = fresh();
+    const body = await paymentTo(env, to, 4_000_000n);
+    env.proxy.fault("eth_sendRawTransaction", "reset");
+    expectOpaqueRpcError(await postPayment(env, body)); // recorded, broadcast unconfirmed: the key stays on it
+    env.proxy.fault("*", "reset"); // from here the relayer cannot settle it
+    const waiting = postPayment(env, body); // joins the first run's outcome, which cannot come
+    await new Promise((r) => setTimeout(r, 500));
+    // SIGTERM: without the drain the retry would hold the server open for the receipt timeout (120 s).
+    await env.stopRelay();
+    const answer = await waiting;
+    expect(answer.status).toBe(503);
+    expectErrorEnvelope(answer.body, "SERVICE_UNAVAILABLE");
+    expect(await balanceOf(env, to)).toBe(0n);
+
+    env.proxy.clearFaults();
+    await env.startRelay({ rpcTimeoutMs: RPC_TIMEOUT_MS, inFlight: { checkEveryMs: 250, reconcileAfterMs: 1_000 } });
+    const retry = await postPayment(env, body);
+    expect(retry.body).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await executionsTo(env, to)).toHaveLength(1);
+    expect(await balanceOf(env, to)).toBe(4_000_000n);
+  });
 });
