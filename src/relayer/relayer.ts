@@ -273,7 +273,10 @@ export class Relayer {
       const final = outcome.ok
         ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
         : ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
-      return this.#answer(final ?? ledger.getRequest(record.id)!, extras);
+      if (final) return this.#answer(final, extras);
+      // Already settled meanwhile (by reconciliation): its stored answer stands, byte for byte.
+      const settled = ledger.getRequest(record.id)!;
+      return settled.response ?? this.#answer(settled, extras);
     }, relaxed);
     faultPoint("before-response");
     return text;
