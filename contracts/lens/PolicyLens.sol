@@ -31,8 +31,9 @@ interface ILensVault {
 }
 
 /// @notice Never deployed. The relayer runs this constructor through `eth_call` (a "deployless"
-/// call) to read everything one request's checks need, at one block, in one round trip; the
-/// constructor returns the ABI-encoded Snapshot as the call's output.
+/// call) to read everything the checks of one or more requests need, at one block, in one round
+/// trip; the constructor returns the ABI-encoded Snapshot[] (one per query, in order) as the call's
+/// output.
 contract PolicyLens {
     struct Query {
         address factory;
@@ -66,28 +67,62 @@ contract PolicyLens {
         bool protocolIsDefaultToken; // a registry default token: `approve` calls on it need no approval
     }
 
-    constructor(Query memory q) {
-        bytes memory out = abi.encode(_read(q));
+    constructor(Query[] memory queries) {
+        Snapshot[] memory snapshots = new Snapshot[](queries.length);
+        for (uint256 i; i < queries.length; ++i) {
+            Query memory q = queries[i];
+            Snapshot memory s = snapshots[i];
+            s.blockNumber = block.number;
+            s.timestamp = block.timestamp;
+            s.balances = new uint256[](q.tokens.length);
+            // What depends only on the vault and the bot is read once per pair and shared.
+            (bool seen, uint256 j) = _earlierPair(queries, i);
+            if (seen) _copyVaultAndBot(snapshots[j], s);
+            else _readVaultAndBot(q, s);
+            if (s.isVault) _readRequest(q, s);
+        }
+        bytes memory out = abi.encode(snapshots);
         assembly {
             return(add(out, 32), mload(out))
         }
     }
 
-    function _read(Query memory q) private view returns (Snapshot memory s) {
-        s.blockNumber = block.number;
-        s.timestamp = block.timestamp;
-        s.balances = new uint256[](q.tokens.length);
-        if (q.factory.code.length == 0 || !ILensFactory(q.factory).isVault(q.vault)) return s;
+    /// @dev An earlier query of the same factory, vault and bot, if any.
+    function _earlierPair(Query[] memory queries, uint256 i) private pure returns (bool, uint256) {
+        Query memory q = queries[i];
+        for (uint256 j; j < i; ++j) {
+            Query memory e = queries[j];
+            if (e.vault == q.vault && e.bot == q.bot && e.factory == q.factory) return (true, j);
+        }
+        return (false, 0);
+    }
+
+    function _copyVaultAndBot(Snapshot memory from, Snapshot memory s) private pure {
+        s.isVault = from.isVault;
+        s.paused = from.paused;
+        s.botActive = from.botActive;
+        s.config = from.config;
+        s.vaultLimits = from.vaultLimits;
+        s.rebalanceTokenCount = from.rebalanceTokenCount;
+    }
+
+    function _readVaultAndBot(Query memory q, Snapshot memory s) private view {
+        if (q.factory.code.length == 0 || !ILensFactory(q.factory).isVault(q.vault)) return;
         s.isVault = true;
         ILensVault v = ILensVault(q.vault);
         s.paused = v.paused();
         s.botActive = v.isBotActive(q.bot);
         s.config = v.getBotConfig(q.bot);
         s.vaultLimits = v.getVaultSpendingLimits();
+        s.rebalanceTokenCount = v.rebalanceTokenCount();
+    }
+
+    /// @dev What depends on the request itself: recipient, intent, tokens and amounts, protocol.
+    function _readRequest(Query memory q, Snapshot memory s) private view {
+        ILensVault v = ILensVault(q.vault);
         s.destinationAllowed = true;
         if (q.to != address(0)) (s.destinationAllowed, s.destinationReason) = v.checkDestination(q.bot, q.to);
         s.intentUsed = v.usedIntents(q.intentHash);
-        s.rebalanceTokenCount = v.rebalanceTokenCount();
         if (q.toToken != address(0)) s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
         ILensRegistry registry = ILensRegistry(v.registry());
         if (q.protocol != address(0)) {

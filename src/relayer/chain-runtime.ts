@@ -1,5 +1,5 @@
 // One served chain at run time: its clients, contracts, relayer keys, and the reads the request
-// path needs (the vault's EIP-712 domain, cached; the policy snapshot, one eth_call per request).
+// path needs (the vault's EIP-712 domain, cached; policy snapshots, one eth_call for one or many requests).
 import {
   encodeDeployData,
   getAbiItem,
@@ -19,7 +19,7 @@ import type { VaultDomain } from "../eip712/types.ts";
 import { readVaultDomain } from "../client/sign.ts";
 import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
 import { rpcFailure } from "./rpc-errors.ts";
-import { decodeSnapshot } from "./snapshot-codec.ts";
+import { decodeSnapshots } from "./snapshot-codec.ts";
 
 export interface BotConfig {
   maxPerTxAmount: bigint;
@@ -66,6 +66,8 @@ export interface SnapshotQuery {
 
 const lens = readArtifact("lens/PolicyLens");
 const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
+/** Queries per lens call: each snapshot encodes to about 1.2 KiB, and the output must stay under 24 KiB. */
+const LENS_QUERIES = 12;
 export class ChainRuntime {
   readonly chainId: number;
   readonly config: ChainConfig;
@@ -106,13 +108,28 @@ export class ChainRuntime {
     return rpcFailure(() => this.clients.publicClient.getBlockNumber({ cacheTime: 0 }));
   }
 
-  /** Everything the checks need, read at `blockNumber` (default: the latest) in one deployless eth_call. */
+  /** Everything one request's checks need, read at `blockNumber` (default: the latest) in one deployless eth_call. */
   async snapshot(query: SnapshotQuery, blockNumber?: bigint): Promise<PolicySnapshot> {
+    return (await this.snapshots([query], blockNumber))[0]!;
+  }
+
+  /**
+   * The snapshots of several queries, in order, all at `blockNumber`: one deployless eth_call per
+   * LENS_QUERIES queries (a deployless call's output is bounded like a contract's code, 24 KiB).
+   */
+  async snapshots(queries: readonly SnapshotQuery[], blockNumber?: bigint): Promise<PolicySnapshot[]> {
+    if (queries.length <= LENS_QUERIES) return this.#lens(queries, blockNumber);
+    const chunks: SnapshotQuery[][] = [];
+    for (let i = 0; i < queries.length; i += LENS_QUERIES) chunks.push(queries.slice(i, i + LENS_QUERIES));
+    return (await Promise.all(chunks.map((chunk) => this.#lens(chunk, blockNumber)))).flat();
+  }
+
+  async #lens(queries: readonly SnapshotQuery[], blockNumber?: bigint): Promise<PolicySnapshot[]> {
     const data = encodeDeployData({
       abi: [lensConstructor],
       bytecode: lens.bytecode,
       args: [
-        {
+        queries.map((query) => ({
           factory: this.config.factory,
           vault: query.vault,
           bot: query.bot,
@@ -122,12 +139,14 @@ export class ChainRuntime {
           intentHash: query.intentHash ?? zeroHash,
           protocol: query.protocol ?? zeroAddress,
           toToken: query.toToken ?? zeroAddress,
-        },
+        })),
       ],
     });
     const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data, blockNumber }));
     if (out === undefined) throw new Error("policy lens returned no data");
-    return decodeSnapshot(out);
+    const snapshots = decodeSnapshots(out);
+    if (snapshots.length !== queries.length) throw new Error(`policy lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
+    return snapshots;
   }
 }
 

@@ -1,7 +1,8 @@
-// Decoding the policy lens's output (contracts/lens/PolicyLens.sol, struct Snapshot) on the request
-// path. The layout is fixed, so it is read word by word straight from the hex: several times faster
-// than a generic ABI decoder, which matters once per request. `snapshotAbi` describes the same tuple
-// for the generic decoder, which the tests use as the reference; keep both in the struct's order.
+// Decoding the policy lens's output (contracts/lens/PolicyLens.sol, an array of struct Snapshot) on
+// the request path. The layout is fixed, so it is read word by word straight from the hex: several
+// times faster than a generic ABI decoder, which matters once per request. `snapshotAbi` describes
+// one tuple and `snapshotsAbi` the lens's array of them, for the generic decoder, which the tests
+// use as the reference; keep them in the struct's order.
 import type { Hex } from "viem";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
@@ -48,6 +49,8 @@ export const snapshotAbi = [
   },
 ] as const;
 
+export const snapshotsAbi = [{ ...snapshotAbi[0], type: "tuple[]" }] as const;
+
 /** ABI words of a hex string: word(i) is bytes [32i, 32i + 32). Offsets in the encoding are in bytes. */
 class Words {
   readonly #hex: string;
@@ -89,10 +92,25 @@ function limitsAt(w: Words, at: number): SpendingLimit[] {
   return limits;
 }
 
-/** The lens's return data → PolicySnapshot (same values as decodeAbiParameters(snapshotAbi, hex)[0]). */
+/** One encoded Snapshot → PolicySnapshot (same values as decodeAbiParameters(snapshotAbi, hex)[0]). */
 export function decodeSnapshot(hex: Hex): PolicySnapshot {
   const w = new Words(hex);
-  const t = w.offset(0); // the tuple is dynamic: the first word points at it
+  return snapshotAt(w, w.offset(0)); // the tuple is dynamic: the first word points at it
+}
+
+/** The lens's return data, an encoded Snapshot[] → one PolicySnapshot per query, in order. */
+export function decodeSnapshots(hex: Hex): PolicySnapshot[] {
+  const w = new Words(hex);
+  const array = w.offset(0);
+  const count = w.offset(array);
+  const items = array + 32; // element offsets count from the first offset word
+  const out: PolicySnapshot[] = [];
+  for (let i = 0; i < count; i++) out.push(snapshotAt(w, items + w.offset(items + i * 32)));
+  return out;
+}
+
+/** The Snapshot tuple that starts at byte offset `t`. */
+function snapshotAt(w: Words, t: number): PolicySnapshot {
   const field = (i: number) => t + i * 32;
   const config = t + w.offset(field(5));
   const balancesAt = t + w.offset(field(9));

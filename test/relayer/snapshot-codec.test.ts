@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { encodeAbiParameters, decodeAbiParameters, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import { decodeSnapshot, snapshotAbi } from "../../src/relayer/snapshot-codec.ts";
+import { decodeSnapshot, decodeSnapshots, snapshotAbi, snapshotsAbi } from "../../src/relayer/snapshot-codec.ts";
 
 const u256 = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });
 const limit = fc.record({ amount: u256, maxCount: u256, windowSeconds: u256 });
@@ -44,6 +44,18 @@ describe("decodeSnapshot", () => {
         expect(decodeSnapshot(hex)).toEqual(s);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("decodes the lens's array of snapshots like the generic ABI decoder, in order", () => {
+    fc.assert(
+      fc.property(fc.array(snapshot, { maxLength: 6 }), (list) => {
+        const hex = encodeAbiParameters(snapshotsAbi, [list]);
+        const [reference] = decodeAbiParameters(snapshotsAbi, hex);
+        expect(decodeSnapshots(hex)).toEqual(reference);
+        expect(decodeSnapshots(hex)).toEqual(list);
+      }),
+      { numRuns: 200 },
     );
   });
 
