@@ -4,10 +4,11 @@
 //   → rate limit → deadline → bot active → pause → replay → policy → balance → simulate (same block)
 //   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
 //
-// Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once.
+// Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
+// together with other requests under way (read-batcher.ts).
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
 // stored with the request and under its idempotency key, so replays are byte-for-byte identical.
-import type { Address, Hex } from "viem";
+import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
@@ -25,6 +26,7 @@ import { chooseRoute, gasLimitOf, simulate } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
 import { faultPoint } from "./faults.ts";
+import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import { formatUsd } from "./usd.ts";
 import { newRequestId } from "../ledger/index.ts";
 
@@ -57,11 +59,19 @@ export class Relayer {
   readonly #supported: ReadonlySet<number>;
   /** Work under way per idempotency key, so that a same-key request joins the first. */
   readonly #running = new Map<string, Promise<string>>();
+  /** Per chain: the coalesced policy reads and payment simulations. */
+  readonly #reads: ReadonlyMap<number, ReadBatcher>;
   #draining = false;
 
   constructor(parts: RelayerParts) {
     this.#parts = parts;
     this.#supported = new Set(parts.chains.keys());
+    this.#reads = new Map(
+      [...parts.chains].map(([chainId, chain]) => [
+        chainId,
+        new ReadBatcher(chain, (vault) => parts.dispatcher.signerFor(chainId, vault), { maxBatch: parts.config.maxBatchSize }),
+      ]),
+    );
   }
 
   /**
@@ -126,17 +136,19 @@ export class Relayer {
 
   /**
    * Every check up to and including simulation. Nothing is written. The policy snapshot and the
-   * simulation are pinned to one block and run side by side; the simulation's outcome is looked at
-   * only once every check has passed, so a check's error always comes first.
+   * simulation are pinned to one block (a payment's are read together with those of other requests
+   * under way, see read-batcher.ts); the simulation's outcome is looked at only once every check has
+   * passed, so a check's error always comes first.
    */
   async #check(request: RelayRequest): Promise<Checked> {
     const chain = this.#parts.chains.get(request.chainId)!;
     const scenario = parseScenario(request.metadata, chain.devnet);
-    const blockNumber = await chain.latestBlock();
-    // A swap's calldata depends on the route, which is chosen after the checks.
-    const early = request.kind === "swap" ? undefined : this.#simulate(chain, request, undefined, blockNumber);
-    early?.catch(() => {}); // awaited below, unless a check fails first
-    const { intentHash, snapshot } = await this.#read(chain, request, blockNumber);
+    const { intentHash, pinned } = await this.#read(chain, request);
+    const { snapshot, blockNumber } = pinned;
+    // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
+    // the route, which is chosen after the checks.
+    const execute = request.kind === "execute" ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
+    execute?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot);
     checkSignature(request, intentHash);
     takeOrThrow(this.#parts.rateLimiter, [
@@ -151,19 +163,26 @@ export class Relayer {
     checkBalance(funds.tokens, funds.amounts, snapshot);
 
     const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber) : undefined;
-    const { data, sim } = await (early ?? this.#simulate(chain, request, route, blockNumber));
+    const { data, sim } = pinned.simulation
+      ? { data: executionCalldata(request), sim: await pinned.simulation }
+      : await (execute ?? this.#simulate(chain, request, route, blockNumber));
     return { request, chain, intentHash, snapshot, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
   }
 
-  /** The vault's domain (cached) and the policy snapshot. A vault seen for the first time is probed first. */
-  async #read(chain: ChainRuntime, request: RelayRequest, blockNumber: bigint): Promise<{ intentHash: Hex; snapshot: PolicySnapshot }> {
-    const probe = chain.knowsDomain(request.vaultAddress)
-      ? undefined
-      : await chain.snapshot(snapshotQuery(request, `0x${"0".repeat(64)}`), blockNumber);
-    if (probe && !probe.isVault) return { intentHash: `0x${"0".repeat(64)}`, snapshot: probe };
+  /**
+   * The vault's domain (cached), the intent's hash and the pinned reads (with a payment's
+   * simulation). A vault seen for the first time is probed first.
+   */
+  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; pinned: PinnedRead }> {
+    const reads = this.#reads.get(chain.chainId)!;
+    if (!chain.knowsDomain(request.vaultAddress)) {
+      const probe = await reads.read(snapshotQuery(request, zeroHash));
+      if (!probe.snapshot.isVault) return { intentHash: zeroHash, pinned: probe };
+    }
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
-    return { intentHash, snapshot: await chain.snapshot(snapshotQuery(request, intentHash), blockNumber) };
+    const payment = request.kind === "payment" ? { request, data: executionCalldata(request) } : undefined;
+    return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment) };
   }
 
   /** eth_call of the transaction that would carry the request (and its gas estimate unless a payment), at `blockNumber`. */

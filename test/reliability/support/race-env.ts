@@ -2,7 +2,7 @@
 // through a tap: an EIP-1193 provider that forwards every call, records the raw transactions the
 // relayer broadcasts, and can run an action (the owner's pause, removeBot, a withdrawal) on the
 // chain exactly between the relayer's simulation and its broadcast.
-import { parseTransaction, toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
+import { decodeFunctionData, parseAbi, parseTransaction, toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
 import type { RelayerConfigInput } from "../../../src/relayer/config.ts";
 import { startEnv, type Env } from "../../relayer/harness.ts";
 
@@ -18,13 +18,15 @@ export interface Tap {
   /** Every eth_sendRawTransaction of the relayer, in order. */
   readonly broadcasts: readonly Broadcast[];
   /**
-   * On the relayer's next broadcast: wait until `afterSimulations` simulations of a vault call
-   * have been answered (counting from now), run `action` on the chain (mined), then forward it.
+   * On the relayer's next broadcast: wait until `afterSimulations` payments have been simulated
+   * (counting from now; a batch simulation counts each of its payments), run `action` on the chain (mined), then forward it.
    */
   beforeNextBroadcast(action: () => Promise<unknown>, afterSimulations?: number): void;
 }
 
 const EXECUTE_PAYMENT = toFunctionSelector("executePayment((address,address,address,uint256,uint256,bytes32),bytes)");
+const batchAbi = parseAbi(["function executePaymentBatch((address bot, address to, address token, uint256 amount, uint256 deadline, bytes32 ref)[] intents, bytes[] signatures)"]);
+const EXECUTE_PAYMENT_BATCH = toFunctionSelector(batchAbi[0]);
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
   let tap: Tap | undefined;
@@ -73,8 +75,9 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
       return hash;
     }
     const result = await inner.request(args as never);
-    if (args.method === "eth_call" && isPaymentSimulation(args.params, vault)) {
-      simulations++;
+    const simulatedPayments = args.method === "eth_call" ? paymentsSimulated(args.params, vault) : 0;
+    if (simulatedPayments > 0) {
+      simulations += simulatedPayments;
       for (const wake of simulated.splice(0)) wake();
     }
     return result;
@@ -82,9 +85,16 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
   return { provider: { request } as unknown as EIP1193Provider, tap };
 }
 
-/** An eth_call of executePayment on `vault`: the relayer's simulation of a payment. */
-function isPaymentSimulation(params: unknown, vault: Address): boolean {
+/**
+ * How many payments an eth_call on `vault` simulates: one for executePayment, each item for
+ * executePaymentBatch (the relayer simulates payments read together as one batch); 0 otherwise.
+ */
+function paymentsSimulated(params: unknown, vault: Address): number {
   const call = (params as [{ to?: string; data?: string; input?: string }] | undefined)?.[0];
-  const data = call?.data ?? call?.input ?? "";
-  return call?.to?.toLowerCase() === vault.toLowerCase() && data.startsWith(EXECUTE_PAYMENT);
+  const data = (call?.data ?? call?.input ?? "") as Hex;
+  if (call?.to?.toLowerCase() !== vault.toLowerCase()) return 0;
+  if (data.startsWith(EXECUTE_PAYMENT)) return 1;
+  if (!data.startsWith(EXECUTE_PAYMENT_BATCH)) return 0;
+  const { args } = decodeFunctionData({ abi: batchAbi, data });
+  return args[0].length;
 }

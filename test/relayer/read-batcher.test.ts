@@ -1,0 +1,143 @@
+// Coalesced reads against a real devnet: requests that queue behind a running read go together (one
+// lens call, one batch simulation per vault), each still gets exactly what it would get alone (its
+// snapshot, its own simulation outcome and revert reason), and one bad query harms no other.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { validateBody, type PaymentRequest } from "../../src/api/validate.ts";
+import { paymentRequestBody } from "../../src/client/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
+import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
+import type { PaymentIntent } from "../../src/eip712/types.ts";
+import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
+import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
+import { executionCalldata, snapshotQuery } from "../../src/relayer/intents.ts";
+import { ReadBatcher } from "../../src/relayer/read-batcher.ts";
+import { intentHashOf } from "../../src/relayer/checks.ts";
+
+const batchSelector = toFunctionSelector("executePaymentBatch((address,address,address,uint256,uint256,bytes32)[],bytes[])");
+
+describe("ReadBatcher", () => {
+  let devnet: Devnet;
+  let runtime: ChainRuntime;
+  let relayer: Address;
+  const calls = { lens: 0, batch: 0, single: 0 };
+
+  beforeAll(async () => {
+    const stateDir = mkdtempSync(path.join(tmpdir(), "relay-reads-"));
+    devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
+    const inner = devnet.chain.provider as EIP1193Provider;
+    // Counts the eth_calls the batcher makes; everything goes to the real chain unchanged.
+    const counting = {
+      ...inner,
+      request: (args: { method: string; params?: unknown }) => {
+        if (args.method === "eth_call") {
+          const call = (args.params as [{ to?: string; data?: string }])[0];
+          if (!call.to) calls.lens++;
+          else if (call.data?.startsWith(batchSelector)) calls.batch++;
+          else calls.single++;
+        }
+        return inner.request(args as never);
+      },
+    } as EIP1193Provider;
+    const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(devnet.manifest)] });
+    runtime = new ChainRuntime(config.chains[0]!, counting);
+    relayer = privateKeyToAccount(devnet.manifest.accounts.relayer.privateKey as Hex).address;
+  });
+  afterAll(() => devnet?.close());
+
+  const m = () => devnet.manifest;
+  const usdc = () => m().tokens.USDC!.address as Address;
+  const reset = () => Object.assign(calls, { lens: 0, batch: 0, single: 0 });
+
+  async function payment(intent: Partial<PaymentIntent> = {}): Promise<{ request: PaymentRequest; query: SnapshotQuery; data: Hex }> {
+    const bot = privateKeyToAccount(m().accounts.bots.default.privateKey as Hex);
+    const full: PaymentIntent = {
+      bot: bot.address,
+      to: "0x000000000000000000000000000000000000dEaD",
+      token: usdc(),
+      amount: 1_000_000n,
+      deadline: defaultDeadline(),
+      ref: randomRef(),
+      ...intent,
+    };
+    const signature = await signPaymentIntent(bot, m().domain as never, full);
+    const request = validateBody("payment", paymentRequestBody(m().domain as never, full, signature, { idempotencyKey: crypto.randomUUID() }));
+    const domain = await runtime.domainOf(request.vaultAddress);
+    return { request, query: snapshotQuery(request, intentHashOf(request, domain)), data: executionCalldata(request) };
+  }
+
+  const batcher = () => new ReadBatcher(runtime, () => relayer, { maxBatch: 64 });
+
+  it("reads the first request at once and the ones queued behind it together: one lens call, one batch simulation", async () => {
+    const reads = batcher();
+    const payments = await Promise.all(Array.from({ length: 5 }, () => payment()));
+    reset();
+    const results = await Promise.all(payments.map((p) => reads.read(p.query, { request: p.request, data: p.data })));
+    // The first went alone (lens + its own simulation); the other four as one group.
+    expect(calls).toEqual({ lens: 2, batch: 1, single: 1 });
+    for (const [i, r] of results.entries()) {
+      expect(r.snapshot.isVault).toBe(true);
+      expect(r.snapshot.intentUsed).toBe(false);
+      expect(r.snapshot.usdValue).toBe(1_000_000n);
+      expect(r.snapshot.blockNumber).toBe(r.blockNumber);
+      await expect(r.simulation).resolves.toEqual({ success: true });
+      // Same snapshot as reading it alone at the same block.
+      expect(await runtime.snapshot(payments[i]!.query, r.blockNumber)).toEqual(r.snapshot);
+    }
+  });
+
+  it("gives a payment that fails inside a group its own SIMULATION_FAILED and reason; the others pass", async () => {
+    const reads = batcher();
+    const [first, ...rest] = await Promise.all([payment(), payment(), payment({ amount: 10n ** 30n }), payment()]);
+    const all = [first!, ...rest];
+    const results = await Promise.all(all.map((p) => reads.read(p.query, { request: p.request, data: p.data })));
+    await expect(results[0]!.simulation).resolves.toEqual({ success: true });
+    await expect(results[1]!.simulation).resolves.toEqual({ success: true });
+    await expect(results[3]!.simulation).resolves.toEqual({ success: true });
+    const failed = await results[2]!.simulation!.then(() => undefined, (error: unknown) => error as { code: string; details?: string });
+    expect(failed?.code).toBe("SIMULATION_FAILED");
+    expect(failed?.details).toMatch(/^ExceedsPerTxLimit\(/); // the vault's own revert, decoded
+  });
+
+  it("reads a group again query by query when the lens call fails: only the bad query fails", async () => {
+    const reads = batcher();
+    const good = await Promise.all([payment(), payment(), payment()]);
+    // Two tokens and one amount: the lens reverts (index out of bounds) on this query.
+    const bad: SnapshotQuery = { ...good[1]!.query, tokens: [usdc(), usdc()], amounts: [1n] };
+    const [a, b, c, d] = await Promise.all([
+      reads.read(good[0]!.query),
+      reads.read(good[1]!.query),
+      reads.read(bad),
+      reads.read(good[2]!.query),
+    ].map((p) => p.then((r) => ({ ok: true as const, r }), (error: unknown) => ({ ok: false as const, error }))));
+    expect([a!.ok, b!.ok, c!.ok, d!.ok]).toEqual([true, true, false, true]);
+  });
+
+  it("ChainRuntime.snapshots: 30 queries of two bots (three lens calls) read exactly what each query reads alone", async () => {
+    const reviewed = privateKeyToAccount(m().accounts.bots.reviewed.privateKey as Hex).address;
+    const queries: SnapshotQuery[] = [];
+    for (let i = 0; i < 30; i++) {
+      const { query } = await payment({ amount: BigInt(i + 1) * 1000n });
+      queries.push(i % 3 === 0 ? { ...query, bot: reviewed } : query);
+    }
+    const block = await runtime.latestBlock();
+    reset();
+    const together = await runtime.snapshots(queries, block);
+    expect(calls.lens).toBe(3);
+    const alone = await Promise.all(queries.map((q) => runtime.snapshot(q, block)));
+    expect(together).toEqual(alone);
+    expect(new Set(together.map((s) => s.config.requireHumanReview))).toEqual(new Set([true, false]));
+  });
+
+  it("answers a node that cannot be reached with RPC_ERROR for every request of the group", async () => {
+    const config = parseRelayerConfig({ stateDir: "unused", chains: [{ ...chainFromManifest(m()), rpcUrl: "http://127.0.0.1:9", rpcTimeoutMs: 2000 }] });
+    const down = new ReadBatcher(new ChainRuntime(config.chains[0]!), () => relayer, { maxBatch: 64 });
+    const p = await payment();
+    const outcomes = await Promise.all([down.read(p.query), down.read(p.query)].map((x) => x.then(() => "ok", (e: { code?: string }) => e.code)));
+    expect(outcomes).toEqual(["RPC_ERROR", "RPC_ERROR"]);
+  });
+});
