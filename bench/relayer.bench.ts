@@ -3,8 +3,10 @@
 //   throughput: N payments with 50 in flight (direct: gas, fees and nonces prefilled, signed ahead);
 //   latency: one payment at a time, p50 of the relayer's HTTP answer minus p50 of one direct
 //   transaction (send + receipt).
+// Where /proc exists, it also prints the CPU time per payment of the chain's thread and of the
+// JavaScript thread in each throughput round: what bounds the ratio on an in-process chain.
 // Run: npm run bench (all benchmarks) or `bash scripts/run.sh node bench/relayer.bench.ts`.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Pool } from "undici";
@@ -119,6 +121,34 @@ async function throughput<T>(items: T[], send: (item: T) => Promise<void>): Prom
   return items.length / ((performance.now() - started) / 1000);
 }
 
+/** CPU milliseconds so far of this process's threads, by thread name (Linux /proc; empty elsewhere). */
+function threadCpu(): Map<string, number> {
+  const out = new Map<string, number>();
+  if (!existsSync("/proc/self/task")) return out;
+  const tick = 10; // ms per clock tick (USER_HZ = 100)
+  for (const task of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * tick;
+      out.set(name, (out.get(name) ?? 0) + ms);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
+}
+
+/** Runs a throughput round; also returns the chain's and the JavaScript thread's CPU ms per item. */
+async function measured<T>(items: T[], send: (item: T) => Promise<void>): Promise<{ rate: number; chainMs?: number; jsMs?: number }> {
+  const before = threadCpu();
+  const rate = await throughput(items, send);
+  const after = threadCpu();
+  const used = (name: string) => (after.has(name) ? ((after.get(name) ?? 0) - (before.get(name) ?? 0)) / items.length : undefined);
+  return { rate, chainMs: used("edr-provider"), jsMs: used("MainThread") };
+}
+
 async function latencies<T>(items: T[], send: (item: T) => Promise<void>): Promise<number[]> {
   const out: number[] = [];
   for (const item of items) {
@@ -133,8 +163,10 @@ const p50 = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 // Warm-up (JIT, caches, connections), then the measured rounds.
 await throughput(await relayerBodies(200), sendRelayer);
 await throughput(await directTransactions(200), sendDirect);
-const directRate = await throughput(await directTransactions(N), sendDirect);
-const relayRate = await throughput(await relayerBodies(N), sendRelayer);
+const directRound = await measured(await directTransactions(N), sendDirect);
+const relayRound = await measured(await relayerBodies(N), sendRelayer);
+const directRate = directRound.rate;
+const relayRate = relayRound.rate;
 const directLatency = await latencies(await directTransactions(LATENCY_SAMPLES), sendDirect);
 const relayLatency = await latencies(await relayerBodies(LATENCY_SAMPLES), sendRelayer);
 
@@ -142,6 +174,10 @@ const ratio = relayRate / directRate;
 const extra = p50(relayLatency) - p50(directLatency);
 console.log(`direct executePayment:  ${directRate.toFixed(0)} payments/s (${N}, ${IN_FLIGHT} in flight), p50 ${p50(directLatency).toFixed(2)} ms`);
 console.log(`through the relayer:    ${relayRate.toFixed(0)} payments/s (${N}, ${IN_FLIGHT} in flight), p50 ${p50(relayLatency).toFixed(2)} ms`);
+if (directRound.chainMs !== undefined && relayRound.chainMs !== undefined) {
+  const cpu = (r: typeof directRound) => `chain thread ${r.chainMs!.toFixed(2)} ms + JavaScript thread ${r.jsMs!.toFixed(2)} ms`;
+  console.log(`CPU per payment, direct: ${cpu(directRound)}; through the relayer: ${cpu(relayRound)}`);
+}
 console.log(`throughput ratio relayer/direct: ${ratio.toFixed(2)} (target >= 1.0) ${ratio >= 1 ? "OK" : "UNDER"}`);
 console.log(`p50 latency relayer - direct: ${extra.toFixed(2)} ms (target <= 3 ms) ${extra <= 3 ? "OK" : "OVER"}`);
 
