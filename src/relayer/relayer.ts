@@ -143,7 +143,7 @@ export class Relayer {
   async #check(request: RelayRequest): Promise<Checked> {
     const chain = this.#parts.chains.get(request.chainId)!;
     const scenario = parseScenario(request.metadata, chain.devnet);
-    const { intentHash, pinned } = await this.#read(chain, request);
+    const { intentHash, pinned, paymentData } = await this.#read(chain, request);
     const { snapshot, blockNumber } = pinned;
     // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
     // the route, which is chosen after the checks.
@@ -163,17 +163,17 @@ export class Relayer {
     checkBalance(funds.tokens, funds.amounts, snapshot);
 
     const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber) : undefined;
-    const { data, sim } = pinned.simulation
-      ? { data: executionCalldata(request), sim: await pinned.simulation }
+    const { data, sim } = pinned.simulation && paymentData
+      ? { data: paymentData, sim: await pinned.simulation }
       : await (execute ?? this.#simulate(chain, request, route, blockNumber));
     return { request, chain, intentHash, snapshot, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
   }
 
   /**
    * The vault's domain (cached), the intent's hash and the pinned reads (with a payment's
-   * simulation). A vault seen for the first time is probed first.
+   * simulation, and the calldata simulated). A vault seen for the first time is probed first.
    */
-  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; pinned: PinnedRead }> {
+  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
     const reads = this.#reads.get(chain.chainId)!;
     if (!chain.knowsDomain(request.vaultAddress)) {
       const probe = await reads.read(snapshotQuery(request, zeroHash));
@@ -182,7 +182,7 @@ export class Relayer {
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
     const payment = request.kind === "payment" ? { request, data: executionCalldata(request) } : undefined;
-    return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment) };
+    return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
   }
 
   /** eth_call of the transaction that would carry the request (and its gas estimate unless a payment), at `blockNumber`. */
