@@ -81,11 +81,7 @@ export class ReadBatcher {
       for (const entry of group) entry.reject(error);
       return;
     }
-    const t0 = performance.now();
-    const [snapshots, simulations] = await Promise.all([
-      this.#snapshots(group, blockNumber).then((x) => { (globalThis as any).__lens = ((globalThis as any).__lens ?? 0) + performance.now() - t0; return x; }),
-      this.#simulations(group, blockNumber).then((x) => { (globalThis as any).__sim = ((globalThis as any).__sim ?? 0) + performance.now() - t0; return x; })]);
-    const g = ((globalThis as any).__groups ??= []); g.push(group.length);
+    const [snapshots, simulations] = await Promise.all([this.#snapshots(group, blockNumber), this.#simulations(group, blockNumber)]);
     group.forEach((entry, i) => {
       const snapshot = snapshots[i]!;
       if (snapshot.status === "rejected") return entry.reject(snapshot.reason);
