@@ -109,7 +109,9 @@ export class ReadBatcher {
     group.forEach((entry, i) => {
       if (!entry.payment) return;
       const key = entry.payment.request.vaultAddress.toLowerCase();
-      byVault.set(key, [...(byVault.get(key) ?? []), i]);
+      const indexes = byVault.get(key);
+      if (indexes) indexes.push(i);
+      else byVault.set(key, [i]);
     });
     await Promise.all(
       [...byVault.values()].map(async (indexes) => {
