@@ -12,7 +12,7 @@ import { decodeFunctionResult, type Address, type Hex } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
 import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
-import { isTransportFailure, rpcFailure } from "./rpc-errors.ts";
+import { rpcFailure } from "./rpc-errors.ts";
 import { simulate, type SimulationOk } from "./simulate.ts";
 
 /** What one request read, all at `blockNumber`. */
@@ -95,7 +95,8 @@ export class ReadBatcher {
       const snapshots = await this.#chain.snapshots(queries, blockNumber);
       return snapshots.map((value) => ({ status: "fulfilled", value }));
     } catch (error) {
-      if (group.length === 1 || isTransportFailure(error) || (error as { code?: string }).code === "RPC_ERROR") {
+      // rpcFailure (in ChainRuntime) has already turned an unreachable node into RPC_ERROR.
+      if (group.length === 1 || (error as { code?: string }).code === "RPC_ERROR") {
         return group.map(() => ({ status: "rejected", reason: error }));
       }
       return Promise.allSettled(queries.map((q) => this.#chain.snapshot(q, blockNumber)));
