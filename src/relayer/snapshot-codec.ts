@@ -1,8 +1,8 @@
 // Decoding the policy lens's output (contracts/lens/PolicyLens.sol, an array of struct Snapshot) on
 // the request path. The layout is fixed, so it is read word by word straight from the hex: several
-// times faster than a generic ABI decoder, which matters once per request. `snapshotAbi` describes
-// one tuple and `snapshotsAbi` the lens's array of them, for the generic decoder, which the tests
-// use as the reference; keep them in the struct's order.
+// times faster than a generic ABI decoder, which matters once per request. `snapshotsAbi` describes
+// the same array for the generic decoder, which the tests use as the reference; keep it in the
+// struct's order.
 import type { Hex } from "viem";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
@@ -13,7 +13,7 @@ const spendingLimitComponents = [
   { name: "windowSeconds", type: "uint256" },
 ] as const;
 
-export const snapshotAbi = [
+const snapshotAbi = [
   {
     type: "tuple",
     components: [
@@ -92,13 +92,7 @@ function limitsAt(w: Words, at: number): SpendingLimit[] {
   return limits;
 }
 
-/** One encoded Snapshot → PolicySnapshot (same values as decodeAbiParameters(snapshotAbi, hex)[0]). */
-export function decodeSnapshot(hex: Hex): PolicySnapshot {
-  const w = new Words(hex);
-  return snapshotAt(w, w.offset(0)); // the tuple is dynamic: the first word points at it
-}
-
-/** The lens's return data, an encoded Snapshot[] → one PolicySnapshot per query, in order. */
+/** The lens's return data, an encoded Snapshot[] → one PolicySnapshot per query, in order (same values as decodeAbiParameters(snapshotsAbi, hex)[0]). */
 export function decodeSnapshots(hex: Hex): PolicySnapshot[] {
   const w = new Words(hex);
   const array = w.offset(0);

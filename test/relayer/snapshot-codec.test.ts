@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { encodeAbiParameters, decodeAbiParameters, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import { decodeSnapshot, decodeSnapshots, snapshotAbi, snapshotsAbi } from "../../src/relayer/snapshot-codec.ts";
+import { decodeSnapshots, snapshotsAbi } from "../../src/relayer/snapshot-codec.ts";
 
 const u256 = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });
 const limit = fc.record({ amount: u256, maxCount: u256, windowSeconds: u256 });
@@ -34,14 +34,14 @@ const snapshot = fc.record({
   protocolIsDefaultToken: fc.boolean(),
 });
 
-describe("decodeSnapshot", () => {
-  it("matches the generic ABI decoder for any snapshot", () => {
+describe("decodeSnapshots", () => {
+  it("matches the generic ABI decoder for any single snapshot", () => {
     fc.assert(
       fc.property(snapshot, (s) => {
-        const hex = encodeAbiParameters(snapshotAbi, [s]);
-        const [reference] = decodeAbiParameters(snapshotAbi, hex);
-        expect(decodeSnapshot(hex)).toEqual(reference);
-        expect(decodeSnapshot(hex)).toEqual(s);
+        const hex = encodeAbiParameters(snapshotsAbi, [[s]]);
+        const [reference] = decodeAbiParameters(snapshotsAbi, hex);
+        expect(decodeSnapshots(hex)).toEqual(reference);
+        expect(decodeSnapshots(hex)).toEqual([s]);
       }),
       { numRuns: 300 },
     );
@@ -61,12 +61,13 @@ describe("decodeSnapshot", () => {
 
   it("refuses truncated output, a bool other than 0 or 1, and output that is not whole words", () => {
     const sample = fc.sample(snapshot, { numRuns: 1, seed: 1 })[0]!;
-    const hex = encodeAbiParameters(snapshotAbi, [sample]);
-    expect(() => decodeSnapshot(hex.slice(0, hex.length - 64) as Hex)).toThrow(/truncated|out of range/);
-    expect(() => decodeSnapshot(`${hex}00` as Hex)).toThrow(/whole ABI words/);
-    // Field 2 (isVault) of the tuple, which starts at byte 32: set to 2.
-    const at = 2 + (32 + 2 * 32) * 2;
+    const hex = encodeAbiParameters(snapshotsAbi, [[sample]]);
+    expect(() => decodeSnapshots(hex.slice(0, hex.length - 64) as Hex)).toThrow(/truncated|out of range/);
+    expect(() => decodeSnapshots(`${hex}00` as Hex)).toThrow(/whole ABI words/);
+    // Field 2 (isVault) of the only tuple: the array's offset word, its length and the element's
+    // offset come first, so the tuple starts at byte 96. Set it to 2.
+    const at = 2 + (96 + 2 * 32) * 2;
     const bad = `${hex.slice(0, at)}${"0".repeat(63)}2${hex.slice(at + 64)}` as Hex;
-    expect(() => decodeSnapshot(bad)).toThrow(/neither 0 nor 1/);
+    expect(() => decodeSnapshots(bad)).toThrow(/neither 0 nor 1/);
   });
 });
