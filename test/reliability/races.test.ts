@@ -4,17 +4,16 @@
 // stay contiguous, for a single payment and for every payment of a batch. Concurrent requests never
 // spend past a vault-level or a velocity limit, and one intent under ten keys executes once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toFunctionSelector, type Address } from "viem";
+import type { Address } from "viem";
 import { paymentRequestBody } from "../../src/client/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
 import type { PaymentIntent, VaultDomain } from "../../src/eip712/types.ts";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, type Env } from "../relayer/harness.ts";
 import { deployVault, newBot, usd } from "../relayer/harness-extra.ts";
-import { startTappedEnv, type Tap } from "./support/race-env.ts";
+import { EXECUTE_PAYMENT_BATCH, startTappedEnv, type Tap } from "./support/race-env.ts";
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
-const EXECUTE_PAYMENT_BATCH = toFunctionSelector("executePaymentBatch((address,address,address,uint256,uint256,bytes32)[],bytes[])");
 
 describe("races", () => {
   let env: Env & { tap: Tap };

@@ -26,7 +26,7 @@ export interface Tap {
 
 const EXECUTE_PAYMENT = toFunctionSelector("executePayment((address,address,address,uint256,uint256,bytes32),bytes)");
 const batchAbi = parseAbi(["function executePaymentBatch((address bot, address to, address token, uint256 amount, uint256 deadline, bytes32 ref)[] intents, bytes[] signatures)"]);
-const EXECUTE_PAYMENT_BATCH = toFunctionSelector(batchAbi[0]);
+export const EXECUTE_PAYMENT_BATCH = toFunctionSelector(batchAbi[0]);
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
   let tap: Tap | undefined;
