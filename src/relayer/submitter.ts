@@ -8,7 +8,7 @@
 // signature or a refused estimate burns none); a node that says the nonce is already used gets the
 // same requests re-signed with the chain's nonce (the old transaction can never land); a node that
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
-import { decodeEventLog, keccak256, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
+import { decodeEventLog, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
 import type { Ledger, Status } from "../ledger/index.ts";
 import { relayError } from "../errors.ts";
@@ -19,6 +19,7 @@ import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
 import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
+import { keccak256Hex } from "../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
@@ -236,14 +237,19 @@ export class Submitter {
         }
       }
       faultPoint("after-broadcast");
-      // Not fsynced: `submitting` and `submitted` are reconciled alike after a restart.
-      this.#ledger.transaction(() => {
-        for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
-      }, { durable: false });
+      // Marked once the first receipt request is on its way (the node answers it meanwhile). Not
+      // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
+      setImmediate(() => this.#markSubmitted(ids));
       this.#chainNonce = nonce + 1n;
       this.#lastNonce = nonce;
       return { txHash, broadcast: true };
     }
+  }
+
+  #markSubmitted(ids: readonly string[]): void {
+    this.#ledger.transaction(() => {
+      for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
+    }, { durable: false });
   }
 
   async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
@@ -286,21 +292,22 @@ export class Submitter {
   }
 }
 
-/** Per job: did its intent execute? A batch reports failures with PaymentFailed(intentHash, reason). */
+const paymentFailedTopic = toEventSelector(getAbiItem({ abi: vaultAbi, name: "PaymentFailed" }) as AbiEvent);
+
+/**
+ * Per job: did its intent execute? A batch reports failures with PaymentFailed(intentHash, reason),
+ * emitted by the vault; other logs (token transfers, PaymentExecuted) are not decoded.
+ */
 export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly Job[]): JobOutcome[] {
   const txHash = receipt.transactionHash;
   if (receipt.status !== "success") return jobs.map(() => ({ ok: false, txHash, reason: "the transaction reverted on-chain" }));
+  const vault = jobs[0]?.vault.toLowerCase();
   const failed = new Map<string, string>();
   for (const log of receipt.logs) {
-    try {
-      const event = decodeEventLog({ abi: vaultAbi, data: log.data, topics: log.topics });
-      if (event.eventName === "PaymentFailed") {
-        const args = event.args as unknown as { intentHash: Hex; reason: Hex };
-        failed.set(args.intentHash.toLowerCase(), decodeRevert(args.reason));
-      }
-    } catch {
-      // not a vault event
-    }
+    if (log.topics[0] !== paymentFailedTopic || log.address.toLowerCase() !== vault) continue;
+    const event = decodeEventLog({ abi: vaultAbi, eventName: "PaymentFailed", data: log.data, topics: log.topics });
+    const args = event.args as unknown as { intentHash: Hex; reason: Hex };
+    failed.set(args.intentHash.toLowerCase(), decodeRevert(args.reason));
   }
   return jobs.map((job) => {
     const reason = failed.get(job.intentHash.toLowerCase());
@@ -321,7 +328,7 @@ export async function waitForReceipt(chain: ChainRuntime, hash: Hex, timeoutMs: 
 
 /** A signed transaction's hash is the keccak of its raw bytes. */
 function txHashOf(rawTx: Hex): Hex {
-  return keccak256(rawTx);
+  return keccak256Hex(rawTx);
 }
 
 function firstLine(text: string): string {
