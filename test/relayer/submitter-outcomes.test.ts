@@ -12,18 +12,23 @@ const job = (n: number): Job => ({ requestId: `r${n}`, vault, data: "0x", gas: 0
 const jobs = [job(1), job(2), job(3)];
 
 const reason = encodeErrorResult({ abi: [{ type: "error", name: "Error", inputs: [{ type: "string", name: "message" }] }], errorName: "Error", args: ["recipient blacklisted"] });
-function paymentFailed(address: Hex, intentHash: Hex) {
+function paymentFailed(address: Hex, intentHash: Hex): Log {
   return {
     address,
     topics: encodeEventTopics({ abi: vaultAbi, eventName: "PaymentFailed", args: { intentHash } }),
     data: encodeAbiParameters(parseAbiParameters("bytes"), [reason]),
   };
 }
-function transfer() {
+function transfer(): Log {
   const topic = keccak256(toHex("Transfer(address,address,uint256)"));
   return { address: token, topics: [topic, `0x${"0".repeat(24)}${vault.slice(2)}`, `0x${"0".repeat(64)}`], data: encodeAbiParameters(parseAbiParameters("uint256"), [5n]) };
 }
-function receipt(status: "success" | "reverted", logs: ReturnType<typeof transfer>[]): TransactionReceipt {
+interface Log {
+  address: Hex;
+  topics: readonly unknown[];
+  data: Hex;
+}
+function receipt(status: "success" | "reverted", logs: Log[]): TransactionReceipt {
   return { status, transactionHash: txHash, blockNumber: 7n, logs } as unknown as TransactionReceipt;
 }
 
