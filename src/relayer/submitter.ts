@@ -246,10 +246,15 @@ export class Submitter {
     }
   }
 
+  /** Never throws: should the mark fail (the ledger closing), `submitting` is settled the same way. */
   #markSubmitted(ids: readonly string[]): void {
-    this.#ledger.transaction(() => {
-      for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
-    }, { durable: false });
+    try {
+      this.#ledger.transaction(() => {
+        for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
+      }, { durable: false });
+    } catch {
+      // the request stays `submitting`; its receipt or reconciliation settles it all the same
+    }
   }
 
   async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
