@@ -1,7 +1,6 @@
 // One SQLite connection with the ledger's pragmas and a nestable IMMEDIATE transaction helper.
 import { DatabaseSync } from "node:sqlite";
-import { mkdirSync } from "node:fs";
-import { open } from "node:fs/promises";
+import { closeSync, fsync, mkdirSync, openSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "./schema.ts";
 import { Checkpointer, fallbackCheckpointPages } from "./checkpointer.ts";
@@ -54,6 +53,12 @@ export class Db {
   readonly #walFile: string | undefined;
   #syncing: Promise<void> | undefined;
   #nextSync: Promise<void> | undefined;
+  /**
+   * The write-ahead log, opened once for fsyncs. SQLite keeps that file (truncating or rewriting
+   * it, never replacing it) while this connection is open.
+   */
+  #walFd: number | undefined;
+  #closed = false;
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -118,7 +123,7 @@ export class Db {
   }
 
   #startSync(): Promise<void> {
-    const run = fsyncFile(this.#walFile).finally(() => {
+    const run = this.#fsyncWal().finally(() => {
       if (this.#syncing === run) this.#syncing = undefined;
     });
     this.#syncing = run;
@@ -131,19 +136,35 @@ export class Db {
     this.#synchronous = mode;
   }
 
+  /** fsync of the write-ahead log on the thread pool (nothing for an in-memory ledger). */
+  #fsyncWal(): Promise<void> {
+    const file = this.#walFile;
+    if (file === undefined) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      // Once closed, a late sync opens the file for itself.
+      const own = this.#closed;
+      let fd: number;
+      try {
+        fd = own ? openSync(file, "r+") : (this.#walFd ??= openSync(file, "r+"));
+      } catch (error) {
+        return reject(error);
+      }
+      fsync(fd, (error) => {
+        if (own) closeSync(fd);
+        if (error) reject(error);
+        else resolve();
+      });
+    });
+  }
+
   close(): void {
     void this.#checkpointer?.close();
     this.#checkpointer = undefined;
     if (this.sqlite.isOpen) this.sqlite.close();
-  }
-}
-
-async function fsyncFile(file: string | undefined): Promise<void> {
-  if (file === undefined) return;
-  const handle = await open(file, "r+");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
+    this.#closed = true;
+    const fd = this.#walFd;
+    this.#walFd = undefined;
+    // An fsync under way still uses the descriptor: it is closed once that fsync has returned.
+    if (fd !== undefined) void (this.#syncing ?? Promise.resolve()).catch(() => {}).finally(() => closeSync(fd));
   }
 }
