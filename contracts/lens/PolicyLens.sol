@@ -30,11 +30,9 @@ interface ILensVault {
     function isRebalanceToken(address token) external view returns (bool);
 }
 
-/// @notice Never deployed. The relayer runs this constructor through `eth_call` (a "deployless"
-/// call) to read everything the checks of one or more requests need, at one block, in one round
-/// trip; the constructor returns the ABI-encoded Snapshot[] (one per query, in order) as the call's
-/// output.
-contract PolicyLens {
+/// @notice What the relayer's checks need, read for one or more requests at one block: one
+/// Snapshot per query, in order. Shared by PolicyLens and SimulatingLens.
+abstract contract PolicyReader {
     struct Query {
         address factory;
         address vault;
@@ -67,7 +65,8 @@ contract PolicyLens {
         bool protocolIsDefaultToken; // a registry default token: `approve` calls on it need no approval
     }
 
-    constructor(Query[] memory queries) {
+    /// @dev The ABI-encoded Snapshot[] of `queries`, read at this block.
+    function _readAll(Query[] memory queries) internal view returns (bytes memory) {
         Snapshot[] memory snapshots = new Snapshot[](queries.length);
         for (uint256 i; i < queries.length; ++i) {
             Query memory q = queries[i];
@@ -81,10 +80,7 @@ contract PolicyLens {
             else _readVaultAndBot(q, s);
             if (s.isVault) _readRequest(q, s);
         }
-        bytes memory out = abi.encode(snapshots);
-        assembly {
-            return(add(out, 32), mload(out))
-        }
+        return abi.encode(snapshots);
     }
 
     /// @dev An earlier query of the same factory, vault and bot, if any.
@@ -148,6 +144,19 @@ contract PolicyLens {
             return balance;
         } catch {
             return 0;
+        }
+    }
+}
+
+/// @notice Never deployed. The relayer runs this constructor through `eth_call` (a "deployless"
+/// call) to read everything the checks of one or more requests need, at one block, in one round
+/// trip; the constructor returns the ABI-encoded Snapshot[] as the call's output. Such an output is
+/// bounded like contract code (24 KiB), so the relayer sends a few queries per call.
+contract PolicyLens is PolicyReader {
+    constructor(Query[] memory queries) {
+        bytes memory out = _readAll(queries);
+        assembly {
+            return(add(out, 32), mload(out))
         }
     }
 }

@@ -1,7 +1,9 @@
 // One served chain at run time: its clients, contracts, relayer keys, and the reads the request
 // path needs (the vault's EIP-712 domain, cached; policy snapshots, one eth_call for one or many requests).
 import {
+  decodeFunctionResult,
   encodeDeployData,
+  encodeFunctionData,
   getAbiItem,
   zeroAddress,
   zeroHash,
@@ -53,6 +55,19 @@ export interface PolicySnapshot {
   protocolIsDefaultToken: boolean;
 }
 
+/** A transaction to simulate along with the snapshots, as relayer key `from` would send it. */
+export interface SimulationCall {
+  from: Address;
+  to: Address;
+  data: Hex;
+}
+
+/** A simulation's outcome: its return data when `ok`, else its revert data. */
+export interface SimulationOutcome {
+  ok: boolean;
+  result: Hex;
+}
+
 export interface SnapshotQuery {
   vault: Address;
   bot: Address;
@@ -66,6 +81,13 @@ export interface SnapshotQuery {
 
 const lens = readArtifact("lens/PolicyLens");
 const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
+const simulatingLens = readArtifact("lens/SimulatingLens");
+/**
+ * Runtime code that returns the block number it runs at (NUMBER, MSTORE, RETURN): the probe for
+ * state overrides, which also checks that a call at "latest" runs at the latest block's number.
+ */
+const OVERRIDE_PROBE_CODE = "0x4360005260206000f3";
+const OVERRIDE_PROBE_ADDRESS = "0x00000000000000000000000000000000000042aa";
 /** Queries per lens call: each snapshot encodes to about 1.2 KiB, and the output must stay under 24 KiB. */
 const LENS_QUERIES = 12;
 export class ChainRuntime {
@@ -75,6 +97,7 @@ export class ChainRuntime {
   readonly signers: readonly LocalAccount[];
   readonly defaultRebalanceTokens: readonly Address[];
   readonly #domains = new Map<string, VaultDomain>();
+  #stateOverride: Promise<boolean> | undefined;
 
   constructor(config: ChainConfig, provider?: EIP1193Provider) {
     this.chainId = config.chainId;
@@ -124,23 +147,82 @@ export class ChainRuntime {
     return (await Promise.all(chunks.map((chunk) => this.#lens(chunk, blockNumber)))).flat();
   }
 
+  /**
+   * Whether readAndSimulate can be used: the node runs eth_call with state overrides, and a call at
+   * "latest" sees the latest block's number. Asked once; after an unreachable node, asked again.
+   */
+  async supportsStateOverride(): Promise<boolean> {
+    this.#stateOverride ??= this.#probeStateOverride().catch((error: unknown) => {
+      this.#stateOverride = undefined;
+      throw error;
+    });
+    return this.#stateOverride;
+  }
+
+  async #probeStateOverride(): Promise<boolean> {
+    const client = this.clients.publicClient;
+    const [probe, latest] = await Promise.all([
+      rpcFailure(() => client.call({ to: OVERRIDE_PROBE_ADDRESS, stateOverride: [{ address: OVERRIDE_PROBE_ADDRESS, code: OVERRIDE_PROBE_CODE }] })).then(
+        ({ data }) => (data === undefined || data === "0x" ? undefined : BigInt(data)),
+        (error: unknown) => {
+          if ((error as { code?: string }).code === "RPC_ERROR") throw error;
+          return undefined; // the node refused the override
+        },
+      ),
+      this.latestBlock(),
+    ]);
+    // The probe ran at the latest block, or one before it when a block was mined meanwhile.
+    return probe !== undefined && (probe === latest || probe + 1n === latest);
+  }
+
+  /**
+   * The snapshots of `queries` and the outcome of each simulation, from one eth_call on the latest
+   * state: SimulatingLens runs at the relayer keys' addresses (a state override), and every
+   * simulation starts from the state the snapshots were read at, whose block is in each snapshot.
+   * Only where supportsStateOverride() holds.
+   */
+  async readAndSimulate(
+    queries: readonly SnapshotQuery[],
+    simulations: readonly SimulationCall[],
+  ): Promise<{ snapshots: PolicySnapshot[]; outcomes: SimulationOutcome[] }> {
+    const entry = simulations[0]?.from ?? this.signers[0]?.address ?? OVERRIDE_PROBE_ADDRESS;
+    const keys = new Set([entry, ...simulations.map((sim) => sim.from)].map((address) => address.toLowerCase() as Address));
+    const data = encodeFunctionData({
+      abi: simulatingLens.abi,
+      functionName: "readAndSimulate",
+      args: [queries.map((query) => this.#lensQuery(query)), simulations.map(({ from, to, data }) => ({ from, to, data }))],
+    });
+    const { data: out } = await rpcFailure(() =>
+      this.clients.publicClient.call({ to: entry, data, stateOverride: [...keys].map((address) => ({ address, code: simulatingLens.deployedBytecode })) }),
+    );
+    if (out === undefined) throw new Error("the simulating lens returned no data");
+    const [encoded, outcomes] = decodeFunctionResult({ abi: simulatingLens.abi, functionName: "readAndSimulate", data: out }) as readonly [Hex, readonly SimulationOutcome[]];
+    const snapshots = decodeSnapshots(encoded);
+    if (snapshots.length !== queries.length) throw new Error(`the simulating lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
+    if (outcomes.length !== simulations.length) throw new Error(`the simulating lens returned ${outcomes.length} outcomes for ${simulations.length} simulations`);
+    return { snapshots, outcomes: outcomes.map(({ ok, result }) => ({ ok, result })) };
+  }
+
+  /** A query as the lens's Query struct. */
+  #lensQuery(query: SnapshotQuery) {
+    return {
+      factory: this.config.factory,
+      vault: query.vault,
+      bot: query.bot,
+      to: query.to ?? zeroAddress,
+      tokens: query.tokens,
+      amounts: query.amounts,
+      intentHash: query.intentHash ?? zeroHash,
+      protocol: query.protocol ?? zeroAddress,
+      toToken: query.toToken ?? zeroAddress,
+    };
+  }
+
   async #lens(queries: readonly SnapshotQuery[], blockNumber?: bigint): Promise<PolicySnapshot[]> {
     const data = encodeDeployData({
       abi: [lensConstructor],
       bytecode: lens.bytecode,
-      args: [
-        queries.map((query) => ({
-          factory: this.config.factory,
-          vault: query.vault,
-          bot: query.bot,
-          to: query.to ?? zeroAddress,
-          tokens: query.tokens,
-          amounts: query.amounts,
-          intentHash: query.intentHash ?? zeroHash,
-          protocol: query.protocol ?? zeroAddress,
-          toToken: query.toToken ?? zeroAddress,
-        })),
-      ],
+      args: [queries.map((query) => this.#lensQuery(query))],
     });
     const { data: out } = await rpcFailure(() => this.clients.publicClient.call({ data, blockNumber }));
     if (out === undefined) throw new Error("policy lens returned no data");

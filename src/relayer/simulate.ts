@@ -2,7 +2,7 @@
 // route, chosen from the configured routers' quotes at the same block.
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, parseAbi, type Address, type Hex } from "viem";
 import type { SwapRequest } from "../api/validate.ts";
-import { relayError } from "../errors.ts";
+import { relayError, type RelayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { routerAbi, routerCalldata, vaultAbi, type SwapRoute } from "./intents.ts";
 import { isTransportFailure, rpcFailure } from "./rpc-errors.ts";
@@ -75,15 +75,24 @@ export async function simulate(
     return gas === undefined ? { success: true } : { success: true, gasEstimate: gas };
   } catch (error) {
     if (isTransportFailure(error)) throw relayError("RPC_ERROR", "the blockchain node did not answer", { cause: error });
-    const reason = decodeRevert(revertDataOf(error));
-    if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) throw relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause: error });
-    // checkPolicy refuses unapproved protocols first; should the vault still refuse one, that is
-    // the policy answer, not a failed call.
-    if (/^ProtocolNotApproved\(/.test(reason)) {
-      throw relayError("PROTOCOL_NOT_APPROVED", `${reason}: on a registry default token only approve calls are allowed`, { cause: error });
-    }
-    throw relayError("SIMULATION_FAILED", reason, { cause: error });
+    throw simulationError(revertDataOf(error), error);
   }
+}
+
+/**
+ * The error for a simulation that reverted with `revertData`: 422 SIMULATION_FAILED with the decoded
+ * reason, 422 SWAP_SLIPPAGE_EXCEEDED for a slippage revert, 403 PROTOCOL_NOT_APPROVED when the vault
+ * refuses the protocol.
+ */
+export function simulationError(revertData: Hex | undefined, cause?: unknown): RelayError {
+  const reason = decodeRevert(revertData);
+  if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) return relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause });
+  // checkPolicy refuses unapproved protocols first; should the vault still refuse one, that is
+  // the policy answer, not a failed call.
+  if (/^ProtocolNotApproved\(/.test(reason)) {
+    return relayError("PROTOCOL_NOT_APPROVED", `${reason}: on a registry default token only approve calls are allowed`, { cause });
+  }
+  return relayError("SIMULATION_FAILED", reason, { cause });
 }
 
 /**
