@@ -1,19 +1,23 @@
 // Coalesced reads. Requests that arrive while the chain is answering an earlier group's reads wait
-// and then go together: one eth_blockNumber pins the group to a block, one policy-lens eth_call
-// reads every request's snapshot at it, and the group's payments are simulated together, per vault,
-// with one eth_call of `executePaymentBatch` from the relayer key that would send them. An idle
-// relayer sends a request's reads at once, so a lone request waits for nobody.
+// and then go together: every request's policy snapshot, and the group's payments simulated per
+// vault (one `executePayment`, or one `executePaymentBatch` for several) from the relayer key that
+// would send them, all at one block. An idle relayer sends a request's reads at once, so a lone
+// request waits for nobody.
+//
+// Where the node supports eth_call state overrides, all of that is one eth_call
+// (ChainRuntime.readAndSimulate), which reports the block it ran at. Elsewhere one eth_blockNumber
+// pins the group, then one policy-lens call and the simulations run side by side at that block.
 //
 // Each payment's simulation stays its own: one the batch call does not report as executed (it
 // failed, or an earlier item of the group used what it needed) is simulated again alone at the same
-// block, which gives its own revert reason, or passes. A group whose lens call fails for another
-// reason than an unreachable node is read again request by request, so one bad query harms no other.
+// block, which gives its own revert reason, or passes. A group whose reads fail for another reason
+// than an unreachable node is read again request by request, so one bad query harms no other.
 import { decodeFunctionResult, type Address, type Hex } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
-import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "./chain-runtime.ts";
+import type { ChainRuntime, PolicySnapshot, SimulationCall, SnapshotQuery } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
 import { rpcFailure } from "./rpc-errors.ts";
-import { simulate, type SimulationOk } from "./simulate.ts";
+import { simulate, simulationError, type SimulationOk } from "./simulate.ts";
 
 /** What one request read, all at `blockNumber`. */
 export interface PinnedRead {
@@ -30,6 +34,14 @@ export interface PinnedRead {
 export interface PaymentToSimulate {
   request: PaymentRequest;
   data: Hex;
+}
+
+/** One vault's payments of a group, simulated together as one call. */
+interface SimulationPlan {
+  /** The payments' positions in the group. */
+  indexes: number[];
+  payments: PaymentToSimulate[];
+  call: SimulationCall;
 }
 
 interface Entry {
@@ -74,13 +86,45 @@ export class ReadBatcher {
 
   /** Reads one group and settles every entry. Never throws. */
   async #readGroup(group: Entry[]): Promise<void> {
-    let blockNumber: bigint;
     try {
-      blockNumber = await this.#chain.latestBlock();
+      if (await this.#chain.supportsStateOverride()) await this.#readInOneCall(group);
+      else await this.#readSeparately(group);
     } catch (error) {
       for (const entry of group) entry.reject(error);
-      return;
     }
+  }
+
+  /**
+   * Snapshots and simulations from one eth_call (ChainRuntime.readAndSimulate), pinned to the block
+   * it ran at. Should that call fail for another reason than an unreachable node (a query the lens
+   * reverts on), the group is read the other way, which isolates the bad query.
+   */
+  async #readInOneCall(group: Entry[]): Promise<void> {
+    const plans = this.#planSimulations(group);
+    let read: Awaited<ReturnType<ChainRuntime["readAndSimulate"]>>;
+    try {
+      read = await this.#chain.readAndSimulate(group.map((e) => e.query), plans.map((plan) => plan.call));
+    } catch (error) {
+      if ((error as { code?: string }).code === "RPC_ERROR") throw error;
+      return this.#readSeparately(group);
+    }
+    const blockNumber = read.snapshots[0]!.blockNumber;
+    const simulations: (Promise<SimulationOk> | undefined)[] = group.map(() => undefined);
+    plans.forEach((plan, k) => {
+      const outcome = read.outcomes[k]!;
+      if (plan.payments.length === 1) {
+        simulations[plan.indexes[0]!] = quiet(outcome.ok ? Promise.resolve({ success: true }) : Promise.reject(simulationError(outcome.result)));
+        return;
+      }
+      const executed = outcome.ok ? executedOf(outcome.result, plan.payments.length) : undefined;
+      this.#settleBatch(simulations, plan, executed, blockNumber);
+    });
+    group.forEach((entry, i) => entry.resolve({ blockNumber, snapshot: read.snapshots[i]!, simulation: simulations[i] }));
+  }
+
+  /** One eth_blockNumber pins the group; then the lens call and the simulations, side by side. */
+  async #readSeparately(group: Entry[]): Promise<void> {
+    const blockNumber = await this.#chain.latestBlock();
     const [snapshots, simulations] = await Promise.all([this.#snapshots(group, blockNumber), this.#simulations(group, blockNumber)]);
     group.forEach((entry, i) => {
       const snapshot = snapshots[i]!;
@@ -106,6 +150,35 @@ export class ReadBatcher {
   /** Per entry: its payment's simulation (undefined when it has none). Waits for the batch calls only. */
   async #simulations(group: readonly Entry[], blockNumber: bigint): Promise<(Promise<SimulationOk> | undefined)[]> {
     const out: (Promise<SimulationOk> | undefined)[] = group.map(() => undefined);
+    await Promise.all(
+      this.#planSimulations(group).map(async (plan) => {
+        if (plan.payments.length === 1) {
+          const single = quiet(this.#simulateAlone(plan.payments[0]!, blockNumber));
+          await single.catch(() => {});
+          out[plan.indexes[0]!] = single;
+          return;
+        }
+        let executed: readonly boolean[] | undefined;
+        try {
+          executed = await this.#simulateBatch(plan, blockNumber);
+        } catch (error) {
+          if ((error as { code?: string }).code === "RPC_ERROR") {
+            for (const i of plan.indexes) out[i] = quiet(Promise.reject(error));
+            return;
+          }
+          executed = undefined; // the whole call reverted: each payment alone says why
+        }
+        this.#settleBatch(out, plan, executed, blockNumber);
+      }),
+    );
+    return out;
+  }
+
+  /**
+   * The group's payments by vault, each vault's as one call from the key that sends its
+   * transactions: `executePayment` for one payment, `executePaymentBatch` for several.
+   */
+  #planSimulations(group: readonly Entry[]): SimulationPlan[] {
     const byVault = new Map<string, number[]>();
     group.forEach((entry, i) => {
       if (!entry.payment) return;
@@ -114,32 +187,22 @@ export class ReadBatcher {
       if (indexes) indexes.push(i);
       else byVault.set(key, [i]);
     });
-    await Promise.all(
-      [...byVault.values()].map(async (indexes) => {
-        const payments = indexes.map((i) => group[i]!.payment!);
-        const alone = (p: PaymentToSimulate) => quiet(this.#simulateAlone(p, blockNumber));
-        if (payments.length === 1) {
-          const single = alone(payments[0]!);
-          await single.catch(() => {});
-          out[indexes[0]!] = single;
-          return;
-        }
-        let executed: readonly boolean[] | undefined;
-        try {
-          executed = await this.#simulateBatch(payments, blockNumber);
-        } catch (error) {
-          if ((error as { code?: string }).code === "RPC_ERROR") {
-            for (const i of indexes) out[i] = quiet(Promise.reject(error));
-            return;
-          }
-          executed = undefined; // the whole call reverted: each payment alone says why
-        }
-        indexes.forEach((i, k) => {
-          out[i] = executed?.[k] === true ? Promise.resolve({ success: true }) : alone(payments[k]!);
-        });
-      }),
-    );
-    return out;
+    return [...byVault.values()].map((indexes) => {
+      const payments = indexes.map((i) => group[i]!.payment!);
+      const vault = payments[0]!.request.vaultAddress;
+      const data = payments.length === 1 ? payments[0]!.data : batchCalldata(payments.map((p) => p.request));
+      return { indexes, payments, call: { from: this.#signerFor(vault), to: vault, data } };
+    });
+  }
+
+  /**
+   * A batch simulation's verdict per payment: executed ones pass; the others (or all, when the whole
+   * call reverted: `executed` undefined) are simulated again alone at the same block, for their own reason.
+   */
+  #settleBatch(out: (Promise<SimulationOk> | undefined)[], plan: SimulationPlan, executed: readonly boolean[] | undefined, blockNumber: bigint): void {
+    plan.indexes.forEach((i, k) => {
+      out[i] = executed?.[k] === true ? Promise.resolve({ success: true }) : quiet(this.#simulateAlone(plan.payments[k]!, blockNumber));
+    });
   }
 
   #simulateAlone(payment: PaymentToSimulate, blockNumber: bigint): Promise<SimulationOk> {
@@ -147,20 +210,23 @@ export class ReadBatcher {
     return simulate(this.#chain, { from: this.#signerFor(vault), to: vault, data: payment.data, blockNumber });
   }
 
-  /** eth_call of `executePaymentBatch` at `blockNumber`: per payment, whether it executed. */
-  async #simulateBatch(payments: readonly PaymentToSimulate[], blockNumber: bigint): Promise<readonly boolean[]> {
-    const vault = payments[0]!.request.vaultAddress;
-    const { data } = await rpcFailure(() =>
-      this.#chain.clients.publicClient.call({
-        account: this.#signerFor(vault),
-        to: vault,
-        data: batchCalldata(payments.map((p) => p.request)),
-        blockNumber,
-      }),
-    );
-    const executed = decodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", data: data ?? "0x" }) as readonly boolean[];
-    if (executed.length !== payments.length) throw new Error("executePaymentBatch returned a result of the wrong length");
+  /** eth_call of a plan's `executePaymentBatch` at `blockNumber`: per payment, whether it executed. */
+  async #simulateBatch(plan: SimulationPlan, blockNumber: bigint): Promise<readonly boolean[]> {
+    const { from, to, data } = plan.call;
+    const result = await rpcFailure(() => this.#chain.clients.publicClient.call({ account: from, to, data, blockNumber }));
+    const executed = executedOf(result.data ?? "0x", plan.payments.length);
+    if (!executed) throw new Error("executePaymentBatch returned a result that is not one flag per payment");
     return executed;
+  }
+}
+
+/** A batch simulation's result: per payment, whether it executed; undefined if the data is not that. */
+function executedOf(data: Hex, count: number): readonly boolean[] | undefined {
+  try {
+    const executed = decodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", data }) as readonly boolean[];
+    return executed.length === count ? executed : undefined;
+  } catch {
+    return undefined;
   }
 }
 

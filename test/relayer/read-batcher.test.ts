@@ -1,6 +1,8 @@
 // Coalesced reads against a real devnet: requests that queue behind a running read go together (one
-// lens call, one batch simulation per vault), each still gets exactly what it would get alone (its
-// snapshot, its own simulation outcome and revert reason), and one bad query harms no other.
+// call with state overrides; or, on a node without them, one lens call and one batch simulation per
+// vault), each still gets exactly what it would get alone (its snapshot, its own simulation outcome
+// and revert reason), and one bad query harms no other. Both ways are tested: the second through a
+// provider that refuses eth_call state overrides as such nodes do.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -20,23 +22,31 @@ import { intentHashOf } from "../../src/relayer/checks.ts";
 
 const batchSelector = toFunctionSelector("executePaymentBatch((address,address,address,uint256,uint256,bytes32)[],bytes[])");
 
-describe("ReadBatcher", () => {
+describe.each([
+  { mode: "one call with state overrides", overrides: true },
+  { mode: "a node without state overrides", overrides: false },
+])("ReadBatcher, $mode", ({ overrides }) => {
   let devnet: Devnet;
   let runtime: ChainRuntime;
   let relayer: Address;
-  const calls = { lens: 0, batch: 0, single: 0 };
+  const calls = { combined: 0, lens: 0, batch: 0, single: 0 };
 
   beforeAll(async () => {
     const stateDir = mkdtempSync(path.join(tmpdir(), "relay-reads-"));
     devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
     const inner = devnet.chain.provider as EIP1193Provider;
-    // Counts the eth_calls the batcher makes; everything goes to the real chain unchanged.
+    // Counts the eth_calls the batcher makes; everything goes to the real chain unchanged, except
+    // that without `overrides` a call with a state override is refused, as such a node does.
     const counting = {
       ...inner,
-      request: (args: { method: string; params?: unknown }) => {
+      request: async (args: { method: string; params?: unknown }) => {
         if (args.method === "eth_call") {
-          const call = (args.params as [{ to?: string; data?: string }])[0];
-          if (!call.to) calls.lens++;
+          const params = args.params as [{ to?: string; data?: string }, unknown, unknown?];
+          const call = params[0];
+          if (params[2] !== undefined) {
+            if (!overrides) throw Object.assign(new Error("invalid argument 2: state overrides are not supported"), { code: -32602 });
+            calls.combined++;
+          } else if (!call.to) calls.lens++;
           else if (call.data?.startsWith(batchSelector)) calls.batch++;
           else calls.single++;
         }
@@ -46,12 +56,13 @@ describe("ReadBatcher", () => {
     const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(devnet.manifest)] });
     runtime = new ChainRuntime(config.chains[0]!, counting);
     relayer = privateKeyToAccount(devnet.manifest.accounts.relayer.privateKey as Hex).address;
+    expect(await runtime.supportsStateOverride()).toBe(overrides);
   });
   afterAll(() => devnet?.close());
 
   const m = () => devnet.manifest;
   const usdc = () => m().tokens.USDC!.address as Address;
-  const reset = () => Object.assign(calls, { lens: 0, batch: 0, single: 0 });
+  const reset = () => Object.assign(calls, { combined: 0, lens: 0, batch: 0, single: 0 });
 
   async function payment(intent: Partial<PaymentIntent> = {}): Promise<{ request: PaymentRequest; query: SnapshotQuery; data: Hex }> {
     const bot = privateKeyToAccount(m().accounts.bots.default.privateKey as Hex);
@@ -72,13 +83,14 @@ describe("ReadBatcher", () => {
 
   const batcher = () => new ReadBatcher(runtime, () => relayer, { maxBatch: 64 });
 
-  it("reads the first request at once and the ones queued behind it together: one lens call, one batch simulation", async () => {
+  it("reads the first request at once and the ones queued behind it together", async () => {
     const reads = batcher();
     const payments = await Promise.all(Array.from({ length: 5 }, () => payment()));
     reset();
     const results = await Promise.all(payments.map((p) => reads.read(p.query, { request: p.request, data: p.data })));
     // The first went alone (lens + its own simulation); the other four as one group.
-    expect(calls).toEqual({ lens: 2, batch: 1, single: 1 });
+    if (overrides) expect(calls).toEqual({ combined: 2, lens: 0, batch: 0, single: 0 });
+    else expect(calls).toEqual({ combined: 0, lens: 2, batch: 1, single: 1 });
     for (const [i, r] of results.entries()) {
       expect(r.snapshot.isVault).toBe(true);
       expect(r.snapshot.intentUsed).toBe(false);

@@ -2,7 +2,8 @@
 // through a tap: an EIP-1193 provider that forwards every call, records the raw transactions the
 // relayer broadcasts, and can run an action (the owner's pause, removeBot, a withdrawal) on the
 // chain exactly between the relayer's simulation and its broadcast.
-import { decodeFunctionData, parseAbi, parseTransaction, toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
+import { decodeFunctionData, getAbiItem, parseAbi, parseTransaction, toFunctionSelector, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
+import { readArtifact } from "../../../src/chain/artifacts.ts";
 import type { RelayerConfigInput } from "../../../src/relayer/config.ts";
 import { startEnv, type Env } from "../../relayer/harness.ts";
 
@@ -27,6 +28,8 @@ export interface Tap {
 const EXECUTE_PAYMENT = toFunctionSelector("executePayment((address,address,address,uint256,uint256,bytes32),bytes)");
 const batchAbi = parseAbi(["function executePaymentBatch((address bot, address to, address token, uint256 amount, uint256 deadline, bytes32 ref)[] intents, bytes[] signatures)"]);
 export const EXECUTE_PAYMENT_BATCH = toFunctionSelector(batchAbi[0]);
+const simulatingLensAbi = readArtifact("lens/SimulatingLens").abi;
+const READ_AND_SIMULATE = toFunctionSelector(getAbiItem({ abi: simulatingLensAbi, name: "readAndSimulate" }) as AbiFunction);
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
   let tap: Tap | undefined;
@@ -86,12 +89,18 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
 }
 
 /**
- * How many payments an eth_call on `vault` simulates: one for executePayment, each item for
- * executePaymentBatch (the relayer simulates payments read together as one batch); 0 otherwise.
+ * How many payments an eth_call simulates on `vault`: one for executePayment, each item for
+ * executePaymentBatch (the relayer simulates payments read together as one batch), and those of
+ * every simulation a SimulatingLens call (readAndSimulate) carries; 0 otherwise.
  */
 function paymentsSimulated(params: unknown, vault: Address): number {
   const call = (params as [{ to?: string; data?: string; input?: string }] | undefined)?.[0];
   const data = (call?.data ?? call?.input ?? "") as Hex;
+  if (data.startsWith(READ_AND_SIMULATE)) {
+    const { args } = decodeFunctionData({ abi: simulatingLensAbi, data });
+    const simulations = (args as readonly [unknown, readonly { to: Address; data: Hex }[]])[1];
+    return simulations.reduce((sum, sim) => sum + paymentsSimulated([{ to: sim.to, data: sim.data }], vault), 0);
+  }
   if (call?.to?.toLowerCase() !== vault.toLowerCase()) return 0;
   if (data.startsWith(EXECUTE_PAYMENT)) return 1;
   if (!data.startsWith(EXECUTE_PAYMENT_BATCH)) return 0;
