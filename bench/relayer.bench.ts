@@ -1,8 +1,8 @@
 // Fast-path payments through the relayer against the same `executePayment` transactions sent
 // straight to the same devnet, side by side in one run:
 //   throughput: N payments with 50 in flight (direct: gas, fees and nonces prefilled, signed ahead);
-//   latency: one payment at a time, p50 of the relayer's HTTP answer minus p50 of one direct
-//   transaction (send + receipt).
+//   latency: one payment at a time, direct and relayed alternately, p50 of the relayer's HTTP answer
+//   minus p50 of one direct transaction (send + receipt).
 // Where /proc exists, it also prints the CPU time per payment of the chain's thread and of the
 // JavaScript thread in each throughput round: what bounds the ratio on an in-process chain.
 // Run: npm run bench (all benchmarks) or `bash scripts/run.sh node bench/relayer.bench.ts`.
@@ -149,14 +149,23 @@ async function measured<T>(items: T[], send: (item: T) => Promise<void>): Promis
   return { rate, chainMs: used("edr-provider"), jsMs: used("MainThread") };
 }
 
-async function latencies<T>(items: T[], send: (item: T) => Promise<void>): Promise<number[]> {
-  const out: number[] = [];
-  for (const item of items) {
+/**
+ * One payment at a time, alternating a direct transaction and a relayed payment, so that both see
+ * the same chain (a devnet's blocks get slightly slower to mine as it grows). Sorted latencies of each.
+ */
+async function latencies(raws: Hex[], bodies: string[]): Promise<{ direct: number[]; relayer: number[] }> {
+  const direct: number[] = [];
+  const relayer: number[] = [];
+  const timed = async (send: () => Promise<void>, into: number[]) => {
     const t = performance.now();
-    await send(item);
-    out.push(performance.now() - t);
+    await send();
+    into.push(performance.now() - t);
+  };
+  for (let i = 0; i < raws.length; i++) {
+    await timed(() => sendDirect(raws[i]!), direct);
+    await timed(() => sendRelayer(bodies[i]!), relayer);
   }
-  return out.sort((a, b) => a - b);
+  return { direct: direct.sort((a, b) => a - b), relayer: relayer.sort((a, b) => a - b) };
 }
 const p50 = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 
@@ -167,8 +176,7 @@ const directRound = await measured(await directTransactions(N), sendDirect);
 const relayRound = await measured(await relayerBodies(N), sendRelayer);
 const directRate = directRound.rate;
 const relayRate = relayRound.rate;
-const directLatency = await latencies(await directTransactions(LATENCY_SAMPLES), sendDirect);
-const relayLatency = await latencies(await relayerBodies(LATENCY_SAMPLES), sendRelayer);
+const { direct: directLatency, relayer: relayLatency } = await latencies(await directTransactions(LATENCY_SAMPLES), await relayerBodies(LATENCY_SAMPLES));
 
 const ratio = relayRate / directRate;
 const extra = p50(relayLatency) - p50(directLatency);
