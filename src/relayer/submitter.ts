@@ -310,9 +310,13 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
   const failed = new Map<string, string>();
   for (const log of receipt.logs) {
     if (log.topics[0] !== paymentFailedTopic || log.address.toLowerCase() !== vault) continue;
-    const event = decodeEventLog({ abi: vaultAbi, eventName: "PaymentFailed", data: log.data, topics: log.topics });
-    const args = event.args as unknown as { intentHash: Hex; reason: Hex };
-    failed.set(args.intentHash.toLowerCase(), decodeRevert(args.reason));
+    try {
+      const event = decodeEventLog({ abi: vaultAbi, eventName: "PaymentFailed", data: log.data, topics: log.topics });
+      const args = event.args as unknown as { intentHash: Hex; reason: Hex };
+      failed.set(args.intentHash.toLowerCase(), decodeRevert(args.reason));
+    } catch {
+      // not the vault's event after all (malformed): it reports nothing
+    }
   }
   return jobs.map((job) => {
     const reason = failed.get(job.intentHash.toLowerCase());
