@@ -4,9 +4,9 @@
 // would send them, all at one block. An idle relayer sends a request's reads at once, so a lone
 // request waits for nobody.
 //
-// Where the node supports eth_call state overrides, all of that is one eth_call
+// Where the node supports eth_call state overrides, all of that is one eth_call per 12 requests
 // (ChainRuntime.readAndSimulate), which reports the block it ran at. Elsewhere one eth_blockNumber
-// pins the group, then one policy-lens call and the simulations run side by side at that block.
+// pins the group, then the policy-lens calls and the simulations run side by side at that block.
 //
 // Each payment's simulation stays its own: one the batch call does not report as executed (it
 // failed, or an earlier item of the group used what it needed) is simulated again alone at the same
@@ -35,6 +35,13 @@ export interface PaymentToSimulate {
   request: PaymentRequest;
   data: Hex;
 }
+
+/**
+ * Requests per readAndSimulate call; a larger group is read in several calls side by side. This
+ * keeps each call short for the node (other requests queue behind it) and bounds the lens's sharing
+ * of vault and bot reads, which compares each query with every earlier one of its call.
+ */
+const CALL_ENTRIES = 12;
 
 /** One vault's payments of a group, simulated together as one call. */
 interface SimulationPlan {
@@ -87,8 +94,13 @@ export class ReadBatcher {
   /** Reads one group and settles every entry. Never throws. */
   async #readGroup(group: Entry[]): Promise<void> {
     try {
-      if (await this.#chain.supportsStateOverride()) await this.#readInOneCall(group);
-      else await this.#readSeparately(group);
+      if (await this.#chain.supportsStateOverride()) {
+        const parts: Entry[][] = [];
+        for (let i = 0; i < group.length; i += CALL_ENTRIES) parts.push(group.slice(i, i + CALL_ENTRIES));
+        await Promise.all(parts.map((part) => this.#readInOneCall(part).catch((error: unknown) => part.forEach((e) => e.reject(error)))));
+      } else {
+        await this.#readSeparately(group);
+      }
     } catch (error) {
       for (const entry of group) entry.reject(error);
     }
@@ -97,7 +109,7 @@ export class ReadBatcher {
   /**
    * Snapshots and simulations from one eth_call (ChainRuntime.readAndSimulate), pinned to the block
    * it ran at. Should that call fail for another reason than an unreachable node (a query the lens
-   * reverts on), the group is read the other way, which isolates the bad query.
+   * reverts on), the entries are read the other way, which isolates the bad query.
    */
   async #readInOneCall(group: Entry[]): Promise<void> {
     const plans = this.#planSimulations(group);

@@ -102,6 +102,20 @@ describe.each([
     }
   });
 
+  it("reads a large group in calls of at most 12 requests, each request as it reads alone", async () => {
+    const reads = batcher();
+    const payments = await Promise.all(Array.from({ length: 30 }, () => payment({ amount: 10_000n })));
+    reset();
+    const results = await Promise.all(payments.map((p) => reads.read(p.query, { request: p.request, data: p.data })));
+    // The first alone, then 29 together: three calls of up to 12 (one lens call per 12 queries without overrides).
+    if (overrides) expect(calls).toEqual({ combined: 4, lens: 0, batch: 0, single: 0 });
+    else expect(calls).toEqual({ combined: 0, lens: 4, batch: 1, single: 1 });
+    for (const [i, r] of results.entries()) {
+      await expect(r.simulation).resolves.toEqual({ success: true });
+      expect(await runtime.snapshot(payments[i]!.query, r.blockNumber)).toEqual(r.snapshot);
+    }
+  });
+
   it("gives a payment that fails inside a group its own SIMULATION_FAILED and reason; the others pass", async () => {
     const reads = batcher();
     const [first, ...rest] = await Promise.all([payment(), payment(), payment({ amount: 10n ** 30n }), payment()]);
