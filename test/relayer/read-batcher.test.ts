@@ -7,7 +7,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { toFunctionSelector, type Address, type EIP1193Provider, type Hex } from "viem";
+import { getAbiItem, toFunctionSelector, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { validateBody, type PaymentRequest } from "../../src/api/validate.ts";
 import { paymentRequestBody } from "../../src/client/bodies.ts";
@@ -16,11 +16,11 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { PaymentIntent } from "../../src/eip712/types.ts";
 import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { executionCalldata, snapshotQuery } from "../../src/relayer/intents.ts";
+import { executionCalldata, snapshotQuery, vaultAbi } from "../../src/relayer/intents.ts";
 import { ReadBatcher } from "../../src/relayer/read-batcher.ts";
 import { intentHashOf } from "../../src/relayer/checks.ts";
 
-const batchSelector = toFunctionSelector("executePaymentBatch((address,address,address,uint256,uint256,bytes32)[],bytes[])");
+const batchSelector = toFunctionSelector(getAbiItem({ abi: vaultAbi, name: "executePaymentBatch" }) as AbiFunction);
 
 describe.each([
   { mode: "one call with state overrides", overrides: true },

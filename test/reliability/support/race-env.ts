@@ -2,8 +2,9 @@
 // through a tap: an EIP-1193 provider that forwards every call, records the raw transactions the
 // relayer broadcasts, and can run an action (the owner's pause, removeBot, a withdrawal) on the
 // chain exactly between the relayer's simulation and its broadcast.
-import { decodeFunctionData, getAbiItem, parseAbi, parseTransaction, toFunctionSelector, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
+import { decodeFunctionData, getAbiItem, parseTransaction, toFunctionSelector, type Abi, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
 import { readArtifact } from "../../../src/chain/artifacts.ts";
+import { vaultAbi } from "../../../src/relayer/intents.ts";
 import type { RelayerConfigInput } from "../../../src/relayer/config.ts";
 import { startEnv, type Env } from "../../relayer/harness.ts";
 
@@ -25,11 +26,11 @@ export interface Tap {
   beforeNextBroadcast(action: () => Promise<unknown>, afterSimulations?: number): void;
 }
 
-const EXECUTE_PAYMENT = toFunctionSelector("executePayment((address,address,address,uint256,uint256,bytes32),bytes)");
-const batchAbi = parseAbi(["function executePaymentBatch((address bot, address to, address token, uint256 amount, uint256 deadline, bytes32 ref)[] intents, bytes[] signatures)"]);
-export const EXECUTE_PAYMENT_BATCH = toFunctionSelector(batchAbi[0]);
+const selectorOf = (abi: Abi, name: string) => toFunctionSelector(getAbiItem({ abi, name }) as AbiFunction);
+const EXECUTE_PAYMENT = selectorOf(vaultAbi, "executePayment");
+export const EXECUTE_PAYMENT_BATCH = selectorOf(vaultAbi, "executePaymentBatch");
 const simulatingLensAbi = readArtifact("lens/SimulatingLens").abi;
-const READ_AND_SIMULATE = toFunctionSelector(getAbiItem({ abi: simulatingLensAbi, name: "readAndSimulate" }) as AbiFunction);
+const READ_AND_SIMULATE = selectorOf(simulatingLensAbi, "readAndSimulate");
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
   let tap: Tap | undefined;
@@ -104,6 +105,6 @@ function paymentsSimulated(params: unknown, vault: Address): number {
   if (call?.to?.toLowerCase() !== vault.toLowerCase()) return 0;
   if (data.startsWith(EXECUTE_PAYMENT)) return 1;
   if (!data.startsWith(EXECUTE_PAYMENT_BATCH)) return 0;
-  const { args } = decodeFunctionData({ abi: batchAbi, data });
-  return args[0].length;
+  const { args } = decodeFunctionData({ abi: vaultAbi, data });
+  return (args as readonly [readonly unknown[], readonly Hex[]])[0].length;
 }
