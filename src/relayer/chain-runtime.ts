@@ -184,7 +184,7 @@ export class ChainRuntime {
   async readAndSimulate(
     queries: readonly SnapshotQuery[],
     simulations: readonly SimulationCall[],
-  ): Promise<{ snapshots: PolicySnapshot[]; outcomes: SimulationOutcome[] }> {
+  ): Promise<{ snapshots: PolicySnapshot[]; outcomes: readonly SimulationOutcome[] }> {
     const entry = simulations[0]?.from ?? this.signers[0]?.address ?? OVERRIDE_PROBE_ADDRESS;
     const keys = new Set([entry, ...simulations.map((sim) => sim.from)].map((address) => address.toLowerCase() as Address));
     const data = encodeFunctionData({
@@ -200,7 +200,7 @@ export class ChainRuntime {
     const snapshots = decodeSnapshots(encoded);
     if (snapshots.length !== queries.length) throw new Error(`the simulating lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
     if (outcomes.length !== simulations.length) throw new Error(`the simulating lens returned ${outcomes.length} outcomes for ${simulations.length} simulations`);
-    return { snapshots, outcomes: outcomes.map(({ ok, result }) => ({ ok, result })) };
+    return { snapshots, outcomes };
   }
 
   /** A query as the lens's Query struct. */
