@@ -11,6 +11,7 @@ export const errorTable = {
   INVALID_AMOUNT: { status: 400, message: "Invalid amount" },
   INVALID_REF: { status: 400, message: "Invalid ref" },
   DEADLINE_EXPIRED: { status: 400, message: "Deadline has passed" },
+  DEADLINE_TOO_FAR: { status: 400, message: "Deadline is farther ahead than the relayer accepts" },
   INVALID_CHAIN_ID: { status: 400, message: "Unsupported chain id" },
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: "Idempotency key must be a UUID" },
   MEMO_TOO_LONG: { status: 400, message: "Memo is too long" },
@@ -34,6 +35,7 @@ export const errorTable = {
   REQUEST_TIMEOUT: { status: 408, message: "Request timed out" },
   IDEMPOTENCY_CONFLICT: { status: 409, message: "Idempotency key was used with different request data" },
   DUPLICATE_INTENT: { status: 409, message: "Intent was already executed" },
+  INTENT_REJECTED: { status: 409, message: "Intent was rejected or cancelled and can never execute" },
   REVIEW_ALREADY_DECIDED: { status: 409, message: "Review was already decided" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body is too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Content-Type must be application/json" },
@@ -42,6 +44,7 @@ export const errorTable = {
   SIMULATION_FAILED: { status: 422, message: "Transaction simulation failed" },
   SWAP_SLIPPAGE_EXCEEDED: { status: 422, message: "Swap exceeds the slippage tolerance" },
   NO_SWAP_ROUTE: { status: 422, message: "No swap route for the token pair" },
+  PRICE_FEED_STALE: { status: 422, message: "A price feed is stale or reports no positive price" },
   // 429/5xx: safe to retry with the same idempotency key (see `retryable`).
   RATE_LIMITED: { status: 429, message: "Rate limit exceeded" },
   INTERNAL_ERROR: { status: 500, message: "Internal error" },

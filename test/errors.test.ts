@@ -51,6 +51,12 @@ const designCodes: Record<string, number> = {
   REVIEW_ALREADY_DECIDED: 409,
   PAYLOAD_TOO_LARGE: 413,
 };
+// Owner-policy codes (issue: the owner's policy binds).
+const policyCodes: Record<string, number> = {
+  DEADLINE_TOO_FAR: 400,
+  INTENT_REJECTED: 409,
+  PRICE_FEED_STALE: 422,
+};
 const frameworkCodes: Record<string, number> = {
   SERVICE_UNAVAILABLE: 503,
   REQUEST_TIMEOUT: 408,
@@ -60,7 +66,7 @@ const frameworkCodes: Record<string, number> = {
 
 describe("error table", () => {
   it("has exactly the SPEC, DESIGN and framework codes with their statuses", () => {
-    const expected = { ...specCodes, ...designCodes, ...frameworkCodes };
+    const expected = { ...specCodes, ...designCodes, ...policyCodes, ...frameworkCodes };
     expect(Object.fromEntries(errorCodes.map((c) => [c, statusOf(c)]))).toEqual(expected);
     for (const code of errorCodes) expect(errorTable[code].message.length).toBeGreaterThan(0);
   });
