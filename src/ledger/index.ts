@@ -10,5 +10,5 @@ export type { ClaimOutcome } from "./idempotency.ts";
 export type { ReserveResult, SpendEntry, SpendLimits, SpendingLimit, WindowQuery, WindowTotals } from "./spend.ts";
 export { publicStatus, statuses, inFlightStatuses, requestKinds } from "./status.ts";
 export type { PublicStatus, RequestKind, Status } from "./status.ts";
-export { schemaVersion, migrate } from "./schema.ts";
+export { schemaVersion, migrate, migrations } from "./schema.ts";
 export type { Replacement } from "./replacements.ts";

@@ -2,6 +2,7 @@
 import { Db, type LedgerOptions, type TransactionOptions } from "./db.ts";
 import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
+import { Refusals, type Refusal } from "./refusals.ts";
 import { Replacements, type Replacement } from "./replacements.ts";
 import {
   Requests,
@@ -57,6 +58,7 @@ export class Ledger {
   readonly #spend: Spend;
   readonly #nonces: Nonces;
   readonly #replacements: Replacements;
+  readonly #refusals: Refusals;
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
@@ -65,6 +67,7 @@ export class Ledger {
     this.#spend = new Spend(this.#db);
     this.#nonces = new Nonces(this.#db);
     this.#replacements = new Replacements(this.#db);
+    this.#refusals = new Refusals(this.#db);
   }
 
   /** The ledger's clock (unix ms). */
@@ -208,11 +211,29 @@ export class Ledger {
     return this.#db.transaction(() => {
       const expired: RequestRecord[] = [];
       for (const id of this.#requests.expiringReviewIds(now)) {
-        const updated = this.transition(id, ["held"], "rejected", { reason: reviewExpiredReason });
+        const updated = this.rejectReview(id, reviewExpiredReason);
         if (updated) expired.push(updated);
       }
       return expired;
     });
+  }
+
+  /**
+   * The owner's refusal of a held request (a rejection, or a review that lapsed): moves it from
+   * `held` to `rejected` with `reason`, releases its spend, and records its intent as refused, in one
+   * transaction. Returns undefined when it was no longer held.
+   */
+  rejectReview(id: string, reason: string): RequestRecord | undefined {
+    return this.#db.transaction(() => {
+      const updated = this.transition(id, ["held"], "rejected", { reason });
+      if (updated) this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
+      return updated;
+    });
+  }
+
+  /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
+  findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
+    return this.#refusals.find(chainId, vault, intentHash);
   }
 
   /** See {@link Idempotency.claim}. */

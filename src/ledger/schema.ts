@@ -99,6 +99,23 @@ export const migrations: readonly string[] = [
   INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
     SELECT chain_id, vault, bot, at / 60000, SUM(usd), COUNT(*) FROM spend GROUP BY chain_id, vault, bot, at / 60000;
   `,
+  // 5: intents the owner refused (rejected, or left undecided until the review lapsed): such an
+  // intent never executes, whatever key or unsigned fields a later submission carries. Filled from
+  // the reviews already rejected without a transaction.
+  `
+  CREATE TABLE refused_intents (
+    chain_id    INTEGER NOT NULL,
+    vault       TEXT NOT NULL,
+    intent_hash TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    at          INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash)
+  ) WITHOUT ROWID;
+  INSERT OR IGNORE INTO refused_intents (chain_id, vault, intent_hash, request_id, reason, at)
+    SELECT chain_id, vault, intent_hash, id, COALESCE(reason, ''), updated_at FROM requests
+    WHERE status = 'rejected' AND held_because IS NOT NULL AND tx_hash IS NULL;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -193,9 +193,17 @@ export class Relayer {
     return { data, sim };
   }
 
-  /** An intent already approved or under way in the ledger (under another key) is a duplicate. */
+  /**
+   * An intent the owner refused (rejected, or left until its review lapsed) never executes; one
+   * already approved or under way in the ledger (under another key) is a duplicate.
+   */
   #checkNotInLedger(request: RelayRequest, intentHash: Hex): void {
-    if (this.#parts.ledger.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
+    const ledger = this.#parts.ledger;
+    const refusal = ledger.findRefusal(request.chainId, request.vaultAddress, intentHash);
+    if (refusal) {
+      throw relayError("INTENT_REJECTED", `the vault's owner refused this intent (request ${refusal.requestId}: ${refusal.reason}); sign a new intent`);
+    }
+    if (ledger.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
       throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
     }
   }

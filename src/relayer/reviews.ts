@@ -103,7 +103,7 @@ export class Reviews {
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     this.#requireUndecided(record);
     if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
-    const updated = this.#deps.ledger.transition(requestId, ["held"], "rejected", { reason });
+    const updated = this.#deps.ledger.rejectReview(requestId, reason);
     if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
     return this.#store(updated);
   }

@@ -132,6 +132,25 @@ describe("requests", () => {
     expect(expired).toMatchObject([{ id: soon.id, status: "rejected", reason: "review expired" }]);
     expect(ledger.getRequest(later.id)!.status).toBe("held");
     expect(ledger.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n })).toEqual({ usd: 0n, count: 0n });
+    expect(ledger.findRefusal(84532, vault, soon.intentHash)).toMatchObject({ requestId: soon.id, reason: "review expired" });
+    expect(ledger.findRefusal(84532, vault, later.intentHash)).toBeUndefined();
+  });
+
+  it("rejectReview refuses the intent for good; other rejections and other vaults do not", () => {
+    const { ledger } = freshLedger();
+    const held = ledger.createRequest(newRequest({ status: "held", heldBecause: "x" }));
+    const failed = ledger.createRequest(newRequest());
+    expect(ledger.rejectReview(held.id, "owner said no")).toMatchObject({ status: "rejected", reason: "owner said no" });
+    ledger.transition(failed.id, ["received"], "rejected", { reason: "not executed: SIMULATION_FAILED" });
+    expect(ledger.findRefusal(84532, vault.toUpperCase().replace("0X", "0x"), held.intentHash.toUpperCase().replace("0X", "0x"))).toMatchObject({ requestId: held.id, reason: "owner said no" });
+    expect(ledger.findRefusal(84532, vault, failed.intentHash)).toBeUndefined();
+    expect(ledger.findRefusal(84532, "0x4444444444444444444444444444444444444444", held.intentHash)).toBeUndefined();
+    expect(ledger.findRefusal(1, vault, held.intentHash)).toBeUndefined();
+    // Only a held request can be refused: a second decision changes nothing.
+    expect(ledger.rejectReview(held.id, "again")).toBeUndefined();
+    expect(ledger.rejectReview(failed.id, "late")).toBeUndefined();
+    expect(ledger.findRefusal(84532, vault, held.intentHash)!.reason).toBe("owner said no");
+    expect(ledger.findRefusal(84532, vault, failed.intentHash)).toBeUndefined();
   });
 });
 
