@@ -14,7 +14,7 @@ async function ownerSession(env: Env): Promise<Record<string, string>> {
 }
 
 /** The same signed intent under a new idempotency key, with other unsigned fields. */
-function resent(body: Record<string, unknown>, memo: string, metadata: Record<string, string> = {}) {
+function resent(body: object, memo: string, metadata: Record<string, string> = {}) {
   return { ...body, idempotencyKey: crypto.randomUUID(), memo, metadata };
 }
 
