@@ -172,6 +172,9 @@ function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options
     deadline: body.deadline,
     ref: body.ref,
   };
+  // A zero payment moves nothing but still spends an intent; 0x0 would burn the funds.
+  if (intent.amount === 0n) throw relayError("INVALID_AMOUNT", "amount must be greater than 0");
+  if (/^0x0{40}$/.test(intent.to)) throw relayError("INVALID_ADDRESS", "to must not be the zero address");
   return { kind: "payment", intent, ...base };
 }
 
@@ -208,6 +211,7 @@ function buildSwap(body: SwapBody, headers: HeaderBag | undefined, options?: Val
     deadline: body.deadline,
     ref: body.ref,
   };
+  if (intent.maxFromAmount === 0n) throw relayError("INVALID_AMOUNT", "maxFromAmount must be greater than 0");
   return { kind: "swap", intent, ...base };
 }
 

@@ -59,6 +59,7 @@ function buildProgram(io: CliIO): Command {
       .option("--ai-model <name>", "model name for --ai-endpoint")
       .addOption(new Option("--ai-timeout-ms <ms>", "how long the verification agents may take").argParser(parsePositiveInt("--ai-timeout-ms")))
       .addOption(new Option("--review-window <seconds>", "how long an owner has to decide a held request (default 86400)").argParser(parsePositiveInt("--review-window")))
+      .addOption(new Option("--max-deadline <seconds>", "farthest ahead a bot's intent deadline may be (default 86400)").argParser(parsePositiveInt("--max-deadline")))
       .addOption(new Option("--request-timeout-ms <ms>", "how long a client may take to send a whole request before a 408 (default 10000)").argParser(parsePositiveInt("--request-timeout-ms")))
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));

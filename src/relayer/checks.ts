@@ -37,11 +37,17 @@ export function checkSignature(request: RelayRequest, digest: string): void {
   }
 }
 
-/** The deadline must be in the future, by the wall clock and by the chain's clock. */
-export function checkDeadline(request: RelayRequest, nowSeconds: bigint, snapshot: PolicySnapshot): void {
+/**
+ * The deadline must be in the future, by the wall clock and by the chain's clock, and at most
+ * `horizonSeconds` ahead of the later of the two.
+ */
+export function checkDeadline(request: RelayRequest, nowSeconds: bigint, snapshot: PolicySnapshot, horizonSeconds: number): void {
   const now = snapshot.timestamp > nowSeconds ? snapshot.timestamp : nowSeconds;
   if (request.intent.deadline <= now) {
     throw relayError("DEADLINE_EXPIRED", `deadline ${request.intent.deadline} is not after ${now}`);
+  }
+  if (request.intent.deadline > now + BigInt(horizonSeconds)) {
+    throw relayError("DEADLINE_TOO_FAR", `deadline ${request.intent.deadline} is more than ${horizonSeconds} s after ${now}; sign a shorter one`);
   }
 }
 
@@ -74,6 +80,9 @@ export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, def
   }
   if (config.maxPerTxAmount > 0n && snapshot.usdValue > config.maxPerTxAmount) {
     throw relayError("EXCEEDS_PER_TX_LIMIT", `amount worth ${formatUsd(snapshot.usdValue)} USD exceeds the bot's maxPerTxAmount of ${formatUsd(config.maxPerTxAmount)} USD`);
+  }
+  if (request.kind === "payment" && request.intent.to.toLowerCase() === request.vaultAddress.toLowerCase()) {
+    throw relayError("DESTINATION_NOT_ALLOWED", "to is the vault itself");
   }
   if (request.kind === "payment" && !snapshot.destinationAllowed) {
     const why = snapshot.destinationReason === "blacklisted" ? "is blacklisted" : "is not on the vault's or the bot's destination whitelist";

@@ -49,6 +49,11 @@ export const relayerConfigSchema = z.object({
     .default({ timeoutMs: 30_000 }),
   /** How long an owner has to decide a held request before it becomes `rejected`. */
   reviewWindowSeconds: z.number().int().positive().default(86_400),
+  /**
+   * Farthest a bot's deadline may lie ahead, in seconds: a signed intent is a bearer cheque, so one
+   * that stays valid for years is refused (400 DEADLINE_TOO_FAR).
+   */
+  maxDeadlineSeconds: z.number().int().positive().default(86_400),
   /** Longest wait for a receipt before a submitted request is answered from the ledger later. */
   receiptTimeoutMs: z.number().int().positive().default(120_000),
   /** How long a client may take to send a whole request (headers and body) before a 408. */

@@ -155,7 +155,7 @@ export class Relayer {
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
-    checkDeadline(request, BigInt(Math.floor(Date.now() / 1000)), snapshot);
+    checkDeadline(request, BigInt(Math.floor(Date.now() / 1000)), snapshot, this.#parts.config.maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
     this.#checkNotInLedger(request, intentHash);
     checkPolicy(request, snapshot, chain.defaultRebalanceTokens);

@@ -96,8 +96,13 @@ describe("valid bodies", () => {
     expect(recoverSigner(hashIntent("swap", v.domain, req.intent), req.signature)).toBe(v.signer);
   });
 
-  it("accepts amount 0 and 2^256-1, memo and metadata at their limits", () => {
-    expect(validateBody("payment", withField(paymentBody(), "amount", "0")).intent.amount).toBe(0n);
+  it("refuses a payment of 0 and one to the zero address (a zero payment only spends an intent; 0x0 burns)", () => {
+    expectError("payment", withField(paymentBody(), "amount", "0"), "INVALID_AMOUNT", "amount must be greater than 0");
+    expectError("payment", withField(paymentBody(), "to", "0x0000000000000000000000000000000000000000"), "INVALID_ADDRESS", "to must not be the zero address");
+  });
+
+  it("accepts amount 1 and 2^256-1, memo and metadata at their limits", () => {
+    expect(validateBody("payment", withField(paymentBody(), "amount", "1")).intent.amount).toBe(1n);
     expect(validateBody("payment", withField(paymentBody(), "amount", MAX_UINT)).intent.amount).toBe(BigInt(MAX_UINT));
     expect(validateBody("payment", withField(paymentBody(), "amount", "007")).intent.amount).toBe(7n);
     const memo = "m".repeat(1000);

@@ -20,6 +20,7 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   aiModel?: string;
   aiTimeoutMs?: number;
   reviewWindow?: number;
+  maxDeadline?: number;
   requestTimeoutMs?: number;
 }
 
@@ -42,6 +43,7 @@ function flagSettings(options: ServeCommandOptions) {
       ...(process.env.RELAY_AI_API_KEY ? { apiKey: process.env.RELAY_AI_API_KEY } : {}),
     },
     ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),
+    ...(options.maxDeadline === undefined ? {} : { maxDeadlineSeconds: options.maxDeadline }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
   };
 }
