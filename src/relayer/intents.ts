@@ -5,6 +5,7 @@ import { encodeFunctionData, type Address, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import type { ExecuteRequest, PaymentRequest, RelayRequest, SwapRequest } from "../api/validate.ts";
 import type { SnapshotQuery } from "./chain-runtime.ts";
+import { transferRecipient } from "./token-transfer.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const routerAbi = readArtifact("mocks/MockSwapRouter").abi;
@@ -49,7 +50,7 @@ export function snapshotQuery(request: RelayRequest, intentHash: Hex): SnapshotQ
     case "payment":
       return { ...base, to: request.intent.to };
     case "execute":
-      return { ...base, protocol: request.intent.protocol };
+      return { ...base, protocol: request.intent.protocol, to: transferRecipient(request.callData) };
     case "swap":
       return { ...base, toToken: request.intent.toToken };
   }

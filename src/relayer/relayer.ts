@@ -9,7 +9,7 @@
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
 // stored with the request and under its idempotency key, so replays are byte-for-byte identical.
 import { zeroHash, type Address, type Hex } from "viem";
-import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
+import { validateBody, type ExecuteRequest, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../eip712/types.ts";
@@ -17,7 +17,8 @@ import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import { takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
 import { parseScenario, type Scanner, type Scenario } from "./ai/index.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
-import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkValue, checkVaultExists, intentHashOf } from "./checks.ts";
+import { measureOutflows, type Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
 import { choosePath, describeScan, selectorOf, type Path } from "./path.ts";
@@ -52,6 +53,8 @@ interface Checked {
   gasEstimate?: bigint;
   /** The devnet's forced AI outcome (`metadata.scenario`), if any. */
   scenario?: Scenario;
+  /** An execute's measured outflows (outflows.ts), where the node could measure them. */
+  outflows?: Outflow[];
 }
 
 export class Relayer {
@@ -166,7 +169,27 @@ export class Relayer {
     const { data, sim } = pinned.simulation && paymentData
       ? { data: paymentData, sim: await pinned.simulation }
       : await (execute ?? this.#simulate(chain, request, route, blockNumber));
-    return { request, chain, intentHash, snapshot, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
+    const valued = request.kind === "execute" ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
+    return { request, chain, intentHash, ...valued, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
+  }
+
+  /**
+   * An execute is worth the larger of what it declares and what its simulation moves out of the
+   * vault (outflows.ts); the value checks run again at that worth, and it is what the windows, the
+   * AI threshold and the owner's review see.
+   */
+  async #valueExecute(chain: ChainRuntime, request: ExecuteRequest, data: Hex, snapshot: PolicySnapshot, blockNumber: bigint): Promise<{ snapshot: PolicySnapshot; outflows?: Outflow[] }> {
+    const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
+    const valuation = await measureOutflows(chain, from, request, data, blockNumber);
+    if (!valuation) return { snapshot };
+    const valued: PolicySnapshot = {
+      ...snapshot,
+      usdValue: valuation.usdValue > snapshot.usdValue ? valuation.usdValue : snapshot.usdValue,
+      priced: snapshot.priced && valuation.priced,
+      priceStale: snapshot.priceStale || valuation.priceStale,
+    };
+    checkValue(valued);
+    return { snapshot: valued, outflows: valuation.outflows };
   }
 
   /**
@@ -231,19 +254,38 @@ export class Relayer {
         body: storedBody(checked),
         deadline: request.intent.deadline,
       });
-      if (request.kind !== "swap") {
-        const reserved = ledger.reserveSpend(
-          { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
-          { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
-        );
-        if (!reserved.ok) {
-          const scope = reserved.scope === "bot" ? "the bot's" : "the vault's";
-          throw relayError(reserved.code, `${scope} limit of ${formatUsd(reserved.limit.amount)} USD per ${reserved.limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
-        }
-        return { record, burst: reserved.burst };
+      if (request.kind === "swap") {
+        this.#reserveSwapVolume(checked, requestId);
+        return { record, burst: false };
       }
-      return { record, burst: false };
+      const reserved = ledger.reserveSpend(
+        { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
+        { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
+      );
+      if (!reserved.ok) {
+        const scope = reserved.scope === "bot" ? "the bot's" : "the vault's";
+        throw relayError(reserved.code, `${scope} limit of ${formatUsd(reserved.limit.amount)} USD per ${reserved.limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
+      }
+      return { record, burst: reserved.burst };
     }, relaxed);
+  }
+
+  /**
+   * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
+   * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
+   * spend scope for them is the vault's address with a `#swap` suffix.
+   */
+  #reserveSwapVolume(checked: Checked, requestId: string): void {
+    const { request, snapshot } = checked;
+    const limit = snapshot.swapLimit;
+    if (limit.amount === 0n || limit.windowSeconds === 0n) return;
+    const reserved = this.#parts.ledger.reserveSpend(
+      { chainId: request.chainId, vault: `${request.vaultAddress}#swap`, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
+      { botLimits: [{ amount: limit.amount, maxCount: 0n, windowSeconds: limit.windowSeconds }], vaultLimits: [] },
+    );
+    if (!reserved.ok) {
+      throw relayError("EXCEEDS_REBALANCE_LIMIT", `the bot's swap volume limit of ${formatUsd(limit.amount)} USD per ${limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
+    }
   }
 
   /** Picks the path and carries it out; returns the stored 200 text. */
@@ -361,13 +403,14 @@ export class Relayer {
 const relaxed = { durable: false } as const;
 
 function storedBody(checked: Checked): string {
-  const { request, route } = checked;
+  const { request, route, outflows } = checked;
   return JSON.stringify(
     {
       ...request,
       counterparty: counterparty(request).toLowerCase(),
       selector: request.kind === "execute" ? selectorOf(request.callData) : undefined,
       route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
+      outflows,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
   );
