@@ -1,7 +1,7 @@
 // The owner's review queue: list, detail, approve (with the owner's ReviewApproval signature, which
 // lets the vault execute even after the bot's deadline), reject, and expiry of undecided reviews.
 // Only a vault's on-chain owner may see or decide its reviews.
-import { formatUnits, getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import type { RelayRequest } from "../api/validate.ts";
 import { relayError } from "../errors.ts";
 import { hashIntent } from "../eip712/hash.ts";
@@ -11,8 +11,8 @@ import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { executionCalldata, type SwapRoute } from "./intents.ts";
 import { storeAnswer } from "./responses.ts";
+import { reviewItem, type StoredBody } from "./review-item.ts";
 import { gasLimitOf, simulate } from "./simulate.ts";
-import { usdNumber } from "./usd.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -154,58 +154,10 @@ export class Reviews {
     }
   }
 
-  /** A review as the owner sees it: the intent in base and human units, USD, memo, why held, verdicts. */
+  /** A review as the owner sees it (review-item.ts). */
   #item(record: RequestRecord): Record<string, unknown> {
-    const stored = JSON.parse(record.body) as StoredBody;
-    const tokens = this.#deps.dispatcher.tokenInfo(record.chainId);
-    const human = (token: string, amount: string) => {
-      const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
-      return info ? { token, symbol: info.symbol, decimals: info.decimals, amount, human: formatUnits(BigInt(amount), info.decimals) } : { token, amount };
-    };
-    const intent = stored.intent as Record<string, unknown>;
-    const amounts: unknown[] = [];
-    if (record.kind === "payment") amounts.push(human(intent.token as string, intent.amount as string));
-    if (record.kind === "execute") (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
-    if (record.kind === "swap") amounts.push(human(intent.fromToken as string, intent.maxFromAmount as string));
-    const item: Record<string, unknown> = {
-      requestId: record.id,
-      kind: record.kind,
-      status: publicStatus(record.status),
-      chainId: record.chainId,
-      vault: getAddress(record.vault),
-      bot: getAddress(record.bot),
-      intentHash: record.intentHash,
-      createdAt: new Date(record.createdAt).toISOString(),
-      deadline: record.deadline.toString(),
-      reviewExpiresAt: record.reviewExpiresAt === undefined ? undefined : new Date(record.reviewExpiresAt).toISOString(),
-      heldBecause: record.heldBecause,
-      intent,
-      amounts,
-      counterparty: stored.counterparty,
-      usdValue: usdNumber(record.usdValue),
-      agents: record.agents ? JSON.parse(record.agents) : [],
-    };
-    if (record.reason) item.reason = record.reason;
-    if (record.txHash) item.txHash = record.txHash;
-    if (stored.memo !== undefined) item.memo = stored.memo;
-    if (stored.metadata !== undefined) item.metadata = stored.metadata;
-    if (stored.protocolName !== undefined) item.protocolName = stored.protocolName;
-    return item;
+    return reviewItem(record, this.#deps.dispatcher.tokenInfo(record.chainId));
   }
-}
-
-/** The request as stored by the relayer (bigints as decimal strings). */
-interface StoredBody {
-  kind: RelayRequest["kind"];
-  intent: Record<string, unknown>;
-  signature: Hex;
-  callData?: Hex;
-  memo?: string;
-  metadata?: Record<string, string>;
-  protocolName?: string;
-  counterparty: string;
-  route?: { router: Address; swapCalldata: Hex; quotedOut: string };
-  [field: string]: unknown;
 }
 
 const bigintFields = new Set(["amount", "deadline", "value", "minToAmount", "maxFromAmount"]);

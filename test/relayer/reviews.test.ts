@@ -1,12 +1,18 @@
 // The owner's review queue end to end: Sign-In with Ethereum, list and detail restricted to the
 // vault's on-chain owner, approve with a ReviewApproval signature (also after the bot's deadline),
 // reject with a reason, and expiry of undecided reviews.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { erc20Abi } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { RelayClient } from "../../src/client/relay-client.ts";
 import { signInWithEthereum } from "../../src/client/siwe.ts";
 import { signReviewApproval } from "../../src/client/sign.ts";
-import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
+import { EXIT } from "../../src/cli/io.ts";
+import { runMain } from "../helpers/cli.ts";
+import { balanceOf, calldata, executeBody, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
 const inAnHour = () => BigInt(Math.floor(Date.now() / 1000) + 3600);
@@ -116,6 +122,61 @@ describe("owner reviews", () => {
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
     const missing = await post(`${env.url}/v1/reviews/${id}/reject`, {}, auth);
     expect(missing.status).toBe(400);
+  });
+
+  describe("a held approve call shows the owner what it grants", () => {
+    const spender = fresh();
+    let id: string;
+
+    beforeAll(async () => {
+      const usdc = env.token("USDC");
+      const body = await executeBody(env, { protocol: usdc }, calldata("mocks/MockERC20", "approve", [spender, USDC(20_000)]));
+      const res = await post(`${env.url}/v1/execute`, body);
+      expect(res.body.status).toBe("pending_review");
+      id = res.body.requestId;
+      // Held, so nothing was granted.
+      const allowance = await env.clients.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "allowance", args: [env.vault, spender] });
+      expect(allowance).toBe(0n);
+    });
+
+    it("GET /v1/reviews/:id decodes the call: function approve, the spender, 20,000 USDC", async () => {
+      const res = await get(`${env.url}/v1/reviews/${id}`, auth);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ kind: "execute", heldBecause: expect.stringMatching(/grants an approval/) });
+      expect(res.body.call).toEqual({
+        decoded: true,
+        target: env.token("USDC"),
+        targetSymbol: "USDC",
+        selector: "0x095ea7b3",
+        function: "approve",
+        signature: "approve(address,uint256)",
+        arguments: [
+          { name: "spender", type: "address", value: spender, text: spender },
+          { name: "amount", type: "uint256", value: "20000000000", token: env.token("USDC"), symbol: "USDC", decimals: 6, human: "20000", text: "20,000 USDC (20000000000 base units)" },
+        ],
+        summary: `approve(spender ${spender.slice(0, 6)}…${spender.slice(-4)}, amount 20,000 USDC)`,
+      });
+      const listed = await get(`${env.url}/v1/reviews`, auth);
+      expect(listed.body.reviews.find((r: { requestId: string }) => r.requestId === id).call).toEqual(res.body.call);
+    });
+
+    it("`relay review show` prints the function, the spender and the amount in human units", async () => {
+      const stateDir = mkdtempSync(path.join(tmpdir(), "relay-review-show-"));
+      try {
+        const ownerKey = env.manifest.accounts.owner.privateKey;
+        const run = runMain(["review", "show", id, "--relayer-url", env.url, "--owner-key", ownerKey, "--chain-id", String(env.manifest.chainId), "--state-dir", stateDir]);
+        expect(await run.done).toBe(EXIT.OK);
+        const out = run.output.stdout;
+        expect(out).toMatch(/^Action: +call 0x\w{4}…\w{4} \(USDC\): approve\(spender 0x\w{4}…\w{4}, amount 20,000 USDC\)$/m);
+        expect(out).toMatch(/^Function: +approve\(address,uint256\)$/m);
+        expect(out).toMatch(new RegExp(`^  spender: +${spender}$`, "m"));
+        expect(out).toMatch(/^  amount: +20,000 USDC \(20000000000 base units\)$/m);
+        // This relayer stores no simulated outflows yet: nothing is said about them.
+        expect(out).not.toMatch(/Moves out of the vault/);
+      } finally {
+        rmSync(stateDir, { recursive: true, force: true });
+      }
+    });
   });
 
   it("an approval executes even after the bot's own deadline has passed (last: it moves the chain's clock)", async () => {

@@ -6,8 +6,10 @@
 // amount`; execute `protocol, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
 // minToAmount`), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
 // `usdValue` or `valueUsd` (dollars), `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as
-// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). Missing extras
-// are simply not shown.
+// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute,
+// `call` is the relayer's decoding of the calldata and `outflows` what its simulation saw leave the
+// vault: they are shown as the relayer wrote them (its `summary` and `text` fields), never decoded
+// again here. Missing extras are simply not shown.
 import { formatUnits } from "../../client/units.ts";
 import type { ReviewItem } from "../../client/types.ts";
 
@@ -49,6 +51,10 @@ export interface ReviewView {
   valueUsd: string | undefined;
   memo: string | undefined;
   metadata: Array<[string, string]>;
+  /** An execute's call as the relayer decoded it; undefined when the item carries none. */
+  call: CallView | undefined;
+  /** What the relayer's simulation saw leave the vault, e.g. "20,000 USDC ($20,000.00)"; empty when not given. */
+  outflows: string[];
   heldBecause: string;
   agents: AgentVerdict[];
   /** Unix ms. */
@@ -59,11 +65,22 @@ export interface ReviewView {
   deadline: number | undefined;
 }
 
+export interface CallView {
+  decoded: boolean;
+  /** "approve(address,uint256)", or why it was not decoded: "not decoded: unknown function 0x… (68 bytes of calldata)". */
+  function: string;
+  /** Each argument's name and value, e.g. ["amount", "20,000 USDC (20000000000 base units)"]. */
+  arguments: Array<[string, string]>;
+  /** One line, e.g. "approve(spender 0x7099…79C8, amount 20,000 USDC)". */
+  summary: string;
+}
+
 type Fields = Record<string, unknown>;
 
 export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()): ReviewView {
   const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
-  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, withRelayerTokens(tokens, item.amounts));
+  const call = callView(item.call);
+  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, withRelayerTokens(tokens, item.amounts), call);
   return {
     requestId: item.requestId,
     kind: item.kind,
@@ -78,6 +95,8 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()):
     valueUsd: usdText(item),
     memo: typeof item.memo === "string" && item.memo !== "" ? item.memo : undefined,
     metadata: Object.entries(item.metadata ?? {}).map(([key, value]) => [key, String(value)]),
+    call,
+    outflows: Array.isArray(item.outflows) ? item.outflows.filter(isRecord).map((o) => str(o.text) ?? "?") : [],
     heldBecause: item.heldBecause,
     agents: verdicts(item.agents ?? item.verdicts),
     createdAt: toMs(item.createdAt),
@@ -86,7 +105,7 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()):
   };
 }
 
-function whatItDoes(kind: string, f: Fields, tokens: TokenBook): { summary: string; amounts: string[]; recipient: string | undefined } {
+function whatItDoes(kind: string, f: Fields, tokens: TokenBook, call: CallView | undefined): { summary: string; amounts: string[]; recipient: string | undefined } {
   if (kind === "payment") {
     const amount = tokenAmount(f.amount, f.token, tokens);
     const to = str(f.to);
@@ -102,7 +121,7 @@ function whatItDoes(kind: string, f: Fields, tokens: TokenBook): { summary: stri
     };
   }
   const protocol = str(f.protocol);
-  const name = str(f.protocolName);
+  const name = str(f.protocolName) ?? (isRecord(f.call) ? str(f.call.targetSymbol) : undefined);
   const list = Array.isArray(f.tokens) ? f.tokens : [];
   const spent = list.map((token, i) => tokenAmount(Array.isArray(f.amounts) ? f.amounts[i] : undefined, token, tokens));
   const amounts = spent.flatMap(listed);
@@ -110,7 +129,22 @@ function whatItDoes(kind: string, f: Fields, tokens: TokenBook): { summary: stri
   if (value !== undefined && value > 0n) amounts.push(`${formatUnits(value, 18)} ETH (${value} wei)`);
   const target = protocol === undefined ? "?" : `${shortAddress(protocol)}${name === undefined ? "" : ` (${name})`}`;
   const spending = spent.length === 0 ? "" : ` spending ${spent.map((a) => a?.human ?? "?").join(", ")}`;
-  return { summary: `call ${target}${spending}`, amounts, recipient: protocol };
+  const decoded = call?.decoded ? `: ${call.summary}` : "";
+  return { summary: `call ${target}${decoded}${spending}`, amounts, recipient: protocol };
+}
+
+// The relayer's decoding of an execute's calldata (see ReviewCall in the API's schemas).
+function callView(raw: unknown): CallView | undefined {
+  if (!isRecord(raw)) return undefined;
+  const summary = str(raw.summary) ?? "not decoded";
+  if (raw.decoded !== true) return { decoded: false, function: summary.startsWith("not decoded") ? summary : `not decoded: ${summary}`, arguments: [], summary };
+  const args = Array.isArray(raw.arguments) ? raw.arguments.filter(isRecord) : [];
+  return {
+    decoded: true,
+    function: str(raw.signature) ?? str(raw.function) ?? "?",
+    arguments: args.map((a): [string, string] => [str(a.name) ?? "?", str(a.text) ?? String(a.value)]),
+    summary,
+  };
 }
 
 interface Amount {

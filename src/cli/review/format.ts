@@ -12,14 +12,19 @@ export function formatList(views: readonly ReviewView[], nowMs: number): string 
   return [line(header), ...rows.map(line)].join("\n") + "\n";
 }
 
-/** Every field of one review, one per line, then the agents' verdicts. */
+/**
+ * Every field of one review, one per line (an execute's decoded call and its arguments among them),
+ * then what the relayer's simulation saw leave the vault, then the agents' verdicts.
+ */
 export function formatDetail(v: ReviewView, nowMs: number): string {
   const lines: Array<[string, string]> = [
     ["Request", `${v.requestId} (${v.kind}, ${v.status})`],
     ["Action", v.summary],
+    ...(v.call === undefined ? [] : [["Function", v.call.function] as [string, string]]),
+    ...(v.call?.arguments ?? []).map(([name, value]): [string, string] => [`  ${name}`, value]),
     ...v.amounts.map((a): [string, string] => ["Amount", a]),
     ["USD value", v.valueUsd ?? "unknown"],
-    ["Recipient", v.recipient ?? "unknown"],
+    [v.kind === "execute" ? "Contract" : "Recipient", v.recipient ?? "unknown"],
     ["Bot", v.bot],
     ["Vault", `${v.vault} on chain ${v.chainId}`],
     ["Held because", v.heldBecause],
@@ -30,6 +35,7 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
   ];
   const width = Math.max(...lines.map(([label]) => label.length));
   const text = lines.map(([label, value]) => `${`${label}:`.padEnd(width + 1)} ${value}`);
+  if (v.outflows.length > 0) text.push(`Moves out of the vault: ${v.outflows.join(", ")}`);
   text.push(v.agents.length === 0 ? "Agents:       (no verdicts)" : "Agents:");
   for (const a of v.agents) text.push(`  ${a.agent}: ${a.approve ? "approve" : "reject"}${a.reason === "" ? "" : ` (${a.reason})`}`);
   return text.join("\n") + "\n";

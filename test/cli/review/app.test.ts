@@ -4,7 +4,7 @@ import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { tokenBook } from "../../../src/cli/review/describe.ts";
 import { ReviewApp } from "../../../src/cli/review/ui/app.ts";
-import { MemorySource, USDC, heldPayment } from "./support/memory-source.ts";
+import { MemorySource, SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 } });
 const NOW = 1_700_000_000_000;
@@ -69,6 +69,19 @@ describe("relay review screen", () => {
     expect(text).toMatch(/✘ reject Behavioral: unusual hour/);
     await press(app, ESC);
     expect(await frame(app, /^(?![\s\S]*Held because)/)).toMatch(/req_one/);
+  });
+
+  it("shows an execute's decoded call in the detail pane: the function, the spender, 20,000 USDC, and what leaves the vault", async () => {
+    const item = heldApprove("req_appr", 20_000_000_000n, { outflows: [{ token: USDC, amount: "20000000000", usd: "20000000000" }] });
+    const app = start(new MemorySource([item]));
+    expect(await frame(app, /req_appr/)).toMatch(/approve\(spender 0x90F7…b906, amount 20,000 USDC\)/);
+    await press(app, ENTER);
+    const text = await frame(app, /Function/);
+    expect(text).toMatch(/Function\s+approve\(address,uint256\)/);
+    expect(text).toMatch(new RegExp(`spender\\s+${SPENDER}`));
+    expect(text).toMatch(/amount\s+20,000 USDC \(20000000000 base units\)/);
+    expect(text).toMatch(/Moves out of the vault: 20,000 USDC \(\$20,000\.00\)/);
+    expect(text).toMatch(/Contract\s+0x036CbD53842c5426634e7929541eC2318f3dCF7e/);
   });
 
   it("approves the selected review only after confirmation", async () => {

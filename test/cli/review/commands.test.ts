@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../../src/cli/io.ts";
 import { runMain } from "../../helpers/cli.ts";
 import { startScriptedServer, type ScriptedServer, type Step } from "../../client/support/scripted-server.ts";
-import { heldPayment } from "./support/memory-source.ts";
+import { SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const OWNER_KEY = "0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80";
 const OWNER = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
@@ -71,6 +71,25 @@ describe("relay review", () => {
     expect(code).toBe(EXIT.OK);
     expect(stdout).toMatch(/^Memo: +invoice 9$/m);
     expect(server.received.at(-1)!.url).toBe("/v1/reviews/req_a");
+  });
+
+  it("show prints an execute's decoded call: the function, the spender, the amount in human units, and what leaves the vault", async () => {
+    const item = heldApprove("req_e", 20_000_000_000n, { outflows: [{ token: USDC, amount: "20000000000", usd: "20000000000" }] });
+    const { code, stdout } = await review(["show", "req_e"], { status: 200, body: item });
+    expect(code).toBe(EXIT.OK);
+    expect(stdout).toMatch(/^Action: +call 0x036C…CF7e \(USDC\): approve\(spender 0x90F7…b906, amount 20,000 USDC\)$/m);
+    expect(stdout).toMatch(/^Function: +approve\(address,uint256\)$/m);
+    expect(stdout).toMatch(new RegExp(`^  spender: +${SPENDER}$`, "m"));
+    expect(stdout).toMatch(/^  amount: +20,000 USDC \(20000000000 base units\)$/m);
+    expect(stdout).toMatch(/^Moves out of the vault: 20,000 USDC \(\$20,000\.00\)$/m);
+    expect(stdout).toMatch(/^Contract: +0x036CbD53842c5426634e7929541eC2318f3dCF7e$/m);
+  });
+
+  it("show says nothing about outflows when the relayer gives none, and 'unlimited' for a 2^256−1 approval", async () => {
+    const { code, stdout } = await review(["show", "req_e"], { status: 200, body: heldApprove("req_e", 2n ** 256n - 1n) });
+    expect(code).toBe(EXIT.OK);
+    expect(stdout).toMatch(/^  amount: +unlimited USDC \(2\^256−1: no limit at all\)$/m);
+    expect(stdout).not.toMatch(/Moves out/);
   });
 
   it("reject sends the reason and prints the outcome", async () => {

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { describeReview, timeLeft, toMs, tokenBook } from "../../../src/cli/review/describe.ts";
 import { formatDecision, formatDetail, formatList } from "../../../src/cli/review/format.ts";
-import { USDC, heldPayment } from "./support/memory-source.ts";
+import { SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const WETH = "0x4200000000000000000000000000000000000006";
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 }, WETH: { address: WETH, decimals: 18 } });
@@ -48,6 +48,36 @@ describe("describeReview", () => {
     );
     expect(execute.summary).toBe("call 0x4200…0006 (Marketplace) spending 10 USDC");
     expect(execute.valueUsd).toBe("$10.00");
+  });
+
+  it("shows an execute's call as the relayer decoded it: function, labelled arguments, simulated outflows", () => {
+    const view = describeReview(heldApprove("req_e", 20_000_000_000n, { outflows: [{ token: USDC, amount: "20000000000", usd: "20000000000" }] }), tokens);
+    expect(view.summary).toBe("call 0x036C…CF7e (USDC): approve(spender 0x90F7…b906, amount 20,000 USDC)");
+    expect(view.call).toEqual({
+      decoded: true,
+      function: "approve(address,uint256)",
+      arguments: [
+        ["spender", SPENDER],
+        ["amount", "20,000 USDC (20000000000 base units)"],
+      ],
+      summary: "approve(spender 0x90F7…b906, amount 20,000 USDC)",
+    });
+    expect(view.outflows).toEqual(["20,000 USDC ($20,000.00)"]);
+    const bare = describeReview(heldApprove("req_f", 1n), tokens);
+    expect(bare.outflows).toEqual([]);
+    expect(describeReview(heldPayment("req_p", 1), tokens).call).toBeUndefined();
+  });
+
+  it("says plainly when the relayer could not decode a call", () => {
+    const item = heldPayment("req_u", 0, {
+      kind: "execute",
+      intent: { protocol: WETH, tokens: [], amounts: [], value: "0" },
+      call: { decoded: false, target: WETH, selector: "0x12345678", calldataBytes: 68, summary: "not decoded: unknown function 0x12345678 (68 bytes of calldata)" },
+    });
+    const view = describeReview(item, tokens);
+    expect(view.call).toEqual({ decoded: false, function: "not decoded: unknown function 0x12345678 (68 bytes of calldata)", arguments: [], summary: "not decoded: unknown function 0x12345678 (68 bytes of calldata)" });
+    expect(view.summary).toBe("call 0x4200…0006");
+    expect(formatDetail(view, NOW)).toMatch(/^Function: +not decoded: unknown function 0x12345678 \(68 bytes of calldata\)$/m);
   });
 
   it("reads the agents' verdicts, also when they arrive as JSON text", () => {

@@ -1,5 +1,6 @@
-// The detail pane of one review: what it does, for how much, to whom, why it was held, what each
-// agent said, and how long is left to decide.
+// The detail pane of one review: what it does (for an execute, the relayer's decoding of the call and
+// what its simulation saw leave the vault), for how much, to whom, why it was held, what each agent
+// said, and how long is left to decide.
 import { Box, Text } from "ink";
 import { createElement as h, type ReactElement } from "react";
 import { timeLeft, type ReviewView } from "../describe.ts";
@@ -17,9 +18,15 @@ export function ReviewDetail({ view: v, now }: ReviewDetailProps): ReactElement 
     { flexDirection: "column", borderStyle: "round", paddingX: 1 },
     row("Request", `${v.requestId} (${v.kind}, ${v.status})`),
     row("Action", v.summary),
+    v.call === undefined ? null : row("Function", v.call.function),
+    ...(v.call?.arguments ?? []).map(([name, value], i) => row(`  ${name}`, value, `arg-${i}`)),
     ...v.amounts.map((a, i) => row(i === 0 ? "Amount" : "", a, `amount-${i}`)),
+    v.outflows.length === 0
+      ? null
+      : h(Text, { key: "outflows", wrap: "wrap" }, h(Text, { bold: true }, "Moves out of the vault: "), v.outflows.join(", ")),
     row("USD value", v.valueUsd ?? "unknown"),
-    row("Recipient", v.recipient ?? "unknown"),
+    // An execute's target is the contract called, not who gains: for an approve that is the spender above.
+    row(v.kind === "execute" ? "Contract" : "Recipient", v.recipient ?? "unknown"),
     row("Bot", v.bot),
     row("Held because", v.heldBecause),
     row("Memo", v.memo ?? "(none)"),

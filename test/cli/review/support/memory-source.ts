@@ -1,8 +1,11 @@
 // An in-memory ReviewSource for the screen and command tests: held reviews in an array, decisions
 // recorded, and switches to make the next calls fail as a lost session or an unreachable relayer would.
+import { encodeFunctionData, erc20Abi, keccak256 } from "viem";
 import { RelayApiError, RelayUnreachableError } from "../../../../src/client/errors.ts";
 import type { ReviewDecisionResponse, ReviewItem } from "../../../../src/client/types.ts";
 import type { ReviewSource } from "../../../../src/cli/review/source.ts";
+import type { RequestRecord } from "../../../../src/ledger/index.ts";
+import { reviewItem } from "../../../../src/relayer/review-item.ts";
 
 export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const PAYEE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
@@ -89,4 +92,36 @@ export class MemorySource implements ReviewSource {
     item.status = status;
     return item;
   }
+}
+
+export const SPENDER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
+
+/**
+ * A held `USDC.approve(SPENDER, usdc)` as the relayer's own item builder makes it (review-item.ts),
+ * through JSON as on the wire; with `outflows` stored as the relayer stores them when given.
+ */
+export function heldApprove(id: string, usdc: bigint, options: { outflows?: Array<{ token: string; amount: string; usd: string }> } = {}): ReviewItem {
+  const callData = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [SPENDER, usdc] });
+  const intent = { bot: BOT, protocol: USDC, calldataHash: keccak256(callData), tokens: [], amounts: [], value: "0", deadline: "1700000300", ref: `0x${"01".repeat(32)}` };
+  const body = { kind: "execute", intent, signature: `0x${"00".repeat(65)}`, callData, counterparty: USDC.toLowerCase(), ...(options.outflows ? { outflows: options.outflows } : {}) };
+  const record: RequestRecord = {
+    id,
+    kind: "execute",
+    chainId: 84532,
+    vault: VAULT.toLowerCase(),
+    bot: BOT.toLowerCase(),
+    intentHash: `0x${"ab".repeat(32)}`,
+    idempotencyKey: id,
+    fingerprint: id,
+    status: "held",
+    usdValue: 0n,
+    body: JSON.stringify(body),
+    heldBecause: "the call grants an approval over the vault's assets",
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    deadline: 1_700_000_300n,
+    reviewExpiresAt: 1_700_086_400_000,
+  };
+  const tokens = new Map([[USDC.toLowerCase(), { symbol: "USDC", decimals: 6 }]]);
+  return JSON.parse(JSON.stringify(reviewItem(record, tokens))) as ReviewItem;
 }

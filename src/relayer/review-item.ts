@@ -1,0 +1,68 @@
+// A held request as its vault's owner sees it in the review queue: the intent in base and human units,
+// its USD value, memo, why it was held, the agents' verdicts, and for an execute what the call does
+// (decoded calldata) and what the simulation saw leave the vault.
+import { formatUnits, getAddress, type Address, type Hex } from "viem";
+import type { RelayRequest } from "../api/validate.ts";
+import { publicStatus, type RequestRecord } from "../ledger/index.ts";
+import { decodeCall, describeOutflows } from "./call-decode.ts";
+import type { TokenInfo } from "./dispatcher.ts";
+import { usdNumber } from "./usd.ts";
+
+/** The request as stored by the relayer (bigints as decimal strings). */
+export interface StoredBody {
+  kind: RelayRequest["kind"];
+  intent: Record<string, unknown>;
+  signature: Hex;
+  callData?: Hex;
+  memo?: string;
+  metadata?: Record<string, string>;
+  protocolName?: string;
+  counterparty: string;
+  route?: { router: Address; swapCalldata: Hex; quotedOut: string };
+  /** An execute's simulated outflows of the vault: `[{token, amount (base units), usd (6 decimals)}]`. */
+  outflows?: unknown;
+  [field: string]: unknown;
+}
+
+/** `tokens`: the chain's known tokens by lower-case address (dispatcher.tokenInfo). */
+export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, TokenInfo>): Record<string, unknown> {
+  const stored = JSON.parse(record.body) as StoredBody;
+  const human = (token: string, amount: string) => {
+    const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
+    return info ? { token, symbol: info.symbol, decimals: info.decimals, amount, human: formatUnits(BigInt(amount), info.decimals) } : { token, amount };
+  };
+  const intent = stored.intent;
+  const amounts: unknown[] = [];
+  if (record.kind === "payment") amounts.push(human(intent.token as string, intent.amount as string));
+  if (record.kind === "execute") (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
+  if (record.kind === "swap") amounts.push(human(intent.fromToken as string, intent.maxFromAmount as string));
+  const item: Record<string, unknown> = {
+    requestId: record.id,
+    kind: record.kind,
+    status: publicStatus(record.status),
+    chainId: record.chainId,
+    vault: getAddress(record.vault),
+    bot: getAddress(record.bot),
+    intentHash: record.intentHash,
+    createdAt: new Date(record.createdAt).toISOString(),
+    deadline: record.deadline.toString(),
+    reviewExpiresAt: record.reviewExpiresAt === undefined ? undefined : new Date(record.reviewExpiresAt).toISOString(),
+    heldBecause: record.heldBecause,
+    intent,
+    amounts,
+    counterparty: stored.counterparty,
+    usdValue: usdNumber(record.usdValue),
+    agents: record.agents ? JSON.parse(record.agents) : [],
+  };
+  if (record.kind === "execute" && typeof stored.callData === "string") {
+    item.call = decodeCall(intent.protocol as Address, stored.callData, { tokens, vault: record.vault as Address });
+    const outflows = describeOutflows(stored.outflows, tokens);
+    if (outflows !== undefined) item.outflows = outflows;
+  }
+  if (record.reason) item.reason = record.reason;
+  if (record.txHash) item.txHash = record.txHash;
+  if (stored.memo !== undefined) item.memo = stored.memo;
+  if (stored.metadata !== undefined) item.metadata = stored.metadata;
+  if (stored.protocolName !== undefined) item.protocolName = stored.protocolName;
+  return item;
+}
