@@ -43,9 +43,9 @@ const BODY: ErrorCode[] = ["INVALID_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_
 const INTENT: ErrorCode[] = [
   ...V1, ...BODY,
   "INVALID_ADDRESS", "INVALID_AMOUNT", "INVALID_REF", "INVALID_SIGNATURE", "INVALID_CHAIN_ID",
-  "INVALID_IDEMPOTENCY_KEY", "MEMO_TOO_LONG", "METADATA_TOO_LARGE", "DEADLINE_EXPIRED",
-  "VAULT_NOT_FOUND", "IDEMPOTENCY_CONFLICT", "DUPLICATE_INTENT", "BOT_NOT_ACTIVE", "VAULT_PAUSED",
-  "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "RPC_ERROR", "AI_VERIFICATION_TIMEOUT",
+  "INVALID_IDEMPOTENCY_KEY", "MEMO_TOO_LONG", "METADATA_TOO_LARGE", "DEADLINE_EXPIRED", "DEADLINE_TOO_FAR",
+  "VAULT_NOT_FOUND", "IDEMPOTENCY_CONFLICT", "DUPLICATE_INTENT", "INTENT_REJECTED", "BOT_NOT_ACTIVE", "VAULT_PAUSED",
+  "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "PRICE_FEED_STALE", "RPC_ERROR", "AI_VERIFICATION_TIMEOUT",
 ];
 const SPEND: ErrorCode[] = ["EXCEEDS_PER_TX_LIMIT", "EXCEEDS_DAILY_LIMIT", "EXCEEDS_VELOCITY_LIMIT"];
 const STATUS: ErrorCode[] = [...V1, "NOT_FOUND"];
@@ -73,7 +73,7 @@ const read = (path: string, id: string, summary: string, ok: string, params: rea
 
 const operations: readonly Operation[] = [
   ...intentOps("payment", "/v1/payments", "Payment", "PaymentResponse", [...SPEND, "DESTINATION_NOT_ALLOWED"]),
-  ...intentOps("execute", "/v1/execute", "Execute", "ExecuteResponse", [...SPEND, "PROTOCOL_NOT_APPROVED"]),
+  ...intentOps("execute", "/v1/execute", "Execute", "ExecuteResponse", [...SPEND, "PROTOCOL_NOT_APPROVED", "DESTINATION_NOT_ALLOWED"]),
   ...intentOps("swap", "/v1/swap", "Swap", "PaymentResponse", [
     "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",
   ]),
