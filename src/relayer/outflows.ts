@@ -25,7 +25,7 @@ export interface Valuation {
 
 /**
  * The vault's outflows when `data` (the execute's vault call) runs from relayer key `from` at
- * `blockNumber`, over the declared tokens, the chain's configured tokens and ETH; priced at the
+ * `blockNumber`, over the tokens it could move (see watchedTokens) and ETH; priced at the
  * same block. Undefined on a node without eth_call state overrides, or when the call reverts (the
  * ordinary simulation reports that): the vault itself still bounds what a protocol call moves.
  */
@@ -57,10 +57,15 @@ export async function measureOutflows(
   };
 }
 
-/** The declared tokens and the chain's configured ERC-20s, once each (ETH is measured apart). */
+/**
+ * The declared tokens, the called contract (a call to a token, such as `transfer`, moves that
+ * token; the vault bounds only declared and registry-default tokens on-chain) and the chain's
+ * configured ERC-20s, once each. ETH is measured apart.
+ */
 function watchedTokens(chain: ChainRuntime, request: ExecuteRequest): Address[] {
   const seen = new Map<string, Address>();
-  for (const token of [...request.intent.tokens, ...Object.values(chain.config.tokens).map((t) => t.address)]) {
+  const configured = Object.values(chain.config.tokens).map((t) => t.address);
+  for (const token of [...request.intent.tokens, request.intent.protocol, ...configured]) {
     if (token.toLowerCase() !== zeroAddress) seen.set(token.toLowerCase(), token);
   }
   return [...seen.values()];

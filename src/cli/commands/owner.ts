@@ -8,12 +8,12 @@ import type { Clients } from "../../chain/clients.ts";
 import { createSender } from "../../chain/sender.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
 import { formatUnits } from "../../client/units.ts";
-import { CliError, type CliIO } from "../io.ts";
+import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { parseAmount, requireOwnerKey, requireVault, resolveToken, tokenLabel, type Settings } from "../settings.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { connectChain, resolveAddress, withDecimals } from "./chain.ts";
-import { applyLimitFlags, describeConfig, UNLIMITED, type BotLimitFlags } from "./limits.ts";
+import { applyLimitFlags, describeConfig, parseDuration, parseUsd, UNLIMITED, type BotLimitFlags } from "./limits.ts";
 
 type Options = SettingsOptions & { ownerKey?: string };
 
@@ -125,6 +125,31 @@ export async function blacklist(action: "add" | "remove", text: string, options:
 
 export async function pause(paused: boolean, options: Options, io: CliIO): Promise<void> {
   await vaultCall(options, io, paused ? "pause" : "unpause", [], paused ? "vault paused" : "vault unpaused");
+}
+
+/** Cancels an intent on-chain (owner or operator): a leaked signature then executes nowhere. */
+export async function cancel(intentHash: string, options: Options, io: CliIO): Promise<void> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new CliError(`intent hash must be 0x and 64 hex digits, got "${intentHash}"`, EXIT.USAGE);
+  await vaultCall(options, io, "cancelIntent", [intentHash.toLowerCase()], `cancelled intent ${intentHash.toLowerCase()}`);
+}
+
+/** The vault's swap slippage tolerance, in percent of the feed-priced input ("1", "0.5"). */
+export async function slippage(percent: string, options: Options, io: CliIO): Promise<void> {
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(percent);
+  const bps = match ? Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0")) : NaN;
+  if (!(bps >= 0 && bps <= 10_000)) throw new CliError(`slippage must be a percentage from 0 to 100 with at most 2 decimals, got "${percent}"`, EXIT.USAGE);
+  await vaultCall(options, io, "setSwapSlippageBps", [BigInt(bps)], `swap slippage tolerance set to ${bps / 100}%`);
+}
+
+/** A bot's swap volume window, `<usd>/<window>` (e.g. 5000/1d); `0/1d` removes it. */
+export async function swapLimit(botText: string, text: string, options: Options, io: CliIO): Promise<void> {
+  const settings = await settingsFor(options, io);
+  const bot = resolveAddress(settings, botText, "bot");
+  const [amount, window, ...rest] = text.split("/");
+  if (amount === undefined || window === undefined || rest.length > 0) throw new CliError(`swap limit must be <usd>/<window>, e.g. 5000/1d; got "${text}"`, EXIT.USAGE);
+  const usd = parseUsd(amount, "swap limit");
+  const seconds = parseDuration(window, "swap limit");
+  await vaultCall(options, io, "setBotSwapLimit", [bot, usd, seconds], usd === 0n ? `removed the swap volume limit of bot ${bot}` : `bot ${bot} may swap at most ${amount} USD per ${window}`);
 }
 
 export async function protocol(action: "approve" | "revoke", text: string, options: Options, io: CliIO): Promise<void> {

@@ -89,6 +89,19 @@ export function registerOwnerCommands(program: Command, io: CliIO): void {
       .action(async (address: string, o) => (await load()).protocol(action, address, o, io));
   }
 
+  sub(owner, "cancel")
+    .argument("<intentHash>", "the intent's EIP-712 digest (a review's intentHash)")
+    .description("Cancel a signed intent on-chain (owner or operator): it can never execute, at any relayer")
+    .action(async (intentHash: string, o) => (await load()).cancel(intentHash, o, io));
+  sub(owner, "slippage")
+    .argument("<percent>", "most a swap may lose against the price feeds, e.g. 1 or 0.5 (default 1)")
+    .description("Set the vault's swap slippage tolerance; every swap's output must be worth at least the input less this")
+    .action(async (percent: string, o) => (await load()).slippage(percent, o, io));
+  sub(owner, "swap-limit")
+    .argument("<bot>", "bot address (or a manifest bot name)")
+    .argument("<usd/window>", "USD of swaps per rolling window, e.g. 5000/1d (0/1d removes it)")
+    .description("Bound a bot's swap volume over a rolling window")
+    .action(async (bot: string, limit: string, o) => (await load()).swapLimit(bot, limit, o, io));
   sub(owner, "pause").description("Pause the vault (every request is refused)").action(async (o) => (await load()).pause(true, o, io));
   sub(owner, "unpause").description("Unpause the vault").action(async (o) => (await load()).pause(false, o, io));
 
