@@ -1,0 +1,34 @@
+// Secrets at rest: the state directory holds keys (manifests, profiles), the owner-session secret and
+// the ledger (bot signatures, raw transactions). Its directory is 0700 and those files 0600, and
+// modes found looser (an older version, a restored backup, a generous umask) are tightened on open.
+import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path from "node:path";
+
+export const PRIVATE_DIR_MODE = 0o700;
+export const PRIVATE_FILE_MODE = 0o600;
+
+/** Creates `dir` (and missing parents) readable by its owner only, or tightens it to 0700. */
+export function privateDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  chmodSync(dir, PRIVATE_DIR_MODE);
+}
+
+/** Tightens an existing file to 0600; nothing when it does not exist. */
+export function tightenFile(file: string): void {
+  if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
+}
+
+/**
+ * Writes `text` to `file` atomically (a 0600 temporary file renamed over it), so the file is never
+ * readable by others, not even while written, and a reader never sees half of it. The parent
+ * directory is created 0700 when missing; an existing one is left as it is (a `--manifest` copy may
+ * go to any directory the user names).
+ */
+export function writePrivateFile(file: string, text: string): void {
+  mkdirSync(path.dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const tmp = `${file}.${process.pid}.tmp`;
+  // A leftover temporary file from a crash would keep its old mode through `writeFileSync`.
+  rmSync(tmp, { force: true });
+  writeFileSync(tmp, text, { mode: PRIVATE_FILE_MODE, flag: "wx" });
+  renameSync(tmp, file);
+}
