@@ -1,7 +1,7 @@
 // Secrets at rest: the state directory holds keys (manifests, profiles), the owner-session secret and
 // the ledger (bot signatures, raw transactions). Its directory is 0700 and those files 0600, and
 // modes found looser (an older version, a restored backup, a generous umask) are tightened on open.
-import { chmodSync, existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 export const PRIVATE_DIR_MODE = 0o700;
@@ -13,9 +13,27 @@ export function privateDir(dir: string): void {
   chmodSync(dir, PRIVATE_DIR_MODE);
 }
 
-/** Tightens an existing file to 0600; nothing when it does not exist. */
+/**
+ * A state directory: 0700, and every file directly in it 0600. Everything relay keeps there is a
+ * secret or holds one (manifests with keys, cli.json, auth-secret, the ledger, a relayer config).
+ */
+export function privateStateDir(dir: string): void {
+  privateDir(dir);
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isFile()) tightenFile(path.join(dir, entry.name));
+  }
+}
+
+/** Tightens an existing file to 0600 when group or others may read it; nothing when it does not exist. */
 export function tightenFile(file: string): void {
-  if (existsSync(file)) chmodSync(file, PRIVATE_FILE_MODE);
+  let mode: number;
+  try {
+    mode = statSync(file).mode;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
+    throw error;
+  }
+  if ((mode & 0o077) !== 0) chmodSync(file, PRIVATE_FILE_MODE);
 }
 
 /**

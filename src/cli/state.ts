@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { Low, type Adapter } from "lowdb";
-import { privateDir, tightenFile, writePrivateFile } from "../private-files.ts";
+import { privateStateDir, writePrivateFile } from "../private-files.ts";
 import type { Address } from "viem";
 import type { RequestKind, RequestStatus } from "../client/types.ts";
 
@@ -66,9 +66,8 @@ class PrivateJsonFile<T> implements Adapter<T> {
 }
 
 async function open(stateDir: string) {
-  privateDir(stateDir);
+  privateStateDir(stateDir);
   const file = path.join(stateDir, CLI_STATE_FILE);
-  tightenFile(file);
   const db = new Low<CliState>(new PrivateJsonFile<CliState>(file), { recent: [], profiles: {} });
   await db.read();
   db.data.recent ??= [];

@@ -9,7 +9,7 @@ import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../client/sign.ts";
-import { privateDir } from "../private-files.ts";
+import { privateStateDir } from "../private-files.ts";
 
 export interface DevnetOptions {
   chainId: number;
@@ -41,7 +41,7 @@ export interface Devnet {
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => {});
   // The manifests written here hold the devnet's keys.
-  privateDir(options.stateDir);
+  privateStateDir(options.stateDir);
   // Like a real node, a reverting transaction is accepted and mined: the relayer reads its receipt.
   const chain = await startChain({ chainId: options.chainId, fork: options.fork, throwOnTransactionFailures: false });
   let rpc: RpcServer | undefined;

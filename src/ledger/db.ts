@@ -4,7 +4,7 @@ import { closeSync, fsync, openSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "./schema.ts";
 import { Checkpointer, fallbackCheckpointPages } from "./checkpointer.ts";
-import { PRIVATE_FILE_MODE, privateDir, tightenFile } from "../private-files.ts";
+import { PRIVATE_FILE_MODE, privateStateDir, tightenFile } from "../private-files.ts";
 
 /** The file name of the ledger inside a state directory. */
 export const ledgerFileName = "ledger.sqlite";
@@ -15,14 +15,14 @@ export function ledgerPath(stateDir: string): string {
 }
 
 /**
- * The ledger holds bot signatures and signed raw transactions: its directory is made 0700, and the
- * database file is created 0600 before SQLite opens it (an empty file is an empty database), or
- * tightened to 0600 with its log and shared-memory files when an earlier run left them looser.
+ * The ledger holds bot signatures and signed raw transactions. Its directory (the state directory)
+ * is made 0700 with every file in it 0600, which also tightens a database, log or shared-memory
+ * file an earlier run left looser; a new database file is created 0600 before SQLite opens it (an
+ * empty file is an empty database), since SQLite would create it with the umask's mode.
  */
 function openPrivately(file: string): void {
-  privateDir(path.dirname(path.resolve(file)));
+  privateStateDir(path.dirname(path.resolve(file)));
   closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
-  for (const existing of [file, `${file}-wal`, `${file}-shm`]) tightenFile(existing);
 }
 
 /** Options of {@link openLedger}. */

@@ -11,7 +11,7 @@ import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { readVaultDomain } from "../../client/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
-import { privateDir } from "../../private-files.ts";
+import { privateStateDir } from "../../private-files.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 
 export interface DeployCommandOptions {
@@ -74,7 +74,7 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
   });
   const stateDir = path.resolve(io.cwd, options.stateDir);
   const file = manifestPath(stateDir);
-  privateDir(stateDir);
+  privateStateDir(stateDir);
   writeManifest(file, manifest);
   // The state directory now describes this deployment alone: per-chain manifests of an earlier
   // devnet go, and this chain gets its own, as `relay devnet` writes them.
