@@ -105,7 +105,7 @@ async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, 
   }
   // `metadata.scenario` is honoured when relay deployed the suite on a development node and the node
   // still says it is one (startRelayer asks it); never because of what the URL looks like.
-  const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl, manifest.devnet === true)]);
+  const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl)]);
   const relayer = await run(options, config, io);
   try {
     const serving = withRelayerUrl({ ...manifest, rpcUrl }, relayer.url);
