@@ -61,6 +61,7 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--review-window <seconds>", "how long an owner has to decide a held request (default 86400)").argParser(parsePositiveInt("--review-window")))
       .addOption(new Option("--max-deadline <seconds>", "farthest ahead a bot's intent deadline may be (default 86400)").argParser(parsePositiveInt("--max-deadline")))
       .addOption(new Option("--request-timeout-ms <ms>", "how long a client may take to send a whole request before a 408 (default 10000)").argParser(parsePositiveInt("--request-timeout-ms")))
+      .option("--allow-dev-keys", "start even when a relayer key is one of the public development keys and the chain is not a development node")
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
 
@@ -76,6 +77,7 @@ function buildProgram(io: CliIO): Command {
     .option("--state-dir <dir>", "where the manifest is written", defaultStateDir)
     .option("--manifest <file>", "also write a copy of the manifest here")
     .option("--json", "print the manifest as JSON on stdout")
+    .option("--allow-shared-keys", "on a chain that is not a development node, allow one key for two of --key, --owner-key, --relayer-key")
     .addHelpText("after", "\nExample:\n  relay deploy --rpc-url http://127.0.0.1:8545 --key 0x…\n")
     .action(async (options) => (await import("./commands/deploy.ts")).deploy(options, io));
 

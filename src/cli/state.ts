@@ -1,9 +1,10 @@
 // The CLI's own small state, `<state-dir>/cli.json` (lowdb): the most recent requests it sent, so
-// that `relay status` without an id means "the last one", and named profiles of settings.
-import { mkdirSync } from "node:fs";
+// that `relay status` without an id means "the last one", and named profiles of settings. Profiles
+// may hold keys: the file is 0600 in a 0700 state directory (see private-files.ts).
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { Low } from "lowdb";
-import { JSONFile } from "lowdb/node";
+import { Low, type Adapter } from "lowdb";
+import { privateStateDir, writePrivateFile } from "../private-files.ts";
 import type { Address } from "viem";
 import type { RequestKind, RequestStatus } from "../client/types.ts";
 
@@ -38,10 +39,36 @@ export interface CliState {
   profiles: Record<string, Profile>;
 }
 
+/**
+ * lowdb's JSON file adapter, writing 0600: lowdb's own (steno) writes a fresh file with the umask's
+ * mode (0644) on every save. A file adapter, not lowdb's preset, which keeps data in memory when
+ * NODE_ENV=test.
+ */
+class PrivateJsonFile<T> implements Adapter<T> {
+  readonly file: string;
+
+  constructor(file: string) {
+    this.file = file;
+  }
+
+  async read(): Promise<T | null> {
+    try {
+      return JSON.parse(await readFile(this.file, "utf8")) as T;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
+      throw error;
+    }
+  }
+
+  async write(data: T): Promise<void> {
+    writePrivateFile(this.file, JSON.stringify(data, null, 2));
+  }
+}
+
 async function open(stateDir: string) {
-  mkdirSync(stateDir, { recursive: true });
-  // The file adapter itself, not lowdb's preset: the preset keeps data in memory when NODE_ENV=test.
-  const db = new Low<CliState>(new JSONFile(path.join(stateDir, CLI_STATE_FILE)), { recent: [], profiles: {} });
+  privateStateDir(stateDir);
+  const file = path.join(stateDir, CLI_STATE_FILE);
+  const db = new Low<CliState>(new PrivateJsonFile<CliState>(file), { recent: [], profiles: {} });
   await db.read();
   db.data.recent ??= [];
   db.data.profiles ??= {};

@@ -1,8 +1,8 @@
 // The devnet's roles, each a fixed account of the well-known test mnemonic, so that every start has
 // the same addresses. The first two match the EIP-712 vectors in shared/vectors (owner #0, bot #1).
-import { mnemonicToAccount, type HDAccount } from "viem/accounts";
+import { mnemonicToAccount, privateKeyToAddress, type HDAccount } from "viem/accounts";
 import { bytesToHex, type Address, type Hex } from "viem";
-import { TEST_MNEMONIC } from "../chain/hardhat.ts";
+import { DEV_ACCOUNT_COUNT, TEST_MNEMONIC } from "../chain/hardhat.ts";
 
 export const ROLE_INDEX = {
   owner: 0,
@@ -34,4 +34,15 @@ export function devKeyPair(index: number): KeyPair {
 export function devRoles(): Record<Role, KeyPair> {
   const entries = Object.entries(ROLE_INDEX).map(([role, index]) => [role, devKeyPair(index)]);
   return Object.fromEntries(entries) as Record<Role, KeyPair>;
+}
+
+let devAddresses: Set<string> | undefined;
+
+/**
+ * Whether `privateKey` is one of the well-known test mnemonic's accounts (every devnet's funded
+ * accounts). Such a key is public: on a real network anyone can spend from it.
+ */
+export function isDevKey(privateKey: Hex): boolean {
+  devAddresses ??= new Set(Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => devAccount(index).address.toLowerCase()));
+  return devAddresses.has(privateKeyToAddress(privateKey).toLowerCase());
 }

@@ -1,9 +1,11 @@
 // The devnet manifest (DESIGN.md section 8): what a chain has deployed and who holds which key.
-// Written atomically (temp file + rename) so that a reader never sees half a file.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+// Written atomically (temp file + rename) so that a reader never sees half a file, and 0600: it
+// holds the devnet's private keys.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Suite } from "./deploy.ts";
+import { writePrivateFile } from "../private-files.ts";
 
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address");
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte hex key");
@@ -14,6 +16,12 @@ export const manifestSchema = z.object({
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
   relayerUrl: z.string().url().optional(),
+  /**
+   * True when relay deployed this suite on a development node: written by `relay devnet`, and by
+   * `relay deploy` when the node said it is one. `relay serve --rpc-url` honours `metadata.scenario`
+   * only with it, and only while the node still says so.
+   */
+  devnet: z.boolean().optional(),
   domain: z.object({
     name: z.string(),
     version: z.string(),
@@ -49,14 +57,17 @@ export interface Deployed {
   suite: Suite;
   vault: string;
   accounts: Manifest["accounts"];
+  /** Deployed on a development node (see `Manifest.devnet`). */
+  devnet: boolean;
 }
 
 /** The manifest of a deployed and seeded suite. */
-export function buildManifest({ chainId, rpcUrl, domain, suite, vault, accounts }: Deployed): Manifest {
+export function buildManifest({ chainId, rpcUrl, domain, suite, vault, accounts, devnet }: Deployed): Manifest {
   return {
     version: 1,
     chainId,
     rpcUrl,
+    ...(devnet ? { devnet: true } : {}),
     domain,
     contracts: {
       registry: suite.registry,
@@ -93,10 +104,8 @@ export function chainManifestPath(stateDir: string, chainId: number): string {
 
 export function writeManifest(file: string, manifest: Manifest): void {
   const checked = manifestSchema.parse(manifest);
-  mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o600 });
-  renameSync(tmp, file);
+  // It holds private keys: 0600 (see private-files.ts).
+  writePrivateFile(file, `${JSON.stringify(checked, null, 2)}\n`);
 }
 
 /** Reads and validates a manifest; errors name the file and the first bad field. */

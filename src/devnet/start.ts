@@ -9,6 +9,7 @@ import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../client/sign.ts";
+import { privateStateDir } from "../private-files.ts";
 
 export interface DevnetOptions {
   chainId: number;
@@ -39,6 +40,8 @@ export interface Devnet {
 
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => {});
+  // The manifests written here hold the devnet's keys.
+  privateStateDir(options.stateDir);
   // Like a real node, a reverting transaction is accepted and mined: the relayer reads its receipt.
   const chain = await startChain({ chainId: options.chainId, fork: options.fork, throwOnTransactionFailures: false });
   let rpc: RpcServer | undefined;
@@ -65,6 +68,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     rpc = await startRpcServer(chain.provider, options.rpcPort);
 
     let manifest = buildManifest({
+      devnet: true,
       chainId: options.chainId,
       rpcUrl: rpc.url,
       domain: await readVaultDomain(clients.publicClient, vault),

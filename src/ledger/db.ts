@@ -1,9 +1,10 @@
 // One SQLite connection with the ledger's pragmas and a nestable IMMEDIATE transaction helper.
 import { DatabaseSync } from "node:sqlite";
-import { closeSync, fsync, mkdirSync, openSync } from "node:fs";
+import { closeSync, fsync, openSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "./schema.ts";
 import { Checkpointer, fallbackCheckpointPages } from "./checkpointer.ts";
+import { PRIVATE_FILE_MODE, privateStateDir, tightenFile } from "../private-files.ts";
 
 /** The file name of the ledger inside a state directory. */
 export const ledgerFileName = "ledger.sqlite";
@@ -11,6 +12,17 @@ export const ledgerFileName = "ledger.sqlite";
 /** `<stateDir>/ledger.sqlite`. */
 export function ledgerPath(stateDir: string): string {
   return path.join(stateDir, ledgerFileName);
+}
+
+/**
+ * The ledger holds bot signatures and signed raw transactions. Its directory (the state directory)
+ * is made 0700 with every file in it 0600, which also tightens a database, log or shared-memory
+ * file an earlier run left looser; a new database file is created 0600 before SQLite opens it (an
+ * empty file is an empty database), since SQLite would create it with the umask's mode.
+ */
+function openPrivately(file: string): void {
+  privateStateDir(path.dirname(path.resolve(file)));
+  closeSync(openSync(file, "a", PRIVATE_FILE_MODE));
 }
 
 /** Options of {@link openLedger}. */
@@ -61,7 +73,7 @@ export class Db {
   #closed = false;
 
   constructor(file: string, options: LedgerOptions = {}) {
-    if (file !== ":memory:") mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    if (file !== ":memory:") openPrivately(file);
     this.now = options.now ?? Date.now;
     this.sqlite = new DatabaseSync(file);
     this.#walFile = file === ":memory:" ? undefined : `${file}-wal`;
@@ -72,6 +84,8 @@ export class Db {
     const checkpoint = options.backgroundCheckpoints ? fallbackCheckpointPages : Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
     this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);
+    // SQLite gives the log and shared-memory files the database file's mode; made here, check anyway.
+    if (this.#walFile !== undefined) for (const extra of [this.#walFile, `${file}-shm`]) tightenFile(extra);
     if (options.backgroundCheckpoints && file !== ":memory:") this.#checkpointer = new Checkpointer(file);
   }
 

@@ -17,7 +17,11 @@ const chainSchema = z.object({
   rpcUrl: z.string().url(),
   /** Longest wait for one JSON-RPC answer; past it the call fails as RPC_ERROR. */
   rpcTimeoutMs: z.number().int().positive().default(10_000),
-  /** A devnet: `metadata.scenario` overrides are honoured. */
+  /**
+   * A devnet: `metadata.scenario` overrides are honoured. A claim only: at start-up it stands for a
+   * chain relay started in-process, or a node that says it is a development node; otherwise it is
+   * dropped (see checkDevnetClaims in service.ts).
+   */
   devnet: z.boolean().default(false),
   registry: address,
   factory: address,
@@ -94,8 +98,11 @@ export function parseRelayerConfig(input: unknown): RelayerConfig {
   return deepFreeze(parsed.data);
 }
 
-/** A chain's configuration from a devnet manifest (as written by `relay devnet` or `relay deploy`). */
-export function chainFromManifest(manifest: Manifest, rpcUrl: string = manifest.rpcUrl, devnet = true): z.input<typeof chainSchema> {
+/**
+ * A chain's configuration from a devnet manifest (as written by `relay devnet` or `relay deploy`);
+ * a devnet when the manifest says relay deployed the suite on a development node.
+ */
+export function chainFromManifest(manifest: Manifest, rpcUrl: string = manifest.rpcUrl, devnet = manifest.devnet === true): z.input<typeof chainSchema> {
   return {
     chainId: manifest.chainId,
     rpcUrl,

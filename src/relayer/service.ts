@@ -16,7 +16,11 @@ import { registerReadRoutes } from "../server/routes/reads.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
 import { createScanner } from "./ai/index.ts";
 import { ChainRuntime } from "./chain-runtime.ts";
-import type { RelayerConfig } from "./config.ts";
+import type { ChainConfig, RelayerConfig } from "./config.ts";
+import { nodeKind } from "../chain/dev-node.ts";
+import { isDevKey } from "../devnet/accounts.ts";
+import { privateKeyToAddress } from "viem/accounts";
+import type { Hex } from "viem";
 import { Dispatcher } from "./dispatcher.ts";
 import { VaultReads } from "./reads.ts";
 import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
@@ -32,6 +36,11 @@ export interface StartRelayerOptions {
   /** In-process providers by chain id (devnet mode); other chains use their rpcUrl. */
   providers?: ReadonlyMap<number, EIP1193Provider>;
   log?: (line: string) => void;
+  /**
+   * Start even when a relayer key is one of the well-known development keys and the chain is not a
+   * development node (`relay serve --allow-dev-keys`). Without it such a start is refused.
+   */
+  allowDevKeys?: boolean;
 }
 
 export interface RunningRelayer {
@@ -47,10 +56,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const { config } = options;
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
+  const chainConfigs = await checkDevnetClaims(config.chains, options, log);
   const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true });
   const stopWatching = new AbortController();
   try {
-    const chains = new Map(config.chains.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
+    const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
     await settleWithChain(ledger, chains, log);
     watchInFlight(ledger, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
@@ -148,6 +158,33 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     ledger.close();
     throw error;
   }
+}
+
+/**
+ * Devnet-only behaviour only on a devnet. A chain's `devnet` flag (which honours `metadata.scenario`)
+ * stands when relay started the chain itself (an in-process provider) or when the node says it is a
+ * development node; otherwise it is dropped. A relayer key from the well-known test mnemonic is
+ * public, so on a node that answers as anything else the start is refused unless allowed. A node
+ * that does not answer at all is not a devnet either, but only a node that answers is refused.
+ */
+async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartRelayerOptions, log: (line: string) => void): Promise<ChainConfig[]> {
+  return Promise.all(
+    chains.map(async (chain) => {
+      if (options.providers?.has(chain.chainId)) return chain;
+      const devKeys = chain.relayerKeys.filter((key) => isDevKey(key as Hex));
+      if (!chain.devnet && devKeys.length === 0) return chain;
+      const kind = await nodeKind(chain.rpcUrl, chain.chainId, chain.rpcTimeoutMs);
+      if (kind === "other" && devKeys.length > 0 && !options.allowDevKeys) {
+        const address = privateKeyToAddress(devKeys[0] as Hex);
+        throw new Error(
+          `chain ${chain.chainId}: relayer key ${address} is a well-known development key (public) and the node is not a development node; use your own key, or pass --allow-dev-keys`,
+        );
+      }
+      if (!chain.devnet || kind === "development") return chain;
+      log(`chain ${chain.chainId}: the node ${kind === "other" ? "is not a development node" : "did not answer"}; metadata.scenario is ignored`);
+      return { ...chain, devnet: false };
+    }),
+  );
 }
 
 /** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */

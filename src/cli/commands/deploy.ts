@@ -10,7 +10,9 @@ import { buildManifest, chainManifestPath, manifestPath, writeManifest } from ".
 import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { readVaultDomain } from "../../client/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
-import { CliError, type CliIO } from "../io.ts";
+import { nodeKind } from "../../chain/dev-node.ts";
+import { privateStateDir } from "../../private-files.ts";
+import { CliError, EXIT, type CliIO } from "../io.ts";
 
 export interface DeployCommandOptions {
   rpcUrl: string;
@@ -22,6 +24,8 @@ export interface DeployCommandOptions {
   stateDir: string;
   manifest?: string;
   json?: boolean;
+  /** On a chain that is not a development node, allow one key in two of the roles deployer, owner, relayer. */
+  allowSharedKeys?: boolean;
 }
 
 const pair = (privateKey: Hex): KeyPair => ({ address: privateKeyToAccount(privateKey).address, privateKey });
@@ -39,6 +43,14 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
   const relayer = pair(options.relayerKey ?? options.key);
   const operator = pair(options.operatorKey ?? generatePrivateKey());
   const bots = { default: pair(generatePrivateKey()), reviewed: pair(generatePrivateKey()) };
+
+  const devnet = (await nodeKind(options.rpcUrl, chainId)) === "development";
+  if (!devnet) {
+    refuseSharedKeys({ "registry owner (--key)": deployer, "vault owner (--owner-key)": owner, "relayer (--relayer-key)": relayer }, options);
+    io.stderr.write(
+      `relay: warning: chain ${chainId} is not a development node. The suite is for testing: its mock tokens have a public \`mint\` and its mock price feeds a public \`setPrice\`, so anyone can mint the tokens and move the prices\n`,
+    );
+  }
 
   const canonicalTokens = await supportsSetCode(clients);
   io.stderr.write(`relay: deploying the contract suite to chain ${chainId} from ${deployer.address}\n`);
@@ -58,9 +70,11 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
     suite,
     vault,
     accounts: { owner, operator, relayer, deployer, bots },
+    devnet,
   });
   const stateDir = path.resolve(io.cwd, options.stateDir);
   const file = manifestPath(stateDir);
+  privateStateDir(stateDir);
   writeManifest(file, manifest);
   // The state directory now describes this deployment alone: per-chain manifests of an earlier
   // devnet go, and this chain gets its own, as `relay devnet` writes them.
@@ -69,4 +83,22 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
   if (options.manifest) writeManifest(path.resolve(io.cwd, options.manifest), manifest);
   io.stderr.write(`relay: deployed; vault ${vault}; manifest ${file}\n`);
   io.stdout.write(options.json ? `${JSON.stringify(manifest)}\n` : `${file}\n`);
+}
+
+/**
+ * One key in two roles means one leaked key is both: the relayer's key (kept hot on a server) would
+ * also own the vault or the registry. Refused off a development node unless --allow-shared-keys.
+ */
+function refuseSharedKeys(roles: Record<string, KeyPair>, options: DeployCommandOptions): void {
+  if (options.allowSharedKeys) return;
+  const entries = Object.entries(roles);
+  for (const [i, [role, key]] of entries.entries()) {
+    const same = entries.slice(i + 1).find(([, other]) => other.address === key.address);
+    if (same !== undefined) {
+      throw new CliError(
+        `the ${role} and the ${same[0]} would be the same key ${key.address} on a chain that is not a development node; give each role its own key, or pass --allow-shared-keys`,
+        EXIT.USAGE,
+      );
+    }
+  }
 }

@@ -17,13 +17,18 @@ export function keysNew(options: { json?: boolean }, io: CliIO): void {
   io.stderr.write("relay: keep the private key secret; add the address as a bot with `relay owner bot add <address>`\n");
 }
 
-type ProfileOptions = Profile & { stateDir?: string; json?: boolean; chainId?: number | string };
+type ProfileOptions = Profile & { stateDir?: string; json?: boolean; chainId?: number | string; storeOwnerKey?: boolean };
 
 const stateDirOf = (options: { stateDir?: string }, io: CliIO) => path.resolve(io.cwd, options.stateDir ?? defaultStateDir);
 
 export async function profileSave(name: string, options: ProfileOptions, io: CliIO): Promise<void> {
   if (!/^[\w.-]{1,64}$/.test(name)) throw new CliError(`profile name must be 1-64 letters, digits, '.', '_' or '-', got "${name}"`, EXIT.USAGE);
-  const { stateDir: _dir, json: _json, ...given } = options;
+  const { stateDir: _dir, json: _json, storeOwnerKey, ...given } = options;
+  // The owner key controls the vault itself: kept on disk only when asked for by name.
+  if (given.ownerKey !== undefined && !storeOwnerKey) {
+    delete given.ownerKey;
+    io.stderr.write(`relay: the owner key was not stored in profile ${name}; pass it with each owner command (or RELAY_OWNER_KEY), or save it with --store-owner-key\n`);
+  }
   const profile = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as ProfileOptions;
   // Validate what is saved the way it will be read (values only, no manifest needed).
   resolveSettings(profile, {}, io.cwd);

@@ -22,6 +22,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   reviewWindow?: number;
   maxDeadline?: number;
   requestTimeoutMs?: number;
+  /** Start even with a well-known development relayer key on a chain that is not a development node. */
+  allowDevKeys?: boolean;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -56,9 +58,10 @@ function configFor(options: ServeCommandOptions, stateDir: string, chains: unkno
   }
 }
 
-async function run(config: RelayerConfig, port: number, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
+async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
+  const port = options.port;
   try {
-    return await startRelayer({ config, port, providers, log: (line) => io.stderr.write(`relay: ${line}\n`) });
+    return await startRelayer({ config, port, providers, allowDevKeys: options.allowDevKeys === true, log: (line) => io.stderr.write(`relay: ${line}\n`) });
   } catch (error) {
     if ((error as { code?: string }).code === "EADDRINUSE") throw new CliError(`port ${port} is already in use; pick another with --port (0 = a free port)`);
     throw error;
@@ -75,7 +78,7 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
   const setRelayerUrl = (url: string | undefined) => devnets.forEach((d) => d.setRelayerUrl(url));
   try {
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
-    relayer = await run(config, options.port, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
+    relayer = await run(options, config, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
     setRelayerUrl(relayer.url);
     announceReady(devnets, options, io);
     await waitForAbort(io.signal);
@@ -102,10 +105,10 @@ async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, 
   if (chainId !== manifest.chainId) {
     throw new CliError(`the chain at ${rpcUrl} has id ${chainId} but the manifest in ${options.stateDir} is for chain ${manifest.chainId}`);
   }
-  // A chain on this machine is a devnet: its `metadata.scenario` overrides are honoured.
-  const local = /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(rpcUrl);
-  const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl, local)]);
-  const relayer = await run(config, options.port, io);
+  // `metadata.scenario` is honoured when relay deployed the suite on a development node and the node
+  // still says it is one (startRelayer asks it); never because of what the URL looks like.
+  const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl)]);
+  const relayer = await run(options, config, io);
   try {
     const serving = withRelayerUrl({ ...manifest, rpcUrl }, relayer.url);
     writeManifest(file, serving);
@@ -144,7 +147,7 @@ async function serveFromConfigFile(options: ServeCommandOptions, file: string, i
     const id = await fetchChainId(chain.rpcUrl);
     if (id !== chain.chainId) throw new CliError(`the chain at ${chain.rpcUrl} has id ${id}, not ${chain.chainId} as configured`);
   }
-  const relayer = await run(config, options.port, io);
+  const relayer = await run(options, config, io);
   try {
     if (options.json) io.stdout.write(`${JSON.stringify({ relayerUrl: relayer.url, chainIds: config.chains.map((c) => c.chainId) })}\n`);
     io.stderr.write(`relay: ready — relayer ${relayer.url} chains ${config.chains.map((c) => c.chainId).join(", ")}\n`);

@@ -1,5 +1,8 @@
 // Devnet scenarios: `metadata.scenario` lets a bot author force the AI scan's outcome from their own
-// tests. Off a devnet the field is ignored. A scenario bypasses the agents entirely.
+// tests. Off a devnet the field is ignored. A scenario bypasses the agents entirely, so "a devnet"
+// is decided with care (a chain's `devnet` flag, checked at start-up by service.ts): a chain relay
+// started itself, or a node that says it is a development node (chain/dev-node.ts) whose manifest
+// says relay deployed the suite there. Never what the RPC URL looks like.
 //
 // | Scenario        | Outcome                                                                  |
 // |-----------------|--------------------------------------------------------------------------|

@@ -3,6 +3,7 @@
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { privateDir, tightenFile } from "../../private-files.ts";
 
 export const AUTH_SECRET_FILE = "auth-secret";
 export const AUTH_SECRET_BYTES = 32;
@@ -23,12 +24,15 @@ function readSecret(file: string): Uint8Array {
  */
 export function loadOrCreateAuthSecret(stateDir: string): Uint8Array {
   const file = path.join(stateDir, AUTH_SECRET_FILE);
+  // Anyone who reads the secret can mint owner sessions: 0600 in a 0700 directory, also when an
+  // earlier run or a restore left them looser.
+  privateDir(stateDir);
+  tightenFile(file);
   try {
     return readSecret(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
-  fs.mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   const temporary = path.join(stateDir, `.${AUTH_SECRET_FILE}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   const fd = fs.openSync(temporary, "wx", 0o600);
   try {
