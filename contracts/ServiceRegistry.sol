@@ -17,6 +17,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     error ZeroAddress();
     error NoPriceFeed(address token);
     error InvalidPrice(address token);
+    error StalePrice(address token, uint256 updatedAt);
 
     event RelayerAdded(address indexed relayer);
     event RelayerRemoved(address indexed relayer);
@@ -27,6 +28,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     event SwapRouterAdded(address indexed router);
     event SwapRouterRemoved(address indexed router);
     event PriceFeedSet(address indexed token, address indexed feed);
+    event MaxPriceAgeSet(uint256 maxPriceAge);
 
     mapping(address => bool) private _relayers;
     EnumerableSet.AddressSet private _defaultTokens;
@@ -34,7 +36,13 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     mapping(address => bool) private _swapRouters;
     mapping(address => address) private _priceFeeds;
 
-    constructor() Ownable(msg.sender) {}
+    /// @notice The oldest a feed's answer may be, in seconds, for usdValue and amountForUsd to use it.
+    uint256 public maxPriceAge;
+
+    constructor() Ownable(msg.sender) {
+        maxPriceAge = 86_400;
+        emit MaxPriceAgeSet(86_400);
+    }
 
     // ----------------------------------------------------------------- relayers
 
@@ -134,17 +142,41 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
         return _priceFeeds[token];
     }
 
+    /// @notice Sets the oldest a feed's answer may be, in seconds.
+    function setMaxPriceAge(uint256 maxAge) external onlyOwner {
+        maxPriceAge = maxAge;
+        emit MaxPriceAgeSet(maxAge);
+    }
+
     /// @notice USD value (6 decimals) of `amount` base units of `token` (address(0) = native ETH, 18 decimals).
-    /// @dev Reverts NoPriceFeed when no feed is set and InvalidPrice when the feed answers <= 0.
+    /// @dev Reverts NoPriceFeed when no feed is set, InvalidPrice when the feed answers <= 0 and
+    /// StalePrice when its answer is older than maxPriceAge (or has no timestamp).
     function usdValue(address token, uint256 amount) external view returns (uint256) {
+        (uint256 price, uint256 scale) = _price(token);
+        // value = amount * price / 10^(scale - 6), or * 10^(6 - scale) when scale < 6
+        if (scale >= 6) return Math.mulDiv(amount, price, 10 ** (scale - 6));
+        return amount * price * 10 ** (6 - scale);
+    }
+
+    /// @notice Base units of `token` worth `usd` (6 decimals): the inverse of usdValue, rounded up.
+    /// @dev Reverts like usdValue.
+    function amountForUsd(address token, uint256 usd) external view returns (uint256) {
+        (uint256 price, uint256 scale) = _price(token);
+        if (scale >= 6) return Math.mulDiv(usd, 10 ** (scale - 6), price, Math.Rounding.Ceil);
+        return Math.ceilDiv(usd, price * 10 ** (6 - scale));
+    }
+
+    /// @dev The feed's answer for `token` and its scale (token decimals + feed decimals), checked
+    /// positive and fresh. An updatedAt in the future counts as fresh.
+    function _price(address token) private view returns (uint256 price, uint256 scale) {
         address feed = _priceFeeds[token];
         if (feed == address(0)) revert NoPriceFeed(token);
-        (, int256 answer,,,) = IPriceFeed(feed).latestRoundData();
+        (, int256 answer,, uint256 updatedAt,) = IPriceFeed(feed).latestRoundData();
         if (answer <= 0) revert InvalidPrice(token);
-        uint256 scale = uint256(token == address(0) ? 18 : IERC20Metadata(token).decimals())
-            + uint256(IPriceFeed(feed).decimals());
-        // value = amount * price / 10^(scale - 6), or * 10^(6 - scale) when scale < 6
-        if (scale >= 6) return Math.mulDiv(amount, uint256(answer), 10 ** (scale - 6));
-        return amount * uint256(answer) * 10 ** (6 - scale);
+        if (updatedAt == 0 || (block.timestamp > updatedAt && block.timestamp - updatedAt > maxPriceAge)) {
+            revert StalePrice(token, updatedAt);
+        }
+        price = uint256(answer);
+        scale = uint256(token == address(0) ? 18 : IERC20Metadata(token).decimals()) + uint256(IPriceFeed(feed).decimals());
     }
 }

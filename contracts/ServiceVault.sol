@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {ERC1155Holder} from "@openzeppelin/contracts/token/ERC1155/utils/ERC1155Holder.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {IERC721Receiver} from "@openzeppelin/contracts/token/ERC721/IERC721Receiver.sol";
-import {ERC721Holder} from "@openzeppelin/contracts/token/ERC721/utils/ERC721Holder.sol";
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {ExecuteIntent, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
 import {VaultBase} from "./vault/VaultBase.sol";
 import {VaultExecution} from "./vault/VaultExecution.sol";
+import {VaultReceiver} from "./vault/VaultReceiver.sol";
 import {VaultSignatures} from "./vault/VaultSignatures.sol";
 
 /// @title ServiceVault
 /// @notice Holds an owner's funds and executes intents signed by the owner's bots, submitted by
 /// authorized relayers, within the owner's on-chain policy. Deployed as EIP-1167 clones by
 /// ServiceVaultFactory.
-contract ServiceVault is VaultExecution, ReentrancyGuardTransient, ERC721Holder, ERC1155Holder {
+contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver {
     using SafeERC20 for IERC20;
 
     error NotAuthorizedRelayer();
@@ -118,7 +116,8 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, ERC721Holder,
 
     // ----------------------------------------------------------------- protocol calls
 
-    /// @notice Executes a bot-signed protocol call: approve tokens → call → revoke, atomically.
+    /// @notice Executes a bot-signed protocol call: approve tokens → call → revoke, atomically. An
+    /// approval grant (approve, setApprovalForAll, increaseAllowance) needs executeReviewedProtocol.
     /// @return intentHash the intent's EIP-712 digest, now marked used
     function executeProtocol(ExecuteIntent calldata intent, bytes calldata signature, bytes calldata callData)
         external
@@ -128,6 +127,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, ERC721Holder,
     {
         intentHash = hashExecuteIntent(intent);
         _authorize(intent.bot, intent.deadline, intentHash, signature);
+        _checkNotApprovalGrant(intent.bot, callData);
         _protocolCall(intent, callData, intentHash);
     }
 
@@ -177,12 +177,5 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, ERC721Holder,
         intentHash = hashSwapIntent(intent);
         _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
         (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
-    }
-
-    // ----------------------------------------------------------------- introspection
-
-    /// @notice ERC-165: ERC-1155 receiver, ERC-721 receiver, ERC-165.
-    function supportsInterface(bytes4 interfaceId) public view override returns (bool) {
-        return interfaceId == type(IERC721Receiver).interfaceId || super.supportsInterface(interfaceId);
     }
 }

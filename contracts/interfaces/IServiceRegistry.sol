@@ -10,4 +10,5 @@ interface IServiceRegistry {
     function isApprovedSwapRouter(address router) external view returns (bool);
     function priceFeed(address token) external view returns (address);
     function usdValue(address token, uint256 amount) external view returns (uint256);
+    function amountForUsd(address token, uint256 usd) external view returns (uint256);
 }

@@ -28,6 +28,15 @@ interface ILensVault {
     function isProtocolApprovedByVault(address protocol) external view returns (bool);
     function rebalanceTokenCount() external view returns (uint256);
     function isRebalanceToken(address token) external view returns (bool);
+    function cancelledIntents(bytes32 intentHash) external view returns (bool);
+    function swapSlippageBps() external view returns (uint256);
+    function swapFloor(address fromToken, address toToken, uint256 amountIn) external view returns (uint256);
+    function getBotSwapLimit(address bot) external view returns (SpendingLimit memory);
+}
+
+interface ILensPriceErrors {
+    error StalePrice(address token, uint256 updatedAt);
+    error InvalidPrice(address token);
 }
 
 /// @notice What the relayer's checks need, read for one or more requests at one block: one
@@ -63,6 +72,11 @@ abstract contract PolicyReader {
         uint256 rebalanceTokenCount;
         bool toTokenOnVaultList;
         bool protocolIsDefaultToken; // a registry default token: `approve` calls on it need no approval
+        bool intentCancelled; // the owner or operator cancelled the intent on-chain
+        bool priceStale; // some token's feed is stale or non-positive (then priced is false too)
+        uint256 swapSlippageBps; // swap queries: the vault's tolerance
+        uint256 swapFloor; // swap queries: the least output for maxFromAmount; 0 when unpriced
+        SpendingLimit swapLimit; // the bot's swap volume window
     }
 
     /// @dev The ABI-encoded Snapshot[] of `queries`, read at this block.
@@ -100,6 +114,7 @@ abstract contract PolicyReader {
         s.config = from.config;
         s.vaultLimits = from.vaultLimits;
         s.rebalanceTokenCount = from.rebalanceTokenCount;
+        s.swapLimit = from.swapLimit;
     }
 
     function _readVaultAndBot(Query memory q, Snapshot memory s) private view {
@@ -111,6 +126,7 @@ abstract contract PolicyReader {
         s.config = v.getBotConfig(q.bot);
         s.vaultLimits = v.getVaultSpendingLimits();
         s.rebalanceTokenCount = v.rebalanceTokenCount();
+        s.swapLimit = v.getBotSwapLimit(q.bot);
     }
 
     /// @dev What depends on the request itself: recipient, intent, tokens and amounts, protocol.
@@ -119,7 +135,8 @@ abstract contract PolicyReader {
         s.destinationAllowed = true;
         if (q.to != address(0)) (s.destinationAllowed, s.destinationReason) = v.checkDestination(q.bot, q.to);
         s.intentUsed = v.usedIntents(q.intentHash);
-        if (q.toToken != address(0)) s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
+        s.intentCancelled = v.cancelledIntents(q.intentHash);
+        if (q.toToken != address(0)) _readSwap(q, s);
         ILensRegistry registry = ILensRegistry(v.registry());
         if (q.protocol != address(0)) {
             s.protocolApproved = v.isProtocolApprovedByVault(q.protocol) || registry.isApprovedProtocol(q.protocol);
@@ -132,13 +149,30 @@ abstract contract PolicyReader {
             if (q.amounts[i] == 0) continue;
             try registry.usdValue(token, q.amounts[i]) returns (uint256 usd) {
                 s.usdValue += usd;
-            } catch {
+            } catch (bytes memory reason) {
                 s.priced = false;
+                // A feed that exists but is stale or non-positive, as opposed to no feed at all.
+                bytes4 selector = reason.length >= 4 ? bytes4(reason) : bytes4(0);
+                if (selector == ILensPriceErrors.StalePrice.selector || selector == ILensPriceErrors.InvalidPrice.selector) {
+                    s.priceStale = true;
+                }
             }
         }
     }
 
-    function _balanceOf(address token, address account) private view returns (uint256) {
+    /// @dev A swap query: tokens = [fromToken], amounts = [maxFromAmount].
+    function _readSwap(Query memory q, Snapshot memory s) private view {
+        ILensVault v = ILensVault(q.vault);
+        s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
+        s.swapSlippageBps = v.swapSlippageBps();
+        if (q.tokens.length == 0) return;
+        try v.swapFloor(q.tokens[0], q.toToken, q.amounts[0]) returns (uint256 floor) {
+            s.swapFloor = floor;
+        } catch {}
+    }
+
+    /// @dev 0 for a token without code or whose balanceOf reverts.
+    function _balanceOf(address token, address account) internal view returns (uint256) {
         if (token.code.length == 0) return 0;
         try ILensToken(token).balanceOf(account) returns (uint256 balance) {
             return balance;

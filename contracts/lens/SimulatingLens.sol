@@ -47,6 +47,29 @@ contract SimulatingLens is PolicyReader {
         }
     }
 
+    /// @notice Calls `vault` with `data` from this address and reports what left the vault: each of
+    /// `tokens`' balance decrease (0 when it rose) and ETH's. Run by eth_call with this code at a
+    /// relayer key's address, so the vault sees the key that would send the transaction; nothing persists.
+    function simulateOutflows(address vault, bytes calldata data, address[] calldata tokens)
+        external
+        returns (bool ok, bytes memory result, uint256[] memory outflows, uint256 ethOutflow)
+    {
+        uint256[] memory before = _balances(vault, tokens);
+        uint256 ethBefore = vault.balance;
+        (ok, result) = vault.call(data);
+        uint256[] memory later = _balances(vault, tokens);
+        outflows = new uint256[](tokens.length);
+        for (uint256 i; i < tokens.length; ++i) if (later[i] < before[i]) outflows[i] = before[i] - later[i];
+        if (vault.balance < ethBefore) ethOutflow = ethBefore - vault.balance;
+    }
+
+    function _balances(address vault, address[] calldata tokens) private view returns (uint256[] memory balances) {
+        balances = new uint256[](tokens.length);
+        for (uint256 i; i < tokens.length; ++i) {
+            balances[i] = tokens[i] == address(0) ? vault.balance : _balanceOf(tokens[i], vault);
+        }
+    }
+
     /// @dev The outcome simulateAndUndo reverted with; anything else (it ran out of gas) is a failure.
     function _outcomeOf(bytes memory thrown) private pure returns (Outcome memory) {
         if (thrown.length < 128 || bytes32(thrown) != OUTCOME) return Outcome(false, thrown);

@@ -4,13 +4,14 @@ pragma solidity 0.8.30;
 import {IPriceFeed} from "../interfaces/IPriceFeed.sol";
 
 /// @title MockPriceFeed
-/// @notice Chainlink-style feed whose price anyone may set.
+/// @notice Chainlink-style feed whose price anyone may set. Its answer is always as fresh as the
+/// block reading it (devnet time travel never makes it stale), unless pinned by setUpdatedAt.
 contract MockPriceFeed is IPriceFeed {
     uint8 private immutable _decimals;
     string private _description;
     uint80 private _roundId;
     int256 private _answer;
-    uint256 private _updatedAt;
+    uint256 private _pinnedUpdatedAt;
 
     event PriceSet(uint80 indexed roundId, int256 answer);
 
@@ -28,8 +29,12 @@ contract MockPriceFeed is IPriceFeed {
     function _set(int256 answer) private {
         _roundId += 1;
         _answer = answer;
-        _updatedAt = block.timestamp;
         emit PriceSet(_roundId, answer);
+    }
+
+    /// @notice Pins the reported updatedAt to `t` (0 unpins: report the reading block's timestamp).
+    function setUpdatedAt(uint256 t) external {
+        _pinnedUpdatedAt = t;
     }
 
     /// @notice The latest round.
@@ -38,7 +43,8 @@ contract MockPriceFeed is IPriceFeed {
         view
         returns (uint80 roundId, int256 answer, uint256 startedAt, uint256 updatedAt, uint80 answeredInRound)
     {
-        return (_roundId, _answer, _updatedAt, _updatedAt, _roundId);
+        uint256 at = _pinnedUpdatedAt == 0 ? block.timestamp : _pinnedUpdatedAt;
+        return (_roundId, _answer, at, at, _roundId);
     }
 
     /// @notice Decimals of the answer.

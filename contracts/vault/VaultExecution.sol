@@ -9,6 +9,12 @@ import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
 import {VaultPolicy} from "./VaultPolicy.sol";
 import {VaultSignatures} from "./VaultSignatures.sol";
 
+/// @dev The revert of a cancelled intent shares its name with the event that cancels it; one
+/// contract scope cannot declare both, so the error lives here.
+library CancelledIntent {
+    error IntentCancelled(bytes32 intentHash);
+}
+
 /// @title VaultExecution
 /// @notice The on-chain checks and effects of executing intents. Check order: (relayer, by the
 /// caller) → pause → bot active → deadline (or owner approval expiry) → replay → signature(s) →
@@ -18,6 +24,15 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     using EnumerableSet for EnumerableSet.AddressSet;
 
     bytes4 internal constant APPROVE_SELECTOR = 0x095ea7b3; // approve(address,uint256)
+    bytes4 private constant SET_APPROVAL_FOR_ALL_SELECTOR = 0xa22cb465; // setApprovalForAll(address,bool)
+    bytes4 private constant INCREASE_ALLOWANCE_SELECTOR = 0x39509351; // increaseAllowance(address,uint256)
+    bytes4 private constant TRANSFER_SELECTOR = 0xa9059cbb; // transfer(address,uint256)
+    bytes4 private constant TRANSFER_FROM_SELECTOR = 0x23b872dd; // transferFrom(address,address,uint256)
+    bytes4 private constant SAFE_TRANSFER_FROM_SELECTOR = 0x42842e0e; // safeTransferFrom(address,address,uint256)
+    bytes4 private constant SAFE_TRANSFER_FROM_DATA_SELECTOR = 0xb88d4fde; // safeTransferFrom(address,address,uint256,bytes)
+    bytes4 private constant SAFE_TRANSFER_FROM_1155_SELECTOR = 0xf242432a; // safeTransferFrom(address,address,uint256,uint256,bytes)
+    bytes4 private constant SAFE_BATCH_TRANSFER_FROM_SELECTOR = 0x2eb2c2d6; // safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)
+    uint256 private constant DEFAULT_SWAP_SLIPPAGE_BPS = 100; // 1%
 
     error VaultPaused();
     error DeadlineExpired(uint256 deadline);
@@ -39,6 +54,11 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     error SameToken(address token);
     error ExcessiveInput(uint256 spent, uint256 maxFromAmount);
     error InsufficientOutput(uint256 received, uint256 minToAmount);
+    error ReviewRequired(address bot);
+    error ExcessOutflow(address token, uint256 moved, uint256 allowed);
+    error SwapBelowFloor(uint256 received, uint256 floor);
+    error InvalidSlippage(uint256 bps);
+    error ZeroAmount();
 
     event PaymentExecuted(
         bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref
@@ -56,16 +76,56 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         bytes32 ref
     );
 
+    event IntentCancelled(bytes32 indexed intentHash, address indexed by);
+    event SwapSlippageSet(uint256 bps);
+
     /// @notice Whether the intent with this EIP-712 digest has been executed.
     mapping(bytes32 => bool) public usedIntents;
 
+    /// @notice Whether the owner or operator cancelled the intent with this EIP-712 digest: it never executes.
+    mapping(bytes32 => bool) public cancelledIntents;
+
+    // The owner's tolerance + 1, so that 0 (a clone's fresh storage) means "never set": 1%.
+    uint256 private _swapSlippageBpsPlusOne;
+
+    // ----------------------------------------------------------------- owner's decisions
+
+    /// @notice Cancels the intent with EIP-712 digest `intentHash` on every path, reviewed or not
+    /// (owner or operator): a signature the owner rejected is dead everywhere.
+    function cancelIntent(bytes32 intentHash) external onlyOwnerOrOperator {
+        cancelledIntents[intentHash] = true;
+        emit IntentCancelled(intentHash, msg.sender);
+    }
+
+    /// @notice Sets the swap tolerance in basis points below the feed-priced value of the input (owner only).
+    function setSwapSlippageBps(uint256 bps) external onlyOwner {
+        if (bps > 10_000) revert InvalidSlippage(bps);
+        _swapSlippageBpsPlusOne = bps + 1;
+        emit SwapSlippageSet(bps);
+    }
+
+    /// @notice The swap tolerance in basis points: 100 (1%) until the owner sets one.
+    function swapSlippageBps() public view returns (uint256) {
+        uint256 stored = _swapSlippageBpsPlusOne;
+        return stored == 0 ? DEFAULT_SWAP_SLIPPAGE_BPS : stored - 1;
+    }
+
+    /// @notice The least `toToken` a swap of `amountIn` of `fromToken` must bring into the vault:
+    /// the feed-priced value of the input less the tolerance.
+    function swapFloor(address fromToken, address toToken, uint256 amountIn) public view returns (uint256 minOut) {
+        uint256 usd = _usdValue(fromToken, amountIn) * (10_000 - swapSlippageBps()) / 10_000;
+        return _registry.amountForUsd(toToken, usd);
+    }
+
     // ----------------------------------------------------------------- authorization
 
+    /// @dev The bot's signature alone: refused for a bot whose policy requires the owner's review.
     function _authorize(address bot, uint256 deadline, bytes32 intentHash, bytes calldata signature) internal view {
         _checkActive(bot);
         if (deadline < block.timestamp) revert DeadlineExpired(deadline);
-        if (usedIntents[intentHash]) revert IntentAlreadyUsed(intentHash);
+        _checkFresh(intentHash);
         if (!_signedBy(intentHash, signature, bot)) revert InvalidSignature();
+        if (_botConfigs[bot].requireHumanReview) revert ReviewRequired(bot);
     }
 
     function _authorizeReviewed(
@@ -77,11 +137,17 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     ) internal view {
         _checkActive(bot);
         if (approvalDeadline < block.timestamp) revert ApprovalExpired();
-        if (usedIntents[intentHash]) revert IntentAlreadyUsed(intentHash);
+        _checkFresh(intentHash);
         if (!_signedBy(intentHash, botSignature, bot)) revert InvalidSignature();
         if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), ownerSignature, owner())) {
             revert InvalidOwnerApproval();
         }
+    }
+
+    /// @dev Neither executed nor cancelled.
+    function _checkFresh(bytes32 intentHash) private view {
+        if (usedIntents[intentHash]) revert IntentAlreadyUsed(intentHash);
+        if (cancelledIntents[intentHash]) revert CancelledIntent.IntentCancelled(intentHash);
     }
 
     function _checkActive(address bot) private view {
@@ -92,10 +158,11 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     // ----------------------------------------------------------------- payments
 
     function _payment(PaymentIntent calldata i, bytes32 intentHash) internal {
+        if (i.amount == 0) revert ZeroAmount();
+        if (i.to == address(0)) revert ZeroAddress();
+        if (i.to == address(this)) revert DestinationNotAllowed(i.to);
         _checkPerTx(i.bot, _usd(i.bot, i.token, i.amount));
-        if (_blacklist[i.to]) revert DestinationBlacklisted(i.to);
-        (bool allowed,) = checkDestination(i.bot, i.to);
-        if (!allowed) revert DestinationNotAllowed(i.to);
+        _checkDestination(i.bot, i.to);
         _checkBalance(i.token, i.amount);
         usedIntents[intentHash] = true;
         if (i.token == address(0)) Address.sendValue(payable(i.to), i.amount);
@@ -115,20 +182,109 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         _checkPerTx(i.bot, usd);
         for (uint256 k; k < n; ++k) _checkBalance(i.tokens[k], i.amounts[k]);
         _checkBalance(address(0), i.value);
+        _checkTransferDestination(i.bot, callData);
 
         usedIntents[intentHash] = true;
-        for (uint256 k; k < n; ++k) IERC20(i.tokens[k]).forceApprove(i.protocol, i.amounts[k]);
-        Address.functionCallWithValue(i.protocol, callData, i.value);
-        for (uint256 k; k < n; ++k) IERC20(i.tokens[k]).forceApprove(i.protocol, 0);
+        _boundedCall(i, callData);
         emit ProtocolExecuted(intentHash, i.bot, i.protocol, i.value, i.ref);
+    }
+
+    /// @dev Approve the declared tokens → call → revoke, then refuse any outflow beyond what the
+    /// bot signed: measured on the declared tokens, the registry's default tokens and ETH.
+    function _boundedCall(ExecuteIntent calldata i, bytes calldata callData) private {
+        address[] calldata tokens = i.tokens;
+        uint256[] calldata amounts = i.amounts;
+        address[] memory defaults = _registry.getDefaultTokens();
+        uint256[] memory before = _balances(tokens, defaults);
+        uint256 ethBefore = address(this).balance;
+        for (uint256 k; k < tokens.length; ++k) IERC20(tokens[k]).forceApprove(i.protocol, amounts[k]);
+        Address.functionCallWithValue(i.protocol, callData, i.value);
+        for (uint256 k; k < tokens.length; ++k) IERC20(tokens[k]).forceApprove(i.protocol, 0);
+        _checkOutflows(tokens, amounts, defaults, before);
+        // ETH: the vault's balance may fall by at most the signed value.
+        if (ethBefore > address(this).balance) _checkOutflow(address(0), ethBefore - address(this).balance, i.value);
+    }
+
+    /// @dev An approval outlives the call that grants it, so only the owner's review may grant one.
+    function _checkNotApprovalGrant(address bot, bytes calldata callData) internal pure {
+        bytes4 selector = _selector(callData);
+        if (
+            selector == APPROVE_SELECTOR || selector == SET_APPROVAL_FOR_ALL_SELECTOR
+                || selector == INCREASE_ALLOWANCE_SELECTOR
+        ) revert ReviewRequired(bot);
+    }
+
+    /// @dev A token transfer made by the call itself goes only where a payment could.
+    function _checkTransferDestination(address bot, bytes calldata callData) private view {
+        bytes4 selector = _selector(callData);
+        uint256 at; // byte offset of the recipient argument
+        if (selector == TRANSFER_SELECTOR) at = 4;
+        else if (
+            selector == TRANSFER_FROM_SELECTOR || selector == SAFE_TRANSFER_FROM_SELECTOR
+                || selector == SAFE_TRANSFER_FROM_DATA_SELECTOR || selector == SAFE_TRANSFER_FROM_1155_SELECTOR
+                || selector == SAFE_BATCH_TRANSFER_FROM_SELECTOR
+        ) at = 36;
+        else return;
+        uint256 word;
+        if (callData.length >= at + 32) {
+            assembly {
+                word := calldataload(add(callData.offset, at))
+            }
+        }
+        // A missing argument, or a word with dirty high bits, is no address a token would pay.
+        if (word == 0 || word >> 160 != 0) revert DestinationNotAllowed(address(uint160(word)));
+        _checkDestination(bot, address(uint160(word)));
+    }
+
+    /// @dev The first four bytes of `callData`, or 0 when it is shorter.
+    function _selector(bytes calldata callData) private pure returns (bytes4 selector) {
+        if (callData.length < 4) return 0;
+        assembly {
+            selector := and(calldataload(callData.offset), shl(224, 0xffffffff))
+        }
+    }
+
+    /// @dev The vault's balances of the declared tokens then the registry's default tokens
+    /// (a token listed twice is measured twice: the bound below is per token all the same).
+    function _balances(address[] calldata declared, address[] memory defaults)
+        private
+        view
+        returns (uint256[] memory balances)
+    {
+        uint256 n = declared.length;
+        balances = new uint256[](n + defaults.length);
+        for (uint256 k; k < balances.length; ++k) {
+            balances[k] = _balanceOf(k < n ? declared[k] : defaults[k - n]);
+        }
+    }
+
+    /// @dev No token balance may fall by more than the bot signed for: the declared amounts of
+    /// that token, summed; 0 for an undeclared one.
+    function _checkOutflows(
+        address[] calldata tokens,
+        uint256[] calldata amounts,
+        address[] memory defaults,
+        uint256[] memory before
+    ) private view {
+        uint256[] memory later = _balances(tokens, defaults);
+        uint256 n = tokens.length;
+        for (uint256 k; k < later.length; ++k) {
+            if (later[k] >= before[k]) continue;
+            address token = k < n ? tokens[k] : defaults[k - n];
+            uint256 allowed;
+            for (uint256 j; j < n; ++j) if (tokens[j] == token) allowed += amounts[j];
+            _checkOutflow(token, before[k] - later[k], allowed);
+        }
+    }
+
+    function _checkOutflow(address token, uint256 moved, uint256 allowed) private pure {
+        if (moved > allowed) revert ExcessOutflow(token, moved, allowed);
     }
 
     function _checkProtocol(address protocol, bytes calldata callData) private view {
         if (protocol == address(0) || protocol == address(this)) revert InvalidProtocol(protocol);
-        if (isProtocolApprovedByVault(protocol) || _registry.isApprovedProtocol(protocol)) return;
-        if (callData.length >= 4 && bytes4(callData[:4]) == APPROVE_SELECTOR && _registry.isDefaultToken(protocol)) {
-            return;
-        }
+        if (isProtocolApprovedByVault(protocol) || _isRegistryProtocol(protocol)) return;
+        if (_selector(callData) == APPROVE_SELECTOR && _isDefaultToken(protocol)) return;
         revert ProtocolNotApproved(protocol);
     }
 
@@ -150,7 +306,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         if (i.fromToken == i.toToken) revert SameToken(i.toToken);
         uint256 cap = _botConfigs[i.bot].maxRebalanceAmount;
         if (cap != 0) {
-            uint256 usd = _registry.usdValue(i.fromToken, i.maxFromAmount);
+            uint256 usd = _usdValue(i.fromToken, i.maxFromAmount);
             if (usd > cap) revert ExceedsRebalanceLimit(usd, cap);
         }
         _checkBalance(i.fromToken, i.maxFromAmount);
@@ -162,16 +318,18 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         returns (uint256 spent, uint256 received)
     {
         IERC20 fromToken = IERC20(i.fromToken);
-        IERC20 toToken = IERC20(i.toToken);
-        uint256 fromBefore = fromToken.balanceOf(address(this));
-        uint256 toBefore = toToken.balanceOf(address(this));
+        uint256 fromBefore = _balanceOf(i.fromToken);
+        uint256 toBefore = _balanceOf(i.toToken);
         fromToken.forceApprove(router, i.maxFromAmount);
-        Address.functionCall(router, swapCalldata);
+        Address.functionCallWithValue(router, swapCalldata, 0);
         fromToken.forceApprove(router, 0);
-        spent = fromBefore - fromToken.balanceOf(address(this));
-        received = toToken.balanceOf(address(this)) - toBefore;
+        spent = fromBefore - _balanceOf(i.fromToken);
+        received = _balanceOf(i.toToken) - toBefore;
         if (spent > i.maxFromAmount) revert ExcessiveInput(spent, i.maxFromAmount);
         if (received < i.minToAmount) revert InsufficientOutput(received, i.minToAmount);
+        // Output is measured as the vault's own balance increase, so output sent elsewhere counts 0.
+        uint256 floor = swapFloor(i.fromToken, i.toToken, spent);
+        if (received < floor) revert SwapBelowFloor(received, floor);
     }
 
     function _emitSwap(SwapIntent calldata i, bytes32 intentHash, uint256 spent, uint256 received) private {
@@ -183,7 +341,24 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     /// @dev USD value of `amount` of `token`, priced only when `bot` has a per-tx cap.
     function _usd(address bot, address token, uint256 amount) private view returns (uint256) {
         if (amount == 0 || _botConfigs[bot].maxPerTxAmount == 0) return 0;
+        return _usdValue(token, amount);
+    }
+
+    /// @dev The vault's balance of `token` (address(0) = native ETH).
+    function _balanceOf(address token) private view returns (uint256) {
+        return token == address(0) ? address(this).balance : IERC20(token).balanceOf(address(this));
+    }
+
+    /// @dev The registry's feed-priced USD value (one call site for every use).
+    function _usdValue(address token, uint256 amount) private view returns (uint256) {
         return _registry.usdValue(token, amount);
+    }
+
+    /// @dev The destination rule: blacklisted, or not on a non-empty whitelist, is refused.
+    function _checkDestination(address bot, address to) private view {
+        if (_blacklist[to]) revert DestinationBlacklisted(to);
+        (bool allowed,) = checkDestination(bot, to);
+        if (!allowed) revert DestinationNotAllowed(to);
     }
 
     function _checkPerTx(address bot, uint256 usd) private view {
@@ -193,7 +368,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     /// @dev Reverts InsufficientBalance when the vault holds less than `needed`; returns the balance.
     function _checkBalance(address token, uint256 needed) private view returns (uint256 balance) {
-        balance = token == address(0) ? address(this).balance : IERC20(token).balanceOf(address(this));
+        balance = _balanceOf(token);
         if (balance < needed) revert InsufficientBalance(token, balance, needed);
     }
 }

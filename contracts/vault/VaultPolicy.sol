@@ -31,6 +31,7 @@ abstract contract VaultPolicy is VaultBase {
     event ProtocolRevoked(address indexed protocol);
     event RebalanceTokenAdded(address indexed token);
     event RebalanceTokenRemoved(address indexed token);
+    event BotSwapLimitSet(address indexed bot, uint256 amount, uint256 windowSeconds);
 
     EnumerableSet.AddressSet internal _bots;
     mapping(address => BotConfigParams) internal _botConfigs;
@@ -40,6 +41,7 @@ abstract contract VaultPolicy is VaultBase {
     mapping(address => bool) internal _blacklist;
     mapping(address => bool) private _protocols;
     EnumerableSet.AddressSet private _rebalanceTokens;
+    mapping(address => SpendingLimit) private _swapLimits;
 
     // ----------------------------------------------------------------- bots
 
@@ -62,6 +64,7 @@ abstract contract VaultPolicy is VaultBase {
     function removeBot(address bot) external onlyOwnerOrOperator {
         if (!_bots.remove(bot)) revert BotNotActive(bot);
         delete _botConfigs[bot];
+        delete _swapLimits[bot];
         emit BotRemoved(bot);
     }
 
@@ -78,6 +81,18 @@ abstract contract VaultPolicy is VaultBase {
     /// @notice All active bots.
     function getBots() external view returns (address[] memory) {
         return _bots.values();
+    }
+
+    /// @notice Sets `bot`'s swap volume window: at most `amount` USD (6 decimals) swapped per
+    /// `windowSeconds` (owner only; enforced by the relayer, stored here as configuration).
+    function setBotSwapLimit(address bot, uint256 amount, uint256 windowSeconds) external onlyOwner {
+        _swapLimits[bot] = SpendingLimit(amount, 0, windowSeconds);
+        emit BotSwapLimitSet(bot, amount, windowSeconds);
+    }
+
+    /// @notice `bot`'s swap volume window (maxCount unused, 0); all zero when none is set.
+    function getBotSwapLimit(address bot) external view returns (SpendingLimit memory) {
+        return _swapLimits[bot];
     }
 
     function _storeConfig(address bot, BotConfigParams calldata config) private {
@@ -202,7 +217,7 @@ abstract contract VaultPolicy is VaultBase {
 
     /// @notice Vault-approved, registry-approved, or a registry default token (approve calls only).
     function isContractApproved(address target) external view returns (bool) {
-        return _protocols[target] || _registry.isApprovedProtocol(target) || _registry.isDefaultToken(target);
+        return _protocols[target] || _isRegistryProtocol(target) || _isDefaultToken(target);
     }
 
     // ----------------------------------------------------------------- rebalance whitelist
@@ -240,6 +255,15 @@ abstract contract VaultPolicy is VaultBase {
     /// @notice Effective rule: the vault's list when non-empty, else the registry's default tokens.
     function isRebalanceAllowed(address token) public view returns (bool) {
         if (_rebalanceTokens.length() > 0) return _rebalanceTokens.contains(token);
+        return _isDefaultToken(token);
+    }
+
+    /// @dev Registry reads, each from one call site (the vault's code is near the 24 KiB limit).
+    function _isDefaultToken(address token) internal view returns (bool) {
         return _registry.isDefaultToken(token);
+    }
+
+    function _isRegistryProtocol(address protocol) internal view returns (bool) {
+        return _registry.isApprovedProtocol(protocol);
     }
 }

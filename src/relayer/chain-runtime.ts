@@ -53,6 +53,26 @@ export interface PolicySnapshot {
   toTokenOnVaultList: boolean;
   /** A registry default token: `approve` calls on it are allowed without approval. */
   protocolIsDefaultToken: boolean;
+  /** The owner or operator cancelled the intent on-chain (vault.cancelledIntents). */
+  intentCancelled: boolean;
+  /** Some token's feed is stale or answers <= 0 (then `priced` is false too); a missing feed is not stale. */
+  priceStale: boolean;
+  /** Swap queries: the vault's slippage tolerance in basis points (0 otherwise). */
+  swapSlippageBps: bigint;
+  /** Swap queries: vault.swapFloor(fromToken, toToken, maxFromAmount), the least output the vault accepts; 0 when it cannot be priced. */
+  swapFloor: bigint;
+  /** The bot's swap volume window (maxCount unused); all zero when none is set. */
+  swapLimit: SpendingLimit;
+}
+
+/** What a call would take out of the vault, by simulateOutflows. */
+export interface OutflowSimulation {
+  ok: boolean;
+  /** Return data when `ok`, else revert data. */
+  result: Hex;
+  /** Per token asked about, in order: how much the vault's balance fell (0 when it rose). */
+  outflows: bigint[];
+  ethOutflow: bigint;
 }
 
 /** A transaction to simulate along with the snapshots, as relayer key `from` would send it. */
@@ -88,8 +108,11 @@ const simulatingLens = readArtifact("lens/SimulatingLens");
  */
 const OVERRIDE_PROBE_CODE = "0x4360005260206000f3";
 const OVERRIDE_PROBE_ADDRESS = "0x00000000000000000000000000000000000042aa";
-/** Queries per lens call: each snapshot encodes to about 1.2 KiB, and the output must stay under 24 KiB. */
-const LENS_QUERIES = 12;
+/**
+ * Queries per deployless lens call: a snapshot encodes to about 1.4 KiB, and up to 2.2 KiB when the
+ * bot and the vault each have 5 spending limits; the output must stay under 24 KiB (10 × 2.2 KiB).
+ */
+const LENS_QUERIES = 10;
 export class ChainRuntime {
   readonly chainId: number;
   readonly config: ChainConfig;
@@ -201,6 +224,34 @@ export class ChainRuntime {
     if (snapshots.length !== queries.length) throw new Error(`the simulating lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
     if (outcomes.length !== simulations.length) throw new Error(`the simulating lens returned ${outcomes.length} outcomes for ${simulations.length} simulations`);
     return { snapshots, outcomes };
+  }
+
+  /**
+   * Simulates `data` sent to `vault` by relayer key `from` at `blockNumber`, and what it takes out of
+   * the vault: each of `tokens`' balance decrease and ETH's. One eth_call with SimulatingLens at
+   * `from`'s address (a state override, like readAndSimulate), so the vault sees the key that would
+   * send it; nothing persists. Undefined on a node without state overrides.
+   */
+  async simulateOutflows(
+    from: Address,
+    vault: Address,
+    data: Hex,
+    tokens: readonly Address[],
+    blockNumber: bigint,
+  ): Promise<OutflowSimulation | undefined> {
+    if (!(await this.supportsStateOverride())) return undefined;
+    const call = encodeFunctionData({ abi: simulatingLens.abi, functionName: "simulateOutflows", args: [vault, data, tokens] });
+    const { data: out } = await rpcFailure(() =>
+      this.clients.publicClient.call({ to: from, data: call, blockNumber, stateOverride: [{ address: from, code: simulatingLens.deployedBytecode }] }),
+    );
+    if (out === undefined) throw new Error("the simulating lens returned no data");
+    const [ok, result, outflows, ethOutflow] = decodeFunctionResult({ abi: simulatingLens.abi, functionName: "simulateOutflows", data: out }) as readonly [
+      boolean,
+      Hex,
+      readonly bigint[],
+      bigint,
+    ];
+    return { ok, result, outflows: [...outflows], ethOutflow };
   }
 
   /** A query as the lens's Query struct. */

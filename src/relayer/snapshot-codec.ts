@@ -45,6 +45,11 @@ const snapshotAbi = [
       { name: "rebalanceTokenCount", type: "uint256" },
       { name: "toTokenOnVaultList", type: "bool" },
       { name: "protocolIsDefaultToken", type: "bool" },
+      { name: "intentCancelled", type: "bool" },
+      { name: "priceStale", type: "bool" },
+      { name: "swapSlippageBps", type: "uint256" },
+      { name: "swapFloor", type: "uint256" },
+      { name: "swapLimit", type: "tuple", components: spendingLimitComponents },
     ],
   },
 ] as const;
@@ -136,5 +141,11 @@ function snapshotAt(w: Words, t: number): PolicySnapshot {
     rebalanceTokenCount: w.uint(field(14)),
     toTokenOnVaultList: w.bool(field(15)),
     protocolIsDefaultToken: w.bool(field(16)),
+    intentCancelled: w.bool(field(17)),
+    priceStale: w.bool(field(18)),
+    swapSlippageBps: w.uint(field(19)),
+    swapFloor: w.uint(field(20)),
+    // A static struct: its three words sit in the tuple's head.
+    swapLimit: { amount: w.uint(field(21)), maxCount: w.uint(field(22)), windowSeconds: w.uint(field(23)) },
   };
 }

@@ -61,11 +61,27 @@ describe("ServiceVault protocol execution", () => {
 
   describe("default-token approve-only rule", () => {
     const spender = "0x00000000000000000000000000000000000a11ce" as Address;
+    // An approval outlives the call, so only the owner's ReviewApproval may grant one.
+    const reviewed = async (intent: ExecuteIntent, data: Hex) => {
+      const botSig = await f.signExecute(f.bot, intent);
+      const hash = await f.read<Hex>(f.vault, "ServiceVault", "hashExecuteIntent", [intent]);
+      const approvalDeadline = (await f.now()) + 600n;
+      const ownerSig = await f.signReview(f.owner, hash, approvalDeadline);
+      return [intent, botSig, data, approvalDeadline, ownerSig] as const;
+    };
 
-    it("a registry default token accepts approve(address,uint256) without vault approval", async () => {
+    it("a registry default token accepts an owner-reviewed approve(address,uint256) without vault approval", async () => {
       const data = calldata("mocks/MockERC20", "approve", [spender, USD(5)]);
-      await run(executeIntent(f, f.tokens.usdc, data, await deadline()), data);
+      const args = await reviewed(executeIntent(f, f.tokens.usdc, data, await deadline()), data);
+      await f.write(f.relayer, f.vault, "ServiceVault", "executeReviewedProtocol", [...args]);
       expect(await allowance(f.tokens.usdc, spender)).toBe(USD(5));
+    });
+
+    it("the bot's signature alone cannot grant the approval: ReviewRequired, no allowance", async () => {
+      const fresh = "0x00000000000000000000000000000000000b0b00" as Address;
+      const data = calldata("mocks/MockERC20", "approve", [fresh, USD(5)]);
+      expect(await refused(executeIntent(f, f.tokens.usdc, data, await deadline()), data)).toEqual({ name: "ReviewRequired", args: [f.bot.address] });
+      expect(await allowance(f.tokens.usdc, fresh)).toBe(0n);
     });
 
     it("any other call on a default token is refused", async () => {
@@ -73,9 +89,13 @@ describe("ServiceVault protocol execution", () => {
       expect(await refused(executeIntent(f, f.tokens.usdc, data, await deadline()), data)).toEqual({ name: "ProtocolNotApproved", args: [f.tokens.usdc] });
     });
 
-    it("approve on a token that is not a default token is refused", async () => {
+    it("approve on a token that is not a default token is refused, even reviewed", async () => {
       const data = calldata("mocks/MockERC20", "approve", [spender, 1n]);
-      expect(await refused(executeIntent(f, f.tokens.wbtc, data, await deadline()), data)).toEqual({ name: "ProtocolNotApproved", args: [f.tokens.wbtc] });
+      const args = await reviewed(executeIntent(f, f.tokens.wbtc, data, await deadline()), data);
+      expect(await revertOf(() => f.simulate(f.relayer, f.vault, "ServiceVault", "executeReviewedProtocol", [...args]))).toEqual({
+        name: "ProtocolNotApproved",
+        args: [f.tokens.wbtc],
+      });
     });
   });
 

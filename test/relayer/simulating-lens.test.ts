@@ -5,13 +5,15 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { decodeFunctionResult, type Address, type Hex } from "viem";
+import { decodeFunctionResult, encodeFunctionData, keccak256, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { validateBody } from "../../src/api/validate.ts";
 import { paymentRequestBody } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
+import { defaultDeadline, randomRef, signExecuteIntent, signPaymentIntent } from "../../src/client/sign.ts";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import { readArtifact } from "../../src/chain/artifacts.ts";
+import { clientsFor } from "../../src/chain/clients.ts";
+import type { ExecuteIntent, PaymentIntent } from "../../src/eip712/types.ts";
 import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
 import { intentHashOf } from "../../src/relayer/checks.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
@@ -87,5 +89,111 @@ describe("ChainRuntime.readAndSimulate", () => {
     expect(decodeRevert(outcomes[1]!.result)).toBe("NotAuthorizedRelayer()");
     expect(outcomes[2]!.ok).toBe(true);
     expect(decodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", data: outcomes[2]!.result })).toEqual([true, false]);
+  });
+
+  describe("simulateOutflows", () => {
+    const zero = "0x0000000000000000000000000000000000000000" as Address;
+
+    /** A bot-signed executeProtocol that supplies `amount` USDC to the lending pool (approved by the owner first). */
+    async function supplyCall(amount: bigint) {
+      const m = devnet.manifest;
+      const owner = privateKeyToAccount(m.accounts.owner.privateKey as Hex);
+      const lending = m.contracts.lending as Address;
+      const vault = m.contracts.vault as Address;
+      const clients = clientsFor(devnet.chain.provider, m.chainId);
+      const hash = await clients.walletFor(owner).writeContract({
+        address: vault, abi: vaultAbi, functionName: "approveProtocol", args: [lending], chain: null, account: owner,
+      } as never);
+      await clients.publicClient.waitForTransactionReceipt({ hash });
+      const usdc = m.tokens.USDC!.address as Address;
+      const bot = privateKeyToAccount(m.accounts.bots.default.privateKey as Hex);
+      const callData = encodeFunctionData({ abi: readArtifact("mocks/MockLendingPool").abi, functionName: "supply", args: [usdc, amount] });
+      const intent: ExecuteIntent = {
+        bot: bot.address, protocol: lending, calldataHash: keccak256(callData), tokens: [usdc], amounts: [amount],
+        value: 0n, deadline: defaultDeadline(), ref: randomRef(),
+      };
+      const signature = await signExecuteIntent(bot, m.domain as never, intent);
+      const data = encodeFunctionData({ abi: vaultAbi, functionName: "executeProtocol", args: [intent, signature, callData] });
+      return { vault, usdc, weth: m.tokens.WETH!.address as Address, data, clients };
+    }
+
+    it("reports exactly what a protocol call takes out of the vault, and nothing persists", async () => {
+      const { vault, usdc, weth, data, clients } = await supplyCall(1_234_567n);
+      const balance = (token: Address) =>
+        clients.publicClient.readContract({ address: token, abi: readArtifact("mocks/MockERC20").abi, functionName: "balanceOf", args: [vault] }) as Promise<bigint>;
+      const [usdcBefore, wethBefore, ethBefore] = [await balance(usdc), await balance(weth), await clients.publicClient.getBalance({ address: vault })];
+      const block = await runtime.latestBlock();
+
+      const sim = await runtime.simulateOutflows(relayer, vault, data, [usdc, weth, zero], block);
+      expect(sim).toBeDefined();
+      expect(sim!.ok).toBe(true);
+      expect(sim!.outflows).toEqual([1_234_567n, 0n, 0n]);
+      expect(sim!.ethOutflow).toBe(0n);
+
+      // Nothing persisted: balances, and the intent is still unused (the same call simulates again).
+      expect([await balance(usdc), await balance(weth), await clients.publicClient.getBalance({ address: vault })]).toEqual([usdcBefore, wethBefore, ethBefore]);
+      expect((await runtime.simulateOutflows(relayer, vault, data, [usdc], block))!.outflows).toEqual([1_234_567n]);
+    });
+
+    it("runs from the relayer key's address: from a stranger the vault refuses and nothing is reported out", async () => {
+      const { vault, usdc, data } = await supplyCall(5n);
+      const stranger = privateKeyToAccount(`0x${"5a".repeat(32)}`).address;
+      const sim = await runtime.simulateOutflows(stranger, vault, data, [usdc], await runtime.latestBlock());
+      expect(sim!.ok).toBe(false);
+      expect(decodeRevert(sim!.result)).toBe("NotAuthorizedRelayer()");
+      expect(sim!.outflows).toEqual([0n]);
+    });
+  });
+
+  describe("the lens's owner-policy fields", () => {
+    const write = async (from: "owner" | "deployer", address: Address, contract: string, functionName: string, args: readonly unknown[]) => {
+      const m = devnet.manifest;
+      const key = (from === "owner" ? m.accounts.owner : m.accounts.deployer ?? m.accounts.owner).privateKey as Hex;
+      const account = privateKeyToAccount(key);
+      const clients = clientsFor(devnet.chain.provider, m.chainId);
+      const hash = await clients.walletFor(account).writeContract({ address, abi: readArtifact(contract).abi, functionName, args, chain: null, account } as never);
+      await clients.publicClient.waitForTransactionReceipt({ hash });
+    };
+
+    it("reports a cancelled intent, the swap floor and tolerance, and the bot's swap window, on both lens paths", async () => {
+      const p = await payment();
+      const m = devnet.manifest;
+      await write("owner", p.vault, "ServiceVault", "cancelIntent", [p.query.intentHash]);
+      await write("owner", p.vault, "ServiceVault", "setBotSwapLimit", [p.query.bot, 500_000_000n, 86_400n]);
+      const usdc = m.tokens.USDC!.address as Address;
+      const weth = m.tokens.WETH!.address as Address;
+      const swap: SnapshotQuery = { vault: p.vault, bot: p.query.bot, tokens: [usdc], amounts: [300_000_000n], intentHash: p.query.intentHash, toToken: weth };
+      const clients = clientsFor(devnet.chain.provider, m.chainId);
+      const floor = (await clients.publicClient.readContract({
+        address: p.vault, abi: vaultAbi, functionName: "swapFloor", args: [usdc, weth, 300_000_000n],
+      })) as bigint;
+      expect(floor).toBeGreaterThan(0n);
+
+      const [pay, sw] = await runtime.snapshots([p.query, swap]);
+      expect(pay!.intentCancelled).toBe(true);
+      expect([pay!.swapSlippageBps, pay!.swapFloor]).toEqual([0n, 0n]); // not a swap query
+      expect(sw).toMatchObject({ swapSlippageBps: 100n, swapFloor: floor, swapLimit: { amount: 500_000_000n, maxCount: 0n, windowSeconds: 86_400n } });
+      expect(pay!.swapLimit).toEqual(sw!.swapLimit); // the vault-and-bot part is shared
+      const { snapshots } = await runtime.readAndSimulate([p.query, swap], []);
+      expect(snapshots).toEqual(await runtime.snapshots([p.query, swap], snapshots[0]!.blockNumber));
+    });
+
+    it("tells a stale feed (priceStale) from a missing one (priced false only)", async () => {
+      const m = devnet.manifest;
+      const p = await payment();
+      const feed = m.contracts.priceFeeds.USDC as Address;
+      const block = await devnet.chain.provider.request({ method: "eth_getBlockByNumber", params: ["latest", false] } as never) as { timestamp: Hex };
+      await write("deployer", feed, "mocks/MockPriceFeed", "setUpdatedAt", [BigInt(block.timestamp) - 2n * 86_400n]);
+      try {
+        const stale = await runtime.snapshot(p.query);
+        expect([stale.priced, stale.priceStale]).toEqual([false, true]);
+        const noFeed = await runtime.snapshot({ ...p.query, tokens: ["0x00000000000000000000000000000000000f00d0"], amounts: [1n] });
+        expect([noFeed.priced, noFeed.priceStale]).toEqual([false, false]);
+      } finally {
+        await write("deployer", feed, "mocks/MockPriceFeed", "setUpdatedAt", [0n]);
+      }
+      const fresh = await runtime.snapshot(p.query);
+      expect([fresh.priced, fresh.priceStale]).toEqual([true, false]);
+    });
   });
 });

@@ -32,6 +32,11 @@ const snapshot = fc.record({
   rebalanceTokenCount: u256,
   toTokenOnVaultList: fc.boolean(),
   protocolIsDefaultToken: fc.boolean(),
+  intentCancelled: fc.boolean(),
+  priceStale: fc.boolean(),
+  swapSlippageBps: u256,
+  swapFloor: u256,
+  swapLimit: limit,
 });
 
 describe("decodeSnapshots", () => {
