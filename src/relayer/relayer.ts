@@ -180,9 +180,9 @@ export class Relayer {
   async #read(chain: ChainRuntime, request: RelayRequest, client: string): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
     const reads = this.#reads.get(chain.chainId)!;
     const limiter = this.#parts.rateLimiter;
-    admitUnauthenticated(limiter, client);
+    await admitUnauthenticated(limiter, client);
     if (!chain.knowsDomain(request.vaultAddress)) {
-      spendUnauthenticated(limiter, client);
+      await spendUnauthenticated(limiter, client);
       const probe = await reads.read(snapshotQuery(request, zeroHash));
       if (!probe.snapshot.isVault) return { intentHash: zeroHash, pinned: probe };
     }

@@ -214,15 +214,30 @@ export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitK
 
 // ---- the client's bucket for unauthenticated work (see RateLimitConfig.unauthenticated) ---------
 
-/** 429 RATE_LIMITED when `client`'s bucket for unauthenticated work is empty; takes nothing. */
-export function admitUnauthenticated(limiter: RateLimiter, client: string): void {
+/**
+ * How long a refusal of unauthenticated work waits before it is answered. A flooder that ignores
+ * Retry-After and resends as soon as it is answered would otherwise keep the server busy answering
+ * 429s as fast as it can send; held for this long, each of its connections sends at most one request
+ * per pause, and a pending refusal costs only a timer. A client that waits Retry-After (at least a
+ * second) loses nothing.
+ */
+export const UNAUTHENTICATED_REFUSAL_PAUSE_MS = 1_000;
+
+/** 429 RATE_LIMITED (after the pause) when `client`'s bucket for unauthenticated work is empty; takes nothing. */
+export async function admitUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
   const result = limiter.check([{ scope: "unauthenticated", key: client }]);
-  if (!result.ok) throw rateLimitedError(result);
+  if (!result.ok) await refuseAfter(pauseMs, result);
 }
 
-/** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED when it is empty. */
-export function spendUnauthenticated(limiter: RateLimiter, client: string): void {
-  takeOrThrow(limiter, [{ scope: "unauthenticated", key: client }]);
+/** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
+export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
+  const result = limiter.take([{ scope: "unauthenticated", key: client }]);
+  if (!result.ok) await refuseAfter(pauseMs, result);
+}
+
+async function refuseAfter(pauseMs: number, refusal: { scope: RateLimitScope; retryAfterSeconds: number }): Promise<never> {
+  await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, refusal.retryAfterSeconds * 1000)));
+  throw rateLimitedError(refusal);
 }
 
 /**

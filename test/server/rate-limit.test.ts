@@ -182,20 +182,28 @@ describe("RateLimiter", () => {
 });
 
 describe("429 RATE_LIMITED", () => {
-  it("unauthenticated work: admit refuses an empty bucket, spend takes, chargeFailure takes only on a throw", () => {
+  it("unauthenticated work: admit refuses an empty bucket, spend takes, chargeFailure takes only on a throw", async () => {
     const limiter = new RateLimiter(config({ unauthenticated: { capacity: 2, refillPerSecond: 0.25 } }), clock().now);
     const ip = "127.0.0.2";
     expect(chargeFailure(limiter, ip, () => "verified")).toBe("verified");
-    admitUnauthenticated(limiter, ip); // still two tokens
-    spendUnauthenticated(limiter, ip);
+    await admitUnauthenticated(limiter, ip, 0); // still two tokens
+    await spendUnauthenticated(limiter, ip, 0);
     expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
-    expect(() => admitUnauthenticated(limiter, ip)).toThrow(
-      expect.objectContaining({ code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: expect.stringMatching(/bad signatures/) }),
-    );
-    expect(() => spendUnauthenticated(limiter, ip)).toThrow(expect.objectContaining({ code: "RATE_LIMITED" }));
+    await expect(admitUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({
+      code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: expect.stringMatching(/bad signatures/),
+    });
+    await expect(spendUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({ code: "RATE_LIMITED" });
     // An empty bucket stays empty: a failure then still throws its own error, not a 429.
     expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
-    admitUnauthenticated(limiter, "127.0.0.1");
+    await admitUnauthenticated(limiter, "127.0.0.1", 0);
+  });
+
+  it("a refusal of unauthenticated work is answered only after the pause (a flooder cannot resend at once)", async () => {
+    const limiter = new RateLimiter(config({ unauthenticated: { capacity: 1, refillPerSecond: 0.1 } }), clock().now);
+    await spendUnauthenticated(limiter, "127.0.0.2", 200);
+    const started = performance.now();
+    await expect(admitUnauthenticated(limiter, "127.0.0.2", 200)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
   });
 
   it("takeOrThrow throws the error with its Retry-After seconds", () => {
