@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm run bench`: every benchmark, one after another, each printing its figures and the target
 # beside its ratio: relayer throughput and latency against direct transactions, signature
-# authentication against viem, ledger latency at 100k rows against 1k.
+# authentication against viem, ledger latency at 100k rows against 1k, a bot's latency under another
+# address's flood of bad signatures against its quiet latency.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
@@ -11,3 +12,5 @@ echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts
 echo "== ledger p99 latency: 100k rows vs 1k rows"
 run bench/ledger.bench.ts
+echo "== a bot's p50 under a flood of bad signatures from another address vs quiet"
+run bench/auth-flood.bench.ts

@@ -11,6 +11,8 @@ const address = z
   .transform((value) => getAddress(value));
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key");
 const bucket = z.object({ capacity: z.number().nonnegative(), refillPerSecond: z.number().nonnegative() });
+/** The default bucket for unauthenticated work per client address: a burst of 50, then 20 per second. */
+const UNAUTHENTICATED_BUCKET = { capacity: 50, refillPerSecond: 20 };
 
 const chainSchema = z.object({
   chainId: z.number().int().refine(isSupportedChainId, "is not a supported chain id (8453, 84532, 42161, 421614, 31337)"),
@@ -37,11 +39,22 @@ export const relayerConfigSchema = z.object({
   stateDir: z.string().min(1),
   chains: z.array(chainSchema).min(1, "at least one chain is required"),
   rateLimits: z
-    .object({ bot: bucket, vault: bucket, client: bucket })
+    .object({
+      bot: bucket,
+      vault: bucket,
+      client: bucket,
+      /**
+       * Per client address: bad signatures and reads before a signature can be checked (see
+       * rate-limit.ts). Far below what the server verifies per second, so that one address's flood
+       * of bad signatures cannot slow the others down.
+       */
+      unauthenticated: bucket.default(UNAUTHENTICATED_BUCKET),
+    })
     .default({
       bot: { capacity: 100, refillPerSecond: 50 },
       vault: { capacity: 400, refillPerSecond: 200 },
       client: { capacity: 2000, refillPerSecond: 1000 },
+      unauthenticated: UNAUTHENTICATED_BUCKET,
     }),
   ai: z
     .object({

@@ -14,7 +14,7 @@ import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../eip712/types.ts";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
-import { takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
+import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
 import { parseScenario, type Scanner, type Scenario } from "./ai/index.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkValue, checkVaultExists, intentHashOf } from "./checks.ts";
@@ -102,7 +102,7 @@ export class Relayer {
       case "in_flight":
         return this.#running.get(key) ?? this.#awaitOrphan(kind, body, headers, client, claim.requestId);
       case "new": {
-        const work = this.#run(request, fingerprint, requestId).finally(() => this.#running.delete(key));
+        const work = this.#run(request, fingerprint, requestId, client).finally(() => this.#running.delete(key));
         this.#running.set(key, work);
         return work;
       }
@@ -110,10 +110,10 @@ export class Relayer {
   }
 
   /** Runs a newly claimed request; on an error, frees the key so that a retry runs again. */
-  async #run(request: RelayRequest, fingerprint: string, requestId: string): Promise<string> {
+  async #run(request: RelayRequest, fingerprint: string, requestId: string, client: string): Promise<string> {
     let recorded: RequestRecord | undefined;
     try {
-      const checked = await this.#check(request);
+      const checked = await this.#check(request, client);
       const { record, burst } = this.#record(checked, fingerprint, requestId);
       recorded = record;
       const text = await this.#decide(checked, record, burst);
@@ -143,17 +143,16 @@ export class Relayer {
    * under way, see read-batcher.ts); the simulation's outcome is looked at only once every check has
    * passed, so a check's error always comes first.
    */
-  async #check(request: RelayRequest): Promise<Checked> {
+  async #check(request: RelayRequest, client: string): Promise<Checked> {
     const chain = this.#parts.chains.get(request.chainId)!;
     const scenario = parseScenario(request.metadata, chain.devnet);
-    const { intentHash, pinned, paymentData } = await this.#read(chain, request);
+    const { intentHash, pinned, paymentData } = await this.#read(chain, request, client);
     const { snapshot, blockNumber } = pinned;
     // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
     // the route, which is chosen after the checks.
     const execute = request.kind === "execute" ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
     execute?.catch(() => {}); // awaited below, unless a check fails first
-    checkVaultExists(request, snapshot);
-    checkSignature(request, intentHash);
+    checkVaultExists(request, snapshot); // the signature was checked by #read
     takeOrThrow(this.#parts.rateLimiter, [
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
@@ -193,17 +192,26 @@ export class Relayer {
   }
 
   /**
-   * The vault's domain (cached), the intent's hash and the pinned reads (with a payment's
-   * simulation, and the calldata simulated). A vault seen for the first time is probed first.
+   * The intent's hash with its signature checked, then the pinned reads (with a payment's
+   * simulation, and the calldata simulated). The signature is checked on the vault's cached domain
+   * before the chain is read, so a bad signature costs no chain read. A vault seen for the first
+   * time is probed (and its domain read) first: that read is paid from the client's bucket for
+   * unauthenticated work, as is a failed signature, and a client whose bucket is empty is refused
+   * before either (rate-limit.ts). Only a vault's domain is ever cached, so a cached domain means
+   * the vault exists and the order clients see stays §7's.
    */
-  async #read(chain: ChainRuntime, request: RelayRequest): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
+  async #read(chain: ChainRuntime, request: RelayRequest, client: string): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
     const reads = this.#reads.get(chain.chainId)!;
+    const limiter = this.#parts.rateLimiter;
+    await admitUnauthenticated(limiter, client);
     if (!chain.knowsDomain(request.vaultAddress)) {
+      await spendUnauthenticated(limiter, client);
       const probe = await reads.read(snapshotQuery(request, zeroHash));
       if (!probe.snapshot.isVault) return { intentHash: zeroHash, pinned: probe };
     }
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
+    chargeFailure(limiter, client, () => checkSignature(request, intentHash));
     const payment = request.kind === "payment" ? { request, data: executionCalldata(request) } : undefined;
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
   }

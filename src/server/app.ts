@@ -17,6 +17,13 @@ export interface RelayerServer {
   close(): Promise<void>;
 }
 
+declare module "fastify" {
+  interface FastifyInstance {
+    /** The chain ids this relayer serves, for routes whose chain may be left out when there is one. */
+    readonly servedChainIds: readonly number[];
+  }
+}
+
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** How long a client may take to send a whole request (headers and body) unless configured. */
@@ -54,6 +61,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
   // string and a text/plain request would be a 400 instead of 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser("text/plain");
+  app.decorate("servedChainIds", Object.freeze([...options.chainIds]));
 
   app.get("/healthz", async () => ({ status: "ok", chainIds: options.chainIds }));
 

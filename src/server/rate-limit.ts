@@ -1,5 +1,6 @@
 // Token-bucket rate limits (DESIGN.md section 7): one bucket per bot address, per vault address and
-// per client IP. A bucket holds at most `capacity` tokens and regains `refillPerSecond` tokens each
+// per client IP, and a second, small one per client IP for unauthenticated work (a signature that
+// fails, a chain read needed before a signature can be checked). A bucket holds at most `capacity` tokens and regains `refillPerSecond` tokens each
 // second; every request takes one token from each bucket it names, all of them or none.
 //
 // - A scope whose capacity or refill is 0 is unlimited: its buckets are never created or checked.
@@ -19,24 +20,39 @@ export interface BucketSpec {
   refillPerSecond: number;
 }
 
-export type RateLimitScope = "bot" | "vault" | "client";
+export type RateLimitScope = "bot" | "vault" | "client" | "unauthenticated";
 
 export interface RateLimitConfig {
   bot: BucketSpec;
   vault: BucketSpec;
-  /** Per client IP address: guards the unauthenticated work done before a signature is verified. */
+  /** Per client IP address: every request (but probes and scrapes), before any work is done. */
   client: BucketSpec;
+  /**
+   * Per client IP address: the work a request costs before its signature is known to be good, and
+   * that an attacker could otherwise repeat for free. A request spends from it when its signature
+   * fails, or when the chain must be read before its signature can be checked (a vault not seen
+   * before); a client whose bucket is empty is refused before any of that work. Its rate sits far
+   * below what the server can verify, so a flood of bad signatures from one address cannot slow
+   * down the clients at other addresses.
+   */
+  unauthenticated: BucketSpec;
 }
 
 /**
  * Generous defaults: a bot may burst 50 requests and sustain 20 per second; a vault (all its bots
- * together) 200 and 100 per second; one client address 500 and 250 per second.
+ * together) 200 and 100 per second; one client address 500 and 250 per second. Unauthenticated
+ * work: 50 and 20 per second per client address (a bot with a good key spends from it only for its
+ * first request to each vault).
  */
 export const defaultRateLimits: RateLimitConfig = Object.freeze({
   bot: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
   vault: Object.freeze({ capacity: 200, refillPerSecond: 100 }),
   client: Object.freeze({ capacity: 500, refillPerSecond: 250 }),
+  unauthenticated: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
 });
+
+/** Scopes whose keys are addresses, compared case-insensitively; client keys are used as given. */
+const ADDRESS_SCOPES: ReadonlySet<RateLimitScope> = new Set(["bot", "vault"]);
 
 export const DEFAULT_MAX_KEYS = 100_000;
 
@@ -64,7 +80,7 @@ export class RateLimiter {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(config: RateLimitConfig, now: () => number = Date.now, maxKeys: number = DEFAULT_MAX_KEYS) {
-    for (const scope of ["bot", "vault", "client"] as const) {
+    for (const scope of ["bot", "vault", "client", "unauthenticated"] as const) {
       const { capacity, refillPerSecond } = config[scope];
       if (!(capacity >= 0 && Number.isFinite(capacity)) || !(refillPerSecond >= 0 && Number.isFinite(refillPerSecond))) {
         throw new RangeError(`rate limit for ${scope} needs a finite capacity and refill of 0 or more`);
@@ -81,18 +97,28 @@ export class RateLimiter {
     return this.#buckets.size;
   }
 
+  /**
+   * Whether `take(keys)` would succeed now, without taking anything: for refusing work up front
+   * that is charged only once it turns out to be unauthenticated.
+   */
+  check(keys: ReadonlyArray<RateLimitKey>): TakeResult {
+    const now = this.#now();
+    let refusal: { scope: RateLimitScope; retryAfterSeconds: number } | undefined;
+    for (const [id, { scope, count }] of this.#wanted(keys)) {
+      const { capacity, refillPerSecond } = this.#config[scope];
+      const bucket = this.#buckets.get(id);
+      // A bucket not yet made would start full.
+      const tokens = bucket === undefined ? capacity : Math.min(capacity, bucket.tokens + (Math.max(0, now - bucket.updatedAt) / 1000) * refillPerSecond);
+      const wait = this.#waitFor(scope, tokens, count);
+      if (wait !== undefined && (refusal === undefined || wait > refusal.retryAfterSeconds)) refusal = { scope, retryAfterSeconds: wait };
+    }
+    return refusal === undefined ? { ok: true } : { ok: false, ...refusal };
+  }
+
   /** Takes one token from every named bucket atomically: all or none. */
   take(keys: ReadonlyArray<RateLimitKey>): TakeResult {
     const now = this.#now();
-    // Tokens needed per bucket: the same bucket named twice needs two.
-    const wanted = new Map<string, { scope: RateLimitScope; count: number }>();
-    for (const { scope, key } of keys) {
-      if (this.#unlimited(scope)) continue;
-      const id = `${scope}:${scope === "client" ? key : key.toLowerCase()}`;
-      const entry = wanted.get(id);
-      if (entry === undefined) wanted.set(id, { scope, count: 1 });
-      else entry.count++;
-    }
+    const wanted = this.#wanted(keys);
 
     // Make room for the new buckets first, so no bucket of this call is evicted halfway through.
     let fresh = 0;
@@ -104,14 +130,32 @@ export class RateLimiter {
     for (const [id, { scope, count }] of wanted) {
       const bucket = this.#refilled(id, scope, now);
       buckets.push([bucket, count]);
-      if (bucket.tokens + EPSILON >= count) continue;
-      const seconds = (count - bucket.tokens) / this.#config[scope].refillPerSecond;
-      const retryAfterSeconds = Math.max(1, Math.ceil(seconds - EPSILON));
-      if (refusal === undefined || retryAfterSeconds > refusal.retryAfterSeconds) refusal = { scope, retryAfterSeconds };
+      const wait = this.#waitFor(scope, bucket.tokens, count);
+      if (wait !== undefined && (refusal === undefined || wait > refusal.retryAfterSeconds)) refusal = { scope, retryAfterSeconds: wait };
     }
     if (refusal !== undefined) return { ok: false, ...refusal };
     for (const [bucket, count] of buckets) bucket.tokens = Math.max(0, bucket.tokens - count);
     return { ok: true };
+  }
+
+  /** Tokens needed per bucket id ("scope:key"), limited scopes only: the same bucket named twice needs two. */
+  #wanted(keys: ReadonlyArray<RateLimitKey>): Map<string, { scope: RateLimitScope; count: number }> {
+    const wanted = new Map<string, { scope: RateLimitScope; count: number }>();
+    for (const { scope, key } of keys) {
+      if (this.#unlimited(scope)) continue;
+      const id = `${scope}:${ADDRESS_SCOPES.has(scope) ? key.toLowerCase() : key}`;
+      const entry = wanted.get(id);
+      if (entry === undefined) wanted.set(id, { scope, count: 1 });
+      else entry.count++;
+    }
+    return wanted;
+  }
+
+  /** Whole seconds (at least 1) until a bucket holding `tokens` holds `count`; undefined if it does now. */
+  #waitFor(scope: RateLimitScope, tokens: number, count: number): number | undefined {
+    if (tokens + EPSILON >= count) return undefined;
+    const seconds = (count - tokens) / this.#config[scope].refillPerSecond;
+    return Math.max(1, Math.ceil(seconds - EPSILON));
   }
 
   #unlimited(scope: RateLimitScope): boolean {
@@ -156,15 +200,57 @@ export class RateLimiter {
 
 /** A refusal as the 429 RATE_LIMITED error, with its Retry-After seconds. */
 export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSeconds: number }): RelayError {
-  return relayError("RATE_LIMITED", `${refusal.scope} rate limit exceeded`, {
-    retryAfterSeconds: refusal.retryAfterSeconds,
-  });
+  const details = refusal.scope === "unauthenticated"
+    ? "too many requests with bad signatures, or for vaults not seen before, from this client address"
+    : `${refusal.scope} rate limit exceeded`;
+  return relayError("RATE_LIMITED", details, { retryAfterSeconds: refusal.retryAfterSeconds });
 }
 
 /** `limiter.take(keys)`, throwing 429 RATE_LIMITED (with Retry-After) when a bucket is empty. */
 export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void {
   const result = limiter.take(keys);
   if (!result.ok) throw rateLimitedError(result);
+}
+
+// ---- the client's bucket for unauthenticated work (see RateLimitConfig.unauthenticated) ---------
+
+/**
+ * How long a refusal of unauthenticated work waits before it is answered. A flooder that ignores
+ * Retry-After and resends as soon as it is answered would otherwise keep the server busy answering
+ * 429s as fast as it can send; held for this long, each of its connections sends at most one request
+ * per pause, and a pending refusal costs only a timer. A client that waits Retry-After (at least a
+ * second) loses nothing.
+ */
+export const UNAUTHENTICATED_REFUSAL_PAUSE_MS = 1_000;
+
+/** 429 RATE_LIMITED (after the pause) when `client`'s bucket for unauthenticated work is empty; takes nothing. */
+export async function admitUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
+  const result = limiter.check([{ scope: "unauthenticated", key: client }]);
+  if (!result.ok) await refuseAfter(pauseMs, result);
+}
+
+/** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
+export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
+  const result = limiter.take([{ scope: "unauthenticated", key: client }]);
+  if (!result.ok) await refuseAfter(pauseMs, result);
+}
+
+async function refuseAfter(pauseMs: number, refusal: { scope: RateLimitScope; retryAfterSeconds: number }): Promise<never> {
+  await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, refusal.retryAfterSeconds * 1000)));
+  throw rateLimitedError(refusal);
+}
+
+/**
+ * Runs `verify` (a signature check); when it throws, `client` pays one token of its bucket for
+ * unauthenticated work (an empty bucket stays empty) and the error is thrown on.
+ */
+export function chargeFailure<T>(limiter: RateLimiter, client: string, verify: () => T): T {
+  try {
+    return verify();
+  } catch (error) {
+    limiter.take([{ scope: "unauthenticated", key: client }]);
+    throw error;
+  }
 }
 
 /** Routes never limited per client: probes and scrapes must work while a client is throttled. */

@@ -74,17 +74,20 @@ describe("owner reviews", () => {
     });
   });
 
-  it("someone who is not the vault's owner can sign in but not see or decide its reviews", async () => {
+  it("someone who is not the vault's owner can sign in but not see or decide its reviews, nor learn that they exist", async () => {
     const { id } = await hold();
     const stranger = { authorization: `Bearer ${await tokenFor(env, privateKeyToAccount(generatePrivateKey()))}` };
     const list = await get(`${env.url}/v1/reviews`, stranger);
     expect(list.status).toBe(200);
     expect(list.body.reviews).toEqual([]);
+    // Another vault's review is answered as an unknown id is (test/security/auth-reviews.test.ts).
     const detail = await get(`${env.url}/v1/reviews/${id}`, stranger);
-    expect(detail.status).toBe(403);
-    expect(detail.body.code).toBe("NOT_VAULT_OWNER");
+    expect(detail.status).toBe(404);
+    expect(detail.body).toEqual({ error: expect.any(String), code: "NOT_FOUND", details: `no review ${id}` });
     const reject = await post(`${env.url}/v1/reviews/${id}/reject`, { reason: "no" }, stranger);
-    expect(reject.body.code).toBe("NOT_VAULT_OWNER");
+    expect(reject.status).toBe(404);
+    expect(reject.body.code).toBe("NOT_FOUND");
+    expect((await get(`${env.url}/v1/payments/${id}`)).body.status).toBe("pending_review");
   });
 
   it("approve: the payment executes and polling shows approved with the txHash", async () => {

@@ -3,9 +3,12 @@
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/server/app.ts";
 import {
+  admitUnauthenticated,
+  chargeFailure,
   defaultRateLimits,
   RateLimiter,
   registerClientRateLimit,
+  spendUnauthenticated,
   takeOrThrow,
   type RateLimitConfig,
 } from "../../src/server/rate-limit.ts";
@@ -22,6 +25,7 @@ const config = (over: Partial<RateLimitConfig> = {}): RateLimitConfig => ({
   bot: { capacity: 2, refillPerSecond: 1 },
   vault: { capacity: 3, refillPerSecond: 0.5 },
   client: { capacity: 0, refillPerSecond: 0 },
+  unauthenticated: { capacity: 0, refillPerSecond: 0 },
   ...over,
 });
 
@@ -148,15 +152,60 @@ describe("RateLimiter", () => {
     expect(() => new RateLimiter(config(), Date.now, 0)).toThrow(/maxKeys/);
   });
 
+  it("check says what take would answer, and takes nothing", () => {
+    const t = clock();
+    const limiter = new RateLimiter(config({ unauthenticated: { capacity: 2, refillPerSecond: 0.5 } }), t.now);
+    const client = [{ scope: "unauthenticated", key: "127.0.0.2" }] as const;
+    for (let i = 0; i < 5; i++) expect(limiter.check(client)).toEqual({ ok: true });
+    expect(limiter.size).toBe(0); // checking makes no bucket
+    expect(limiter.take(client).ok).toBe(true);
+    expect(limiter.take(client).ok).toBe(true);
+    expect(limiter.check(client)).toEqual({ ok: false, scope: "unauthenticated", retryAfterSeconds: 2 });
+    expect(limiter.check([{ scope: "unauthenticated", key: "127.0.0.1" }])).toEqual({ ok: true }); // another address
+    t.advance(2000);
+    expect(limiter.check(client)).toEqual({ ok: true });
+    expect(limiter.take(client).ok).toBe(true);
+  });
+
   it("has generous defaults with a limit in every scope", () => {
     for (const scope of ["bot", "vault", "client"] as const) {
       expect(defaultRateLimits[scope].capacity).toBeGreaterThanOrEqual(50);
       expect(defaultRateLimits[scope].refillPerSecond).toBeGreaterThanOrEqual(20);
     }
   });
+
+  it("keeps the unauthenticated bucket small but limited: far below what one core verifies per second", () => {
+    expect(defaultRateLimits.unauthenticated.capacity).toBeGreaterThan(0);
+    expect(defaultRateLimits.unauthenticated.refillPerSecond).toBeGreaterThan(0);
+    expect(defaultRateLimits.unauthenticated.refillPerSecond).toBeLessThanOrEqual(50);
+  });
 });
 
 describe("429 RATE_LIMITED", () => {
+  it("unauthenticated work: admit refuses an empty bucket, spend takes, chargeFailure takes only on a throw", async () => {
+    const limiter = new RateLimiter(config({ unauthenticated: { capacity: 2, refillPerSecond: 0.25 } }), clock().now);
+    const ip = "127.0.0.2";
+    expect(chargeFailure(limiter, ip, () => "verified")).toBe("verified");
+    await admitUnauthenticated(limiter, ip, 0); // still two tokens
+    await spendUnauthenticated(limiter, ip, 0);
+    expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
+    await expect(admitUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({
+      code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: expect.stringMatching(/bad signatures/),
+    });
+    await expect(spendUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    // An empty bucket stays empty: a failure then still throws its own error, not a 429.
+    expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
+    await admitUnauthenticated(limiter, "127.0.0.1", 0);
+  });
+
+  it("a refusal of unauthenticated work is answered only after the pause (a flooder cannot resend at once)", async () => {
+    const limiter = new RateLimiter(config({ unauthenticated: { capacity: 1, refillPerSecond: 0.1 } }), clock().now);
+    await spendUnauthenticated(limiter, "127.0.0.2", 200);
+    const started = performance.now();
+    await expect(admitUnauthenticated(limiter, "127.0.0.2", 200)).rejects.toMatchObject({ code: "RATE_LIMITED" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(190);
+  });
+
   it("takeOrThrow throws the error with its Retry-After seconds", () => {
     const limiter = new RateLimiter(config({ bot: { capacity: 1, refillPerSecond: 0.25 } }), clock().now);
     takeOrThrow(limiter, [{ scope: "bot", key: BOT }]);

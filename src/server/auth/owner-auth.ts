@@ -3,8 +3,9 @@
 // `Authorization` header. Every failure is a 401 UNAUTHORIZED whose details say what was wrong.
 //
 // Nonces: a nonce is spent by the first login whose message parses and names it, whatever that
-// login's outcome. It is removed before any other check runs, so a failed attempt (wrong domain,
+// login's outcome. It is spent before any other check runs, so a failed attempt (wrong domain,
 // expired message, bad signature) needs a fresh nonce, and a replayed message never logs in twice.
+// Nonces take no room until they are spent (nonces.ts): no flood of nonce requests can evict one.
 import type { Address } from "viem";
 import { recoverSigner } from "../../eip712/recover.ts";
 import { isRelayError, relayError } from "../../errors.ts";
@@ -29,15 +30,18 @@ export interface OwnerAuthOptions {
   sessionTtlMs?: number;
   /** How long a nonce may wait for its login, in ms. Default 5 minutes. */
   nonceTtlMs?: number;
-  /** Most nonces outstanding at once; beyond it the oldest are forgotten. Default 10000. */
-  maxOutstandingNonces?: number;
+  /**
+   * Most spent, unexpired nonces remembered (to refuse their replay). When full, a login is refused
+   * with 429 RATE_LIMITED until the oldest expire; none is ever forgotten early. Default 100000.
+   */
+  maxSpentNonces?: number;
   /** Clock in ms since the epoch. Default Date.now. */
   now?: () => number;
 }
 
 export const DEFAULT_SESSION_TTL_MS = 60 * 60 * 1000;
 export const DEFAULT_NONCE_TTL_MS = 5 * 60 * 1000;
-export const DEFAULT_MAX_OUTSTANDING_NONCES = 10_000;
+export const DEFAULT_MAX_SPENT_NONCES = 100_000;
 /** How far in the future a message's Issued At may be (clock skew between owner and relayer). */
 export const MAX_ISSUED_AT_SKEW_MS = 60_000;
 
@@ -69,7 +73,7 @@ export class OwnerAuth {
     this.#now = options.now ?? Date.now;
     this.#nonces = new NonceBook({
       ttlMs: options.nonceTtlMs ?? DEFAULT_NONCE_TTL_MS,
-      capacity: options.maxOutstandingNonces ?? DEFAULT_MAX_OUTSTANDING_NONCES,
+      maxSpent: options.maxSpentNonces ?? DEFAULT_MAX_SPENT_NONCES,
       now: this.#now,
     });
   }
@@ -118,9 +122,18 @@ export class OwnerAuth {
   }
 
   #spendNonce(nonce: string): void {
-    const state = this.#nonces.spend(nonce);
-    if (state === "unknown") unauthorized("the nonce was not issued by this relayer, or was already used or dropped; request a new one");
-    if (state === "expired") unauthorized("the nonce has expired; request a new one");
+    const check = this.#nonces.spend(nonce);
+    if (check.ok) return;
+    switch (check.reason) {
+      case "unknown":
+        unauthorized("the nonce was not issued by this relayer (or was issued before it restarted); request a new one");
+      case "expired":
+        unauthorized("the nonce has expired; request a new one");
+      case "used":
+        unauthorized("the nonce was already used; request a new one");
+      case "full":
+        throw relayError("RATE_LIMITED", "too many sign-ins within one nonce lifetime; try again later", { retryAfterSeconds: check.retryAfterSeconds });
+    }
   }
 
   #checkBinding(siwe: SiweMessage): void {

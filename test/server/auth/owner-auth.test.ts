@@ -58,11 +58,11 @@ function refusal(action: () => unknown): string {
 }
 
 describe("issueNonce", () => {
-  it("hands out distinct 32-hex-digit nonces that expire after 5 minutes", () => {
+  it("hands out distinct 80-hex-digit nonces that expire after 5 minutes", () => {
     const auth = makeAuth();
     const first = auth.issueNonce();
     const second = auth.issueNonce();
-    expect(first.nonce).toMatch(/^[0-9a-f]{32}$/);
+    expect(first.nonce).toMatch(/^[0-9a-f]{80}$/);
     expect(second.nonce).not.toBe(first.nonce);
     expect(first.expiresAt).toBe(new Date(START + 5 * MINUTE).toISOString());
   });
@@ -130,7 +130,7 @@ describe("login", () => {
   it("refuses a nonce this relayer never issued", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { nonce: "abcdefgh12345678" });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer, or was already used/);
+    expect(refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
   });
 
   it("refuses a nonce issued by another relayer process", async () => {
@@ -168,25 +168,50 @@ describe("login", () => {
     expect(auth.login(message, signature).address).toBe(owner.address);
   });
 
-  it("forgets the oldest nonces beyond maxOutstandingNonces", async () => {
-    const auth = makeAuth({ maxOutstandingNonces: 2 });
+  it("keeps the oldest outstanding nonce valid however many are issued after it (nonces take no room until used)", async () => {
+    const auth = makeAuth({ maxSpentNonces: 2 });
     const oldest = await attempt(auth);
-    const middle = await attempt(auth);
-    const newest = await attempt(auth);
-    expect(refusal(() => auth.login(oldest.message, oldest.signature))).toMatch(/dropped/);
-    expect(auth.login(middle.message, middle.signature).address).toBe(owner.address);
-    expect(auth.login(newest.message, newest.signature).address).toBe(owner.address);
+    for (let i = 0; i < 10_001; i++) auth.issueNonce();
+    expect(auth.login(oldest.message, oldest.signature).address).toBe(owner.address);
+    expect(refusal(() => auth.login(oldest.message, oldest.signature))).toMatch(/already used/);
   });
 
-  it("drops expired nonces when issuing, so they no longer count against the cap", async () => {
-    const auth = makeAuth({ maxOutstandingNonces: 2 });
-    await attempt(auth);
-    await attempt(auth);
-    clock = START + 5 * MINUTE;
-    const fresh1 = await attempt(auth);
-    const fresh2 = await attempt(auth);
-    expect(auth.login(fresh1.message, fresh1.signature).address).toBe(owner.address);
-    expect(auth.login(fresh2.message, fresh2.signature).address).toBe(owner.address);
+  it("refuses a nonce whose MAC or expiry was altered", async () => {
+    const auth = makeAuth();
+    const { nonce } = auth.issueNonce();
+    // Move the expiry a day later, keeping the MAC: the MAC no longer matches.
+    const later = (BigInt(`0x${nonce.slice(0, 16)}`) + 86_400_000n).toString(16).padStart(16, "0") + nonce.slice(16);
+    const flipped = nonce.slice(0, -1) + (nonce.endsWith("0") ? "1" : "0");
+    for (const forged of [later, flipped]) {
+      const { message, signature } = await attempt(auth, { nonce: forged });
+      expect(refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
+    }
+  });
+
+  it("when the memory of spent nonces is full, refuses logins with 429 until the oldest expire, and never accepts a replay", async () => {
+    const auth = makeAuth({ maxSpentNonces: 2 });
+    const first = await attempt(auth);
+    clock += MINUTE;
+    const second = await attempt(auth);
+    const third = await attempt(auth);
+    auth.login(first.message, first.signature);
+    auth.login(second.message, second.signature);
+    let full: unknown;
+    try {
+      auth.login(third.message, third.signature);
+    } catch (error) {
+      full = error;
+    }
+    // The first spent nonce expires 4 minutes from now: that is when there is room again.
+    expect(full).toMatchObject({ code: "RATE_LIMITED", status: 429, retryAfterSeconds: 240 });
+    // Both spent nonces are still remembered: a replay is refused as used, not forgotten.
+    expect(refusal(() => auth.login(first.message, first.signature))).toMatch(/already used/);
+    expect(refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
+    clock = START + 5 * MINUTE; // the first nonce expired: its slot is free
+    const fresh = await attempt(auth);
+    expect(auth.login(fresh.message, fresh.signature).address).toBe(owner.address);
+    expect(refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
+    expect(refusal(() => auth.login(first.message, first.signature))).toMatch(/expired/);
   });
 
   it("refuses an Issued At more than 60 s in the future, and accepts exactly 60 s", async () => {

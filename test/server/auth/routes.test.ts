@@ -41,7 +41,7 @@ describe("POST /v1/auth/nonce", () => {
       expect(res.headers["cache-control"]).toBe("no-store");
       const body = res.json<Record<string, unknown>>();
       expect(Object.keys(body).sort()).toEqual(["expiresAt", "nonce"]);
-      expect(body.nonce).toMatch(/^[0-9a-f]{32}$/);
+      expect(body.nonce).toMatch(/^[0-9a-f]{80}$/);
       expect(Date.parse(body.expiresAt as string)).toBeGreaterThan(Date.now());
     }
   });
