@@ -1,7 +1,7 @@
 // The synchronous checks of a request, in DESIGN.md §7's order, over the policy snapshot read at
 // one block. Each throws the one RelayError that describes the first failure.
 import { toFunctionSelector, type Address } from "viem";
-import type { ExecuteRequest, RelayRequest, SwapRequest } from "../api/validate.ts";
+import type { ExecuteRequest, RelayRequest } from "../api/validate.ts";
 import { relayError } from "../errors.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { hashIntent } from "../eip712/hash.ts";
@@ -79,7 +79,6 @@ export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, def
     if (config.maxRebalanceAmount > 0n && snapshot.usdValue > config.maxRebalanceAmount) {
       throw relayError("EXCEEDS_REBALANCE_LIMIT", `swap worth ${formatUsd(snapshot.usdValue)} USD exceeds the bot's maxRebalanceAmount of ${formatUsd(config.maxRebalanceAmount)} USD`);
     }
-    checkSwapFloor(request, snapshot);
     return;
   }
   checkPerTx(snapshot);
@@ -118,20 +117,6 @@ function checkPrices(snapshot: PolicySnapshot): void {
 function checkPerTx({ config, usdValue }: PolicySnapshot): void {
   if (config.maxPerTxAmount > 0n && usdValue > config.maxPerTxAmount) {
     throw relayError("EXCEEDS_PER_TX_LIMIT", `amount worth ${formatUsd(usdValue)} USD exceeds the bot's maxPerTxAmount of ${formatUsd(config.maxPerTxAmount)} USD`);
-  }
-}
-
-/**
- * A swap must ask at least the vault's floor: the feed-priced value of what it spends, less the
- * owner's slippage tolerance (the vault enforces the same floor on what it receives). A lower
- * minToAmount is refused, never raised, so the bot's signature always means what it signed.
- */
-function checkSwapFloor(request: SwapRequest, snapshot: PolicySnapshot): void {
-  if (request.intent.minToAmount < snapshot.swapFloor) {
-    throw relayError(
-      "SWAP_SLIPPAGE_EXCEEDED",
-      `minToAmount ${request.intent.minToAmount} is below the vault's floor of ${snapshot.swapFloor} (the feed price of maxFromAmount less the vault's ${Number(snapshot.swapSlippageBps) / 100}% slippage tolerance)`,
-    );
   }
 }
 

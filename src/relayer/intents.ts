@@ -109,13 +109,13 @@ export function batchCalldata(requests: readonly PaymentRequest[]): Hex {
   });
 }
 
-/** The router call a swap executes: exact input, output to the vault itself. */
-export function routerCalldata(request: SwapRequest, vault: Address): Hex {
+/** The router call a swap executes: exact input, at least `minOut`, output to the vault itself. */
+export function routerCalldata(request: SwapRequest, vault: Address, minOut: bigint): Hex {
   const i = request.intent;
   return encodeFunctionData({
     abi: routerAbi,
     functionName: "swapExactIn",
-    args: [i.fromToken, i.toToken, i.maxFromAmount, i.minToAmount, vault],
+    args: [i.fromToken, i.toToken, i.maxFromAmount, minOut, vault],
   });
 }
 

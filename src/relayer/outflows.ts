@@ -2,9 +2,13 @@
 // vault's balances read around it (SimulatingLens.simulateOutflows), and every decrease is priced by
 // the registry's feeds. A bot that declares `tokens: []` and calls `USDC.transfer(x, 20000e6)` is then
 // valued at $20,000 and meets the per-tx, daily, velocity and AI-threshold rules at that value.
-import { zeroAddress, zeroHash, type Address, type Hex } from "viem";
+import { toFunctionSelector, zeroAddress, zeroHash, type Address, type Hex } from "viem";
 import type { ExecuteRequest } from "../api/validate.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
+import { selectorOf } from "./path.ts";
+
+/** `transfer(address,uint256)`: ERC-20 only (ERC-721 has no such function). */
+const ERC20_TRANSFER = toFunctionSelector("transfer(address,uint256)");
 
 /** One token (address(0) = ETH) leaving the vault, with its USD value (6 decimals). */
 export interface Outflow {
@@ -58,14 +62,16 @@ export async function measureOutflows(
 }
 
 /**
- * The declared tokens, the called contract (a call to a token, such as `transfer`, moves that
- * token; the vault bounds only declared and registry-default tokens on-chain) and the chain's
- * configured ERC-20s, once each. ETH is measured apart.
+ * The declared tokens, the chain's configured ERC-20s and, for an ERC-20 `transfer`, the called
+ * token itself (the vault bounds only declared and registry-default tokens on-chain), once each.
+ * ETH is measured apart. Other called contracts are not measured: an NFT's balanceOf counts items,
+ * which no feed prices (NFT transfers get the AI scan instead).
  */
 function watchedTokens(chain: ChainRuntime, request: ExecuteRequest): Address[] {
   const seen = new Map<string, Address>();
   const configured = Object.values(chain.config.tokens).map((t) => t.address);
-  for (const token of [...request.intent.tokens, request.intent.protocol, ...configured]) {
+  const called = selectorOf(request.callData) === ERC20_TRANSFER ? [request.intent.protocol] : [];
+  for (const token of [...request.intent.tokens, ...called, ...configured]) {
     if (token.toLowerCase() !== zeroAddress) seen.set(token.toLowerCase(), token);
   }
   return [...seen.values()];

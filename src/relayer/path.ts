@@ -37,6 +37,20 @@ export function isNftTransfer(callData: Hex, target: Address, knownErc20s: Reado
   return selector === transferFrom && !knownErc20s.has(target.toLowerCase());
 }
 
+/**
+ * Why the owner must decide this request whatever else holds, or undefined. The vault enforces
+ * both on-chain (ReviewRequired): a bot whose config requires human review, and an approval grant,
+ * which outlives the call, execute only with the owner's ReviewApproval.
+ */
+export function mandatoryReview(request: RelayRequest, snapshot: PolicySnapshot): string | undefined {
+  if (snapshot.config.requireHumanReview) return "the owner requires human review for this bot";
+  if (request.kind === "execute") {
+    const selector = selectorOf(request.callData);
+    if (selector !== undefined && approvalGrantSelectors.has(selector)) return "the call grants an approval over the vault's assets";
+  }
+  return undefined;
+}
+
 export function choosePath(
   request: RelayRequest,
   snapshot: PolicySnapshot,
@@ -44,13 +58,8 @@ export function choosePath(
   knownErc20s: ReadonlySet<string>,
 ): Path {
   const { config } = snapshot;
-  if (config.requireHumanReview) return { path: "review", heldBecause: "the owner requires human review for this bot" };
-  if (request.kind === "execute") {
-    const selector = selectorOf(request.callData);
-    if (selector !== undefined && approvalGrantSelectors.has(selector)) {
-      return { path: "review", heldBecause: "the call grants an approval over the vault's assets" };
-    }
-  }
+  const review = mandatoryReview(request, snapshot);
+  if (review !== undefined) return { path: "review", heldBecause: review };
   if (!snapshot.priced) return { path: "review", heldBecause: "a token has no price feed, so its USD value is unknown" };
 
   const reasons: ScanReason[] = [];

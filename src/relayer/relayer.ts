@@ -21,9 +21,9 @@ import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignat
 import { measureOutflows, type Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
-import { choosePath, describeScan, selectorOf, type Path } from "./path.ts";
+import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
-import { chooseRoute, gasLimitOf, simulate } from "./simulate.ts";
+import { chooseRoute, gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
 import { faultPoint } from "./faults.ts";
@@ -50,7 +50,8 @@ interface Checked {
   route?: SwapRoute;
   data: Hex;
   gas: bigint;
-  gasEstimate?: bigint;
+  /** The simulation's outcome; undefined for a request held at the vault's review gate. */
+  sim?: SimulationOk;
   /** The devnet's forced AI outcome (`metadata.scenario`), if any. */
   scenario?: Scenario;
   /** An execute's measured outflows (outflows.ts), where the node could measure them. */
@@ -164,12 +165,17 @@ export class Relayer {
     const funds = movedFunds(request);
     checkBalance(funds.tokens, funds.amounts, snapshot);
 
-    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber) : undefined;
-    const { data, sim } = pinned.simulation && paymentData
-      ? { data: paymentData, sim: await pinned.simulation }
-      : await (execute ?? this.#simulate(chain, request, route, blockNumber));
-    const valued = request.kind === "execute" ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
-    return { request, chain, intentHash, ...valued, route, data, gas: gasLimitOf(sim), gasEstimate: sim.gasEstimate, scenario };
+    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : undefined;
+    const simulated = (pinned.simulation && paymentData ? pinned.simulation.then((sim) => ({ data: paymentData, sim })) : (execute ?? this.#simulate(chain, request, route, blockNumber)))
+      .catch((error: unknown) => {
+        // A request the owner must decide stops at the vault's review gate: it is held, and
+        // simulated again with the owner's approval before it is sent.
+        if (mandatoryReview(request, snapshot) !== undefined && stoppedAtReviewGate(error)) return undefined;
+        throw error;
+      });
+    const { data, sim } = (await simulated) ?? { data: paymentData ?? executionCalldata(request, route), sim: undefined };
+    const valued = request.kind === "execute" && sim ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
+    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario };
   }
 
   /**
@@ -299,7 +305,8 @@ export class Relayer {
   /** Picks the path and carries it out; returns the stored 200 text. */
   async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
     const path: Path = choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId));
-    const simulationResult = { success: true, ...(checked.gasEstimate === undefined ? {} : { gasEstimate: checked.gasEstimate.toString() }) };
+    const { sim } = checked;
+    const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     switch (path.path) {
       case "review":
         return this.#hold(record, path.heldBecause, undefined, { simulationResult });

@@ -2,7 +2,7 @@
 // route, chosen from the configured routers' quotes at the same block.
 import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, parseAbi, type Address, type Hex } from "viem";
 import type { SwapRequest } from "../api/validate.ts";
-import { relayError, type RelayError } from "../errors.ts";
+import { isRelayError, relayError, type RelayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { routerAbi, routerCalldata, vaultAbi, type SwapRoute } from "./intents.ts";
 import { isTransportFailure, rpcFailure } from "./rpc-errors.ts";
@@ -86,7 +86,10 @@ export async function simulate(
  */
 export function simulationError(revertData: Hex | undefined, cause?: unknown): RelayError {
   const reason = decodeRevert(revertData);
-  if (/^InsufficientOutput|^SlippageExceeded/.test(reason)) return relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause });
+  if (/^InsufficientOutput|^SlippageExceeded|^SwapBelowFloor/.test(reason)) return relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause });
+  // The relayer's own checks refuse these first; the chain may still change between read and simulation.
+  if (/^StalePrice\(|^InvalidPrice\(/.test(reason)) return relayError("PRICE_FEED_STALE", reason, { cause });
+  if (/^IntentCancelled\(/.test(reason)) return relayError("INTENT_REJECTED", `${reason}: the vault's owner cancelled this intent on-chain`, { cause });
   // checkPolicy refuses unapproved protocols first; should the vault still refuse one, that is
   // the policy answer, not a failed call.
   if (/^ProtocolNotApproved\(/.test(reason)) {
@@ -96,12 +99,23 @@ export function simulationError(revertData: Hex | undefined, cause?: unknown): R
 }
 
 /**
- * The best route for a swap among the chain's routers: the highest quote for exactly
- * `maxFromAmount`. No router quoting the pair → 422 NO_SWAP_ROUTE; the best quote below
- * `minToAmount` → 422 SWAP_SLIPPAGE_EXCEEDED.
+ * Whether a simulation stopped at the vault's review gate (ReviewRequired): every check before it
+ * passed, and the vault will run the call only with the owner's ReviewApproval.
  */
-export async function chooseRoute(chain: ChainRuntime, request: SwapRequest, blockNumber: bigint): Promise<SwapRoute> {
+export function stoppedAtReviewGate(error: unknown): boolean {
+  return isRelayError(error) && error.code === "SIMULATION_FAILED" && /^ReviewRequired\(/.test(error.details ?? "");
+}
+
+/**
+ * The best route for a swap among the chain's routers: the highest quote for exactly
+ * `maxFromAmount`. No router quoting the pair → 422 NO_SWAP_ROUTE. The swap must yield at least
+ * `minOut`: the larger of the bot's `minToAmount` and the vault's floor (the feed-priced value of
+ * `maxFromAmount` less the owner's slippage tolerance, which the vault enforces on-chain whatever
+ * the bot signed). A best quote below it → 422 SWAP_SLIPPAGE_EXCEEDED; the router is told `minOut`.
+ */
+export async function chooseRoute(chain: ChainRuntime, request: SwapRequest, blockNumber: bigint, floor: bigint): Promise<SwapRoute> {
   const i = request.intent;
+  const minOut = floor > i.minToAmount ? floor : i.minToAmount;
   const quotes = await Promise.all(
     chain.config.routers.map(async (router) => {
       try {
@@ -122,8 +136,9 @@ export async function chooseRoute(chain: ChainRuntime, request: SwapRequest, blo
   );
   const best = quotes.filter((q) => q !== undefined).sort((a, b) => (a.out > b.out ? -1 : a.out < b.out ? 1 : 0))[0];
   if (!best) throw relayError("NO_SWAP_ROUTE", `no router quotes ${i.fromToken} → ${i.toToken}`);
-  if (best.out < i.minToAmount) {
-    throw relayError("SWAP_SLIPPAGE_EXCEEDED", `best quote ${best.out} is below minToAmount ${i.minToAmount}`);
+  if (best.out < minOut) {
+    const which = minOut === i.minToAmount ? `minToAmount ${i.minToAmount}` : `the vault's slippage floor ${minOut} (minToAmount is ${i.minToAmount})`;
+    throw relayError("SWAP_SLIPPAGE_EXCEEDED", `best quote ${best.out} is below ${which}`);
   }
-  return { router: best.router, swapCalldata: routerCalldata(request, request.vaultAddress), quotedOut: best.out };
+  return { router: best.router, swapCalldata: routerCalldata(request, request.vaultAddress, minOut), quotedOut: best.out };
 }

@@ -40,11 +40,11 @@ describe("POST /v1/payments", () => {
     expect(status.body).toEqual({ requestId: res.body.requestId, status: "approved", txHash: res.body.txHash });
   });
 
-  it("mandatory human review: pending_review with a pollUrl, nothing paid", async () => {
+  it("mandatory human review: pending_review with a pollUrl, nothing paid (no simulationResult: the vault runs it only with the owner's approval, and it is simulated then)", async () => {
     const to = fresh();
     const res = await post(payments, await paymentBody(env, { to }, { signer: env.reviewedBot }));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ requestId: expect.any(String), status: "pending_review", pollUrl: `/v1/payments/${res.body.requestId}`, simulationResult: { success: true } });
+    expect(res.body).toEqual({ requestId: expect.any(String), status: "pending_review", pollUrl: `/v1/payments/${res.body.requestId}` });
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
     expect((await get(`${env.url}${res.body.pollUrl}`)).body.status).toBe("pending_review");
   });
