@@ -166,14 +166,15 @@ export class Relayer {
     checkBalance(funds.tokens, funds.amounts, snapshot);
 
     const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : undefined;
-    const simulated = (pinned.simulation && paymentData ? pinned.simulation.then((sim) => ({ data: paymentData, sim })) : (execute ?? this.#simulate(chain, request, route, blockNumber)))
-      .catch((error: unknown) => {
-        // A request the owner must decide stops at the vault's review gate: it is held, and
-        // simulated again with the owner's approval before it is sent.
-        if (mandatoryReview(request, snapshot) !== undefined && stoppedAtReviewGate(error)) return undefined;
-        throw error;
-      });
-    const { data, sim } = (await simulated) ?? { data: paymentData ?? executionCalldata(request, route), sim: undefined };
+    const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
+      ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
+      : (execute ?? this.#simulate(chain, request, route, blockNumber));
+    const { data, sim } = await simulation.catch((error: unknown) => {
+      if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
+      // A request the owner must decide stops at the vault's review gate: it is held, and
+      // simulated again with the owner's approval before it is sent.
+      return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
+    });
     const valued = request.kind === "execute" && sim ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
     return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario };
   }

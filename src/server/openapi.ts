@@ -189,6 +189,16 @@ body wins). The same request with the same key answers the first 200 outcome aga
 twice; the same key with different data is 409 IDEMPOTENCY_CONFLICT. Errors are not stored, so a retry
 with the same key runs again. Keys are kept per kind (payments, execute, swap) for at least 24 hours.
 
+The owner's policy binds: an intent the owner rejected, let lapse or cancelled on-chain (the vault's
+cancelIntent) is 409 INTENT_REJECTED under any key; a deadline beyond the relayer's horizon (default a
+day) is 400 DEADLINE_TOO_FAR; a stale or non-positive price feed is 422 PRICE_FEED_STALE. An execute is
+valued by what its simulation moves out of the vault, and review items decode its call (\`call\`) and
+list those outflows (\`outflows\`). A swap yields at least the vault's floor (the feed price of its input
+less the owner's slippage tolerance), else 422 SWAP_SLIPPAGE_EXCEEDED. The vault itself refuses, whoever
+sends the transaction: a review-required bot's intent or an approval grant without the owner's
+ReviewApproval (ReviewRequired), a cancelled intent (IntentCancelled), a protocol call moving more than
+it declared (ExcessOutflow), a swap below the floor (SwapBelowFloor), stale prices (StalePrice).
+
 Every error is \`{error, code, details?}\`; 429 RATE_LIMITED carries Retry-After in seconds.`;
 
 // ---- the document -------------------------------------------------------------------------------
