@@ -106,7 +106,7 @@ describe("relay review reject cancels the intent on-chain", () => {
       const refused = await relay(["review", "reject", requestId, "--reason", "not ours", ...flags], bare);
       expect(refused.code).toBe(2);
       expect(refused.stdout).toBe("");
-      expect(refused.stderr).toBe("relay: cancelling the intent on-chain needs the owner key: pass --owner-key or set RELAY_OWNER_KEY (or --no-cancel to reject at this relayer only)\n");
+      expect(refused.stderr).toBe("relay: cancelling the intent on-chain needs the owner key: pass --owner-key or set RELAY_OWNER_KEY\n");
     } finally {
       rmSync(bare, { recursive: true, force: true });
     }

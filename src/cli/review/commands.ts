@@ -1,5 +1,6 @@
 // The actions of `relay review`: the Ink screen on a terminal, and its non-interactive twin
-// `relay review list | show <id> | approve <id> | reject <id> --reason <text>` (each with --json).
+// `relay review list | show <id> | approve <id> | reject <id> --reason <text> [--no-cancel]` (each with
+// --json); a rejection also cancels the intent on-chain unless --no-cancel.
 // Relayer failures reach main's reportFailure, which turns them into the CLI's exit codes.
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -71,7 +72,7 @@ export async function reviewReject(requestId: string, flags: ReviewFlags & { rea
   const cancel = flags.cancel !== false;
   const settings = await settingsFor(flags, io);
   if (cancel && settings.ownerKey === undefined) {
-    throw new CliError("cancelling the intent on-chain needs the owner key: pass --owner-key or set RELAY_OWNER_KEY (or --no-cancel to reject at this relayer only)", EXIT.USAGE);
+    throw new CliError("cancelling the intent on-chain needs the owner key: pass --owner-key or set RELAY_OWNER_KEY", EXIT.USAGE);
   }
   const { source } = openReviews(settings);
   // The node must answer before the relayer is told: a rejection whose cancel cannot be sent is a half decision.

@@ -59,9 +59,9 @@ export function registerReview(program: Command, io: CliIO): void {
         "",
         "By default the rejection is also made final on-chain: after the relayer accepts it, the vault's",
         "cancelIntent(intentHash) is sent with the owner key (it costs gas), so the bot's signature can",
-        "never execute, at any relayer, even with a leaked relayer key. --no-cancel rejects at this",
-        "relayer only. If the on-chain cancel fails, the command exits 1; retry it with",
-        "`relay owner cancel <intentHash>`.",
+        "never execute, at any relayer, even with a leaked relayer key. The node at --rpc-url must answer",
+        "before the rejection is sent. --no-cancel rejects at this relayer only. If the on-chain cancel",
+        "fails after the rejection, the command exits 1; retry it with `relay owner cancel <intentHash>`.",
         "",
       ].join("\n"),
     )
