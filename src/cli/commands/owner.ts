@@ -32,7 +32,7 @@ async function context(options: Options, io: CliIO): Promise<Context> {
 }
 
 /** Simulate, send and await one transaction from `key`; returns its hash. */
-async function transact(clients: Clients, key: Hex, to: Address, contract: string, functionName: string, args: readonly unknown[]): Promise<Hex> {
+export async function transact(clients: Clients, key: Hex, to: Address, contract: string, functionName: string, args: readonly unknown[]): Promise<Hex> {
   const { abi } = readArtifact(contract);
   const account = privateKeyToAccount(key);
   try {

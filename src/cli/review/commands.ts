@@ -1,5 +1,6 @@
 // The actions of `relay review`: the Ink screen on a terminal, and its non-interactive twin
-// `relay review list | show <id> | approve <id> | reject <id> --reason <text>` (each with --json).
+// `relay review list | show <id> | approve <id> | reject <id> --reason <text> [--no-cancel]` (each with
+// --json); a rejection also cancels the intent on-chain unless --no-cancel.
 // Relayer failures reach main's reportFailure, which turns them into the CLI's exit codes.
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -8,11 +9,14 @@ import { RelayClient } from "../../client/relay-client.ts";
 import { readVaultDomain } from "../../client/sign.ts";
 import { signInWithEthereum } from "../../client/siwe.ts";
 import type { VaultDomain } from "../../eip712/types.ts";
+import { connectChain } from "../commands/chain.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { requireOwnerKey, type Settings } from "../settings.ts";
 import { describeReview, tokenBook, type TokenBook } from "./describe.ts";
-import { formatDecision, formatDetail, formatList } from "./format.ts";
+import { intentCanceller } from "./cancel.ts";
+import { formatDecision, formatDetail, formatList, oneLine } from "./format.ts";
+import { cancelFailure, formatCancelled, rejectReview } from "./reject.ts";
 import { createRelaySource } from "./relay-source.ts";
 import type { ReviewSource } from "./source.ts";
 
@@ -26,7 +30,7 @@ export const NO_TTY_MESSAGE =
 export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<void> {
   if (!io.stdout.isTTY || !process.stdin.isTTY) throw new CliError(NO_TTY_MESSAGE, EXIT.USAGE);
   // One attempt per call: the screen shows "reconnecting" and tries again by itself.
-  const { source, tokens } = await openReviews(flags, io, { retry: { maxAttempts: 1 } });
+  const { source, tokens } = openReviews(await settingsFor(flags, io), { retry: { maxAttempts: 1 } });
   const [{ render }, { createElement }, { ReviewApp }] = await Promise.all([import("ink"), import("react"), import("./ui/app.ts")]);
   const app = render(createElement(ReviewApp, { source, tokens }), { exitOnCtrlC: true });
   const stop = (): void => app.unmount();
@@ -39,31 +43,44 @@ export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<
 }
 
 export async function reviewList(flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = await openReviews(flags, io);
+  const { source, tokens } = openReviews(await settingsFor(flags, io));
   const reviews = await source.list(io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify({ reviews })}\n`);
   else io.stdout.write(formatList(reviews.map((item) => describeReview(item, tokens)), Date.now()));
 }
 
 export async function reviewShow(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = await openReviews(flags, io);
+  const { source, tokens } = openReviews(await settingsFor(flags, io));
   const item = await source.detail(requestId, io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify(item)}\n`);
   else io.stdout.write(formatDetail(describeReview(item, tokens), Date.now()));
 }
 
 export async function reviewApprove(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source } = await openReviews(flags, io);
+  const { source } = openReviews(await settingsFor(flags, io));
   const response = await source.approve(requestId, io.signal);
   io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
 }
 
-export async function reviewReject(requestId: string, flags: ReviewFlags & { reason: string }, io: CliIO): Promise<void> {
+/**
+ * Reject a held request and, unless `--no-cancel`, cancel its signed intent on the vault with the owner
+ * key. Both outcomes are printed; a failed cancel exits 1 with the command that retries it.
+ */
+export async function reviewReject(requestId: string, flags: ReviewFlags & { reason: string; cancel?: boolean }, io: CliIO): Promise<void> {
   const reason = flags.reason.trim();
   if (reason === "") throw new CliError("--reason must not be empty: say why the request is rejected", EXIT.USAGE);
-  const { source } = await openReviews(flags, io);
-  const response = await source.reject(requestId, reason, io.signal);
-  io.stdout.write(flags.json ? `${JSON.stringify(response)}\n` : formatDecision(response));
+  const cancel = flags.cancel !== false;
+  const settings = await settingsFor(flags, io);
+  if (cancel && settings.ownerKey === undefined) {
+    throw new CliError("cancelling the intent on-chain needs the owner key: pass --owner-key or set RELAY_OWNER_KEY", EXIT.USAGE);
+  }
+  const { source } = openReviews(settings);
+  // The node must answer before the relayer is told: a rejection whose cancel cannot be sent is a half decision.
+  if (cancel) await connectChain(settings);
+  const { response, cancel: cancelled } = await rejectReview(source, requestId, reason, { cancel, signal: io.signal });
+  if (flags.json) io.stdout.write(`${JSON.stringify(cancelled === undefined ? response : { ...response, cancel: cancelled })}\n`);
+  else io.stdout.write(formatDecision(response) + (cancelled !== undefined && "txHash" in cancelled ? `${formatCancelled(cancelled)}\n` : ""));
+  if (cancelled !== undefined && "error" in cancelled) throw new CliError(cancelFailure(response.requestId, cancelled));
 }
 
 interface OpenedReviews {
@@ -72,10 +89,10 @@ interface OpenedReviews {
   tokens: TokenBook;
 }
 
-/** Settings, the owner's account, a relay client and the source built on them. */
-export async function openReviews(flags: ReviewFlags, io: CliIO, clientOptions: { retry?: { maxAttempts: number } } = {}): Promise<OpenedReviews> {
-  const settings = await settingsFor(flags, io);
-  const owner = privateKeyToAccount(requireOwnerKey(settings));
+/** The owner's account, a relay client and the source built on them (it can cancel on-chain with the owner key). */
+export function openReviews(settings: Settings, clientOptions: { retry?: { maxAttempts: number } } = {}): OpenedReviews {
+  const ownerKey = requireOwnerKey(settings);
+  const owner = privateKeyToAccount(ownerKey);
   const client = new RelayClient({ baseUrl: settings.relayerUrl, chainId: settings.chainId, ...clientOptions });
   const { chainId, relayerUrl } = settings;
   const filter: { chainId?: number; vault?: Address } = {};
@@ -90,6 +107,7 @@ export async function openReviews(flags: ReviewFlags, io: CliIO, clientOptions: 
     },
     vaultDomain: vaultDomainReader(settings),
     filter,
+    cancelIntent: intentCanceller(settings, ownerKey),
   });
   return { settings, source, tokens: tokenBook(settings.tokens) };
 }
@@ -103,15 +121,10 @@ function vaultDomainReader(settings: Settings): (vault: Address) => Promise<Vaul
       const { publicClient } = clientsFor(settings.rpcUrl, settings.chainId);
       domain = readVaultDomain(publicClient, vault).catch((error: unknown) => {
         domains.delete(vault.toLowerCase());
-        throw new CliError(`cannot read the EIP-712 domain of vault ${vault} at ${settings.rpcUrl}: ${firstLine(error)}`);
+        throw new CliError(`cannot read the EIP-712 domain of vault ${vault} at ${settings.rpcUrl}: ${oneLine(error)}`);
       });
       domains.set(vault.toLowerCase(), domain);
     }
     return domain;
   };
-}
-
-function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0] ?? text;
 }

@@ -49,3 +49,9 @@ export function formatDecision(response: ReviewDecisionResponse): string {
   return parts.join(", ") + "\n";
 }
 
+
+/** The first line of an error's message: what the status line and a `relay: …` line show. */
+export function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n")[0] ?? text;
+}

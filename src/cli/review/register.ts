@@ -17,7 +17,8 @@ export function registerReview(program: Command, io: CliIO): void {
       [
         "",
         "Keys on the screen: ↑/↓ or j/k select, enter/→ details, esc/← back, a approve (confirm with y),",
-        "r reject (type the reason, enter), R or ctrl-r refresh, ? help, q quit.",
+        "r reject (type the reason, enter; then y/n: also cancel the signed intent on-chain, default yes),",
+        "R or ctrl-r refresh, ? help, q quit.",
         "",
         "Without a terminal, use the subcommands:",
         "  relay review list --json",
@@ -50,7 +51,20 @@ export function registerReview(program: Command, io: CliIO): void {
     .command("reject")
     .argument("<requestId>", "the held request")
     .addOption(new Option("--reason <text>", "why it is rejected (the bot sees it)").makeOptionMandatory())
-    .description("Reject a held request with a reason")
+    .option("--no-cancel", "reject at this relayer only: do not also cancel the signed intent on-chain")
+    .description("Reject a held request with a reason, and cancel its signed intent on the vault")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "By default the rejection is also made final on-chain: after the relayer accepts it, the vault's",
+        "cancelIntent(intentHash) is sent with the owner key (it costs gas), so the bot's signature can",
+        "never execute, at any relayer, even with a leaked relayer key. The node at --rpc-url must answer",
+        "before the rejection is sent. --no-cancel rejects at this relayer only. If the on-chain cancel",
+        "fails after the rejection, the command exits 1; retry it with `relay owner cancel <intentHash>`.",
+        "",
+      ].join("\n"),
+    )
     .action(async (id: string, _options, command: Command) => (await actions()).reviewReject(id, command.optsWithGlobals(), io));
 }
 

@@ -2,14 +2,15 @@
 //
 // Signs in lazily before the first owner call, and once more when the relayer answers 401 (a session
 // that expired or a relayer that lost it); a second 401 is passed on. Connection errors are passed on
-// as RelayUnreachableError so that callers can show "reconnecting" and try again later.
-import type { Address } from "viem";
+// as RelayUnreachableError so that callers can show "reconnecting" and try again later. The on-chain
+// cancel is not an API call: it is handed in (`cancelIntent`) and offered as the source's `cancel`.
+import type { Address, Hex } from "viem";
 import { RelayApiError } from "../../client/errors.ts";
 import type { RelayClient } from "../../client/relay-client.ts";
 import { signReviewApproval, type TypedDataSigner } from "../../client/sign.ts";
 import type { ReviewDecisionResponse, ReviewItem } from "../../client/types.ts";
 import type { VaultDomain } from "../../eip712/types.ts";
-import type { ReviewSource } from "./source.ts";
+import type { CancelTarget, ReviewSource } from "./source.ts";
 
 /** How long the owner's approval stays valid on-chain, in seconds, unless told otherwise. */
 export const DEFAULT_APPROVAL_WINDOW_SECONDS = 3600;
@@ -25,6 +26,8 @@ export interface RelaySourceOptions {
   /** Only the reviews of this chain and/or vault. */
   filter?: { chainId?: number; vault?: Address };
   approvalWindowSeconds?: number;
+  /** Sends the vault's `cancelIntent` with the owner key (see cancel.ts); without it the source cannot cancel. */
+  cancelIntent?: (review: CancelTarget, signal?: AbortSignal) => Promise<Hex>;
   /** Current time in ms (tests). */
   now?: () => number;
 }
@@ -79,5 +82,7 @@ export function createRelaySource(options: RelaySourceOptions): ReviewSource {
     reject(requestId, reason, signal) {
       return asOwner(() => client.rejectReview(requestId, reason, { signal }), signal);
     },
+
+    ...(options.cancelIntent === undefined ? {} : { cancel: options.cancelIntent }),
   };
 }

@@ -4,7 +4,7 @@ import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { tokenBook } from "../../../src/cli/review/describe.ts";
 import { ReviewApp } from "../../../src/cli/review/ui/app.ts";
-import { MemorySource, SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
+import { CancellingSource, MemorySource, SPENDER, USDC, VAULT, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 } });
 const NOW = 1_700_000_000_000;
@@ -113,6 +113,54 @@ describe("relay review screen", () => {
     await frame(app, /req_one: rejected, reason: not ours/);
     expect(source.decisions).toEqual([{ id: "req_one", action: "reject", reason: "not ours" }]);
     await frame(app, /No reviews pending/);
+  });
+
+  it("with an owner key, asks after the reason whether to cancel the intent on-chain too (yes by default) and shows both outcomes", async () => {
+    const source = new CancellingSource([heldPayment("req_one", 5), heldPayment("req_two", 7, { intentHash: `0x${"cd".repeat(32)}` })]);
+    const app = start(source);
+    await frame(app, /req_two/);
+    await press(app, "j", "r", "leaked");
+    await press(app, ENTER);
+    const asked = await frame(app, /Also cancel this signed intent on-chain/);
+    expect(asked).toMatch(/Reject with reason: leaked/);
+    expect(asked).toMatch(/\[Y\/n\]/);
+    expect(source.decisions).toEqual([]);
+    await press(app, ENTER);
+    await frame(app, /req_two: rejected, reason: leaked; intent\s+0x(cd){32}\s+cancelled on-chain, tx\s+0x(ca){32}/);
+    expect(source.decisions).toEqual([{ id: "req_two", action: "reject", reason: "leaked" }]);
+    expect(source.cancels).toEqual([{ intentHash: `0x${"cd".repeat(32)}`, vault: VAULT, chainId: 84532 }]);
+  });
+
+  it("n rejects at this relayer only, esc goes back to the reason, and a failed cancel says how to retry", async () => {
+    const source = new CancellingSource([heldPayment("req_one", 5), heldPayment("req_two", 7)]);
+    const app = start(source);
+    await frame(app, /req_two/);
+    await press(app, "r", "no");
+    await press(app, ENTER);
+    await frame(app, /Also cancel this signed intent on-chain/);
+    await press(app, ESC);
+    await frame(app, /Reason for rejecting: no/);
+    await press(app, ENTER);
+    await frame(app, /Also cancel this signed intent on-chain/);
+    await press(app, "n");
+    await frame(app, /req_one: rejected, reason: no$/m);
+    expect(source.cancels).toEqual([]);
+
+    source.cancelFails = true;
+    await frame(app, /› req_two/);
+    await press(app, "r", "late");
+    await press(app, ENTER);
+    await frame(app, /Also cancel this signed intent on-chain/);
+    await press(app, "y");
+    const failed = await frame(app, /retry with/);
+    expect(failed.replace(/\s*\n\s*/g, " ")).toMatch(
+      new RegExp(`req_two was rejected by the relayer, but cancelling its intent on-chain failed: cancelIntent would revert: NotOwnerOrOperator\\(\\); retry with \`relay owner cancel 0x(ab){32}\``),
+    );
+    expect(source.decisions).toEqual([
+      { id: "req_one", action: "reject", reason: "no" },
+      { id: "req_two", action: "reject", reason: "late" },
+    ]);
+    expect(source.cancels).toEqual([]);
   });
 
   it("moves the selection with arrows and j/k, and shows the keyboard help", async () => {

@@ -92,14 +92,25 @@ describe("relay review", () => {
     expect(stdout).not.toMatch(/Moves out/);
   });
 
-  it("reject sends the reason and prints the outcome", async () => {
-    const { code, stdout } = await review(["reject", "req_a", "--reason", "not ours", "--json"], {
+  it("reject --no-cancel sends the reason and prints the outcome", async () => {
+    const { code, stdout } = await review(["reject", "req_a", "--reason", "not ours", "--no-cancel", "--json"], {
       status: 200,
       body: { requestId: "req_a", status: "rejected", reason: "not ours" },
     });
     expect(code).toBe(EXIT.OK);
     expect(JSON.parse(stdout)).toEqual({ requestId: "req_a", status: "rejected", reason: "not ours" });
     expect(JSON.parse(server.received.at(-1)!.body)).toEqual({ reason: "not ours" });
+  });
+
+  it("reject (which cancels on-chain by default) with no node at the RPC URL fails before the relayer is told anything", async () => {
+    const { code, stdout, stderr } = await review(["reject", "req_a", "--reason", "not ours", "--rpc-url", "http://127.0.0.1:9"], {
+      status: 200,
+      body: { requestId: "req_a", status: "rejected", reason: "not ours" },
+    });
+    expect(code).toBe(EXIT.FAILURE);
+    expect(stdout).toBe("");
+    expect(stderr).toBe("relay: cannot reach a JSON-RPC node at http://127.0.0.1:9 (--rpc-url, RELAY_RPC_URL)\n");
+    expect(server.received).toEqual([]);
   });
 
   it("reject without a reason is a usage error", async () => {
@@ -112,7 +123,7 @@ describe("relay review", () => {
   });
 
   it("a decided review is refused with the relayer's reason in one line", async () => {
-    const { code, stderr } = await review(["reject", "req_a", "--reason", "late"], {
+    const { code, stderr } = await review(["reject", "req_a", "--reason", "late", "--no-cancel"], {
       status: 409,
       body: { error: "review already decided", code: "REVIEW_ALREADY_DECIDED", details: "req_a is approved" },
     });

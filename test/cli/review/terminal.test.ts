@@ -1,6 +1,7 @@
 // Acceptance of `relay review` in a real terminal: a real `relay serve` (devnet mode) holds two
 // payments of the manifest's `reviewed` bot; the owner approves one and rejects the other with a
-// reason on the Ink screen, driven through tmux; then the chain and the relayer agree.
+// reason on the Ink screen, answering yes to cancelling it on-chain too, driven through tmux; then the
+// chain and the relayer agree: the rejected intent is cancelled on the vault.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,7 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientsFor } from "../../../src/chain/clients.ts";
 import { signPaymentRequest } from "../../../src/client/bodies.ts";
 import { RelayClient } from "../../../src/client/relay-client.ts";
+import { readArtifact } from "../../../src/chain/artifacts.ts";
 import { defaultDeadline, randomRef, readVaultDomain } from "../../../src/client/sign.ts";
+import { hashIntent } from "../../../src/eip712/hash.ts";
 import type { Manifest } from "../../../src/devnet/manifest.ts";
 import { projectRoot } from "../../../src/paths.ts";
 import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
@@ -41,19 +44,24 @@ describe("relay review in a terminal", () => {
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it("approves one held payment and rejects another with a reason", async () => {
+  it("approves one held payment and rejects another with a reason, cancelling it on-chain", async () => {
     const { publicClient } = clientsFor(manifest.rpcUrl, manifest.chainId);
     const vault = manifest.contracts.vault as Address;
     const usdc = manifest.tokens.USDC!.address as Address;
     const domain = await readVaultDomain(publicClient, vault);
     const bot = privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex);
     const relayer = new RelayClient({ baseUrl: manifest.relayerUrl! });
+    const intents = new Map<string, Hex>();
     const pay = async (to: Address, amount: bigint, memo: string) => {
-      const body = await signPaymentRequest(bot, domain, { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() }, { memo });
+      const intent = { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() };
+      const body = await signPaymentRequest(bot, domain, intent, { memo });
       const response = await relayer.submitPayment(body);
       expect(response.status).toBe("pending_review");
+      intents.set(response.requestId, hashIntent("payment", domain, intent));
       return response.requestId;
     };
+    const cancelledOnChain = (intentHash: Hex) =>
+      publicClient.readContract({ address: vault, abi: readArtifact("ServiceVault").abi, functionName: "cancelledIntents", args: [intentHash] }) as Promise<boolean>;
     const balance = (who: Address) => publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [who] });
     const approveId = await pay(PAYEE_A, 2_500_000n, "invoice 1001");
     const rejectId = await pay(PAYEE_B, 7_000_000n, "invoice 1002");
@@ -81,7 +89,10 @@ describe("relay review in a terminal", () => {
     await terminal.waitFor(/Reason for rejecting/);
     terminal.type("amount looks wrong");
     terminal.keys("Enter");
-    await terminal.waitFor(new RegExp(`${rejectId}: rejected, reason: .*amount looks wrong`), 60_000);
+    await terminal.waitFor(/Also cancel this signed intent on-chain.*\[Y\/n\]/);
+    expect(await cancelledOnChain(intents.get(rejectId)!)).toBe(false);
+    terminal.keys("y");
+    await terminal.waitFor(new RegExp(`${rejectId}: rejected, reason: .*amount looks wrong; intent\\s+0x[0-9a-f]{64}\\s+cancelled on-chain, tx\\s+0x[0-9a-f]{64}`), 60_000);
     await terminal.waitFor(/0 pending/);
     terminal.keys("q");
 
@@ -94,6 +105,8 @@ describe("relay review in a terminal", () => {
     expect(rejected.status).toBe("rejected");
     expect(rejected.reason).toMatch(/amount looks wrong/);
     expect(await balance(PAYEE_B)).toBe(before.b);
+    expect(await cancelledOnChain(intents.get(rejectId)!)).toBe(true);
+    expect(await cancelledOnChain(intents.get(approveId)!)).toBe(false);
   });
 });
 

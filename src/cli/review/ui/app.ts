@@ -2,17 +2,18 @@
 // keyboard help, a status line; refreshed by itself. Everything it does goes through a ReviewSource.
 import { Box, useApp, useInput } from "ink";
 import { createElement as h, useEffect, useMemo, useState, type ReactElement } from "react";
-import type { ReviewDecisionResponse, ReviewItem } from "../../../client/types.ts";
+import type { ReviewItem } from "../../../client/types.ts";
 import { describeReview, type TokenBook } from "../describe.ts";
-import { formatDecision } from "../format.ts";
+import { formatDecision, oneLine } from "../format.ts";
+import { cancelFailure, formatCancelled, rejectReview } from "../reject.ts";
 import type { ReviewSource } from "../source.ts";
 import { ReviewDetail } from "./detail.ts";
 import { Help } from "./help.ts";
 import { effectiveSelection, handleKey, initialUiState, type Effect, type UiState } from "./keys.ts";
 import { ReviewList } from "./list.ts";
-import { ConfirmPrompt, ReasonPrompt } from "./prompt.ts";
+import { CancelPrompt, ConfirmPrompt, ReasonPrompt } from "./prompt.ts";
 import { Footer, Header, type Notice } from "./status.ts";
-import { oneLine, useReviewFeed } from "./use-feed.ts";
+import { useReviewFeed } from "./use-feed.ts";
 
 export interface ReviewAppProps {
   source: ReviewSource;
@@ -45,14 +46,12 @@ export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, no
     source.detail(id).then(setOpened, (error: unknown) => setNotice({ text: oneLine(error), tone: "error" }));
   };
 
-  const decide = (label: string, id: string, run: () => Promise<ReviewDecisionResponse>): void => {
+  // Run a decision; `run` says what the status line shows once it is done.
+  const decide = (label: string, id: string, run: () => Promise<Notice>): void => {
     setBusy(true);
     setNotice({ text: `${label} ${id}…`, tone: "info" });
     run()
-      .then(
-        (response) => setNotice({ text: formatDecision(response).trimEnd(), tone: response.status === "approved" ? "success" : "info" }),
-        (error: unknown) => setNotice({ text: `${id}: ${oneLine(error)}`, tone: "error" }),
-      )
+      .then(setNotice, (error: unknown) => setNotice({ text: `${id}: ${oneLine(error)}`, tone: "error" }))
       .finally(() => {
         setBusy(false);
         feed.refresh();
@@ -65,17 +64,29 @@ export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, no
     if (effect.type === "refresh") return feed.refresh();
     if (effect.type === "open") return open(effect.id);
     if (busy) return setNotice({ text: "wait for the current decision to finish", tone: "info" });
-    if (effect.type === "approve") return decide("Approving", effect.id, () => source.approve(effect.id));
-    decide("Rejecting", effect.id, () => source.reject(effect.id, effect.reason));
+    if (effect.type === "approve") {
+      return decide("Approving", effect.id, async () => {
+        const response = await source.approve(effect.id);
+        return { text: formatDecision(response).trimEnd(), tone: response.status === "approved" ? "success" : "info" };
+      });
+    }
+    const { id, reason, cancel } = effect;
+    decide(cancel ? "Rejecting and cancelling on-chain" : "Rejecting", id, async () => {
+      const outcome = await rejectReview(source, id, reason, { cancel });
+      const rejected = formatDecision(outcome.response).trimEnd();
+      if (outcome.cancel === undefined) return { text: rejected, tone: "info" };
+      if ("error" in outcome.cancel) return { text: cancelFailure(id, outcome.cancel), tone: "error" };
+      return { text: `${rejected}; ${formatCancelled(outcome.cancel)}`, tone: "success" };
+    });
   };
 
   useInput((input, key) => {
-    const result = handleKey({ ...ui, selectedId }, ids, input, key);
+    const result = handleKey({ ...ui, selectedId }, ids, input, key, { canCancel: source.cancel !== undefined });
     setUi(result.state);
     if (result.effect !== undefined) run(result.effect);
   });
 
-  const showDetail = ui.mode === "detail" || (ui.back === "detail" && (ui.mode === "confirm" || ui.mode === "reason"));
+  const showDetail = ui.mode === "detail" || (ui.back === "detail" && (ui.mode === "confirm" || ui.mode === "reason" || ui.mode === "cancel"));
   return h(
     Box,
     { flexDirection: "column" },
@@ -84,6 +95,7 @@ export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, no
     showDetail && selected !== undefined ? h(ReviewDetail, { view: selected, now: clock }) : null,
     ui.mode === "confirm" && selected !== undefined ? h(ConfirmPrompt, { summary: `${selected.requestId} (${selected.summary})` }) : null,
     ui.mode === "reason" ? h(ReasonPrompt, { value: ui.reason }) : null,
+    ui.mode === "cancel" ? h(CancelPrompt, { reason: ui.reason }) : null,
     h(Footer, { notice, error: feed.error }),
   );
 }

@@ -7,7 +7,7 @@ export const KEYS: ReadonlyArray<[string, string]> = [
   ["enter  →", "show its details"],
   ["esc  ←", "back to the list"],
   ["a", "approve (asks to confirm)"],
-  ["r", "reject (type a reason, then enter)"],
+  ["r", "reject (type a reason, then enter), then y/n: also cancel it on-chain"],
   ["R  ctrl-r", "refresh now"],
   ["?", "this help"],
   ["q", "quit"],

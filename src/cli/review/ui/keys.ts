@@ -1,14 +1,15 @@
 // The review screen's keyboard, as a pure function: the current mode and a key press give the next
 // mode and, sometimes, something to do (approve, reject, refresh, open, quit). The App runs the effects.
+// Rejecting asks for a reason, then (when the source can) whether to cancel the intent on-chain too.
 import type { Key } from "ink";
 
-export type Mode = "list" | "detail" | "help" | "confirm" | "reason";
+export type Mode = "list" | "detail" | "help" | "confirm" | "reason" | "cancel";
 
 export interface UiState {
   mode: Mode;
   /** The selected review's id. */
   selectedId: string | undefined;
-  /** The rejection reason typed so far. */
+  /** The rejection reason typed so far (kept while the cancel question is asked). */
   reason: string;
   /** Where help and the prompts return to. */
   back: "list" | "detail";
@@ -17,7 +18,7 @@ export interface UiState {
 export type Effect =
   | { type: "open"; id: string }
   | { type: "approve"; id: string }
-  | { type: "reject"; id: string; reason: string }
+  | { type: "reject"; id: string; reason: string; cancel: boolean }
   | { type: "refresh" }
   | { type: "quit" };
 
@@ -28,14 +29,21 @@ export function effectiveSelection(state: UiState, ids: readonly string[]): stri
   return state.selectedId !== undefined && ids.includes(state.selectedId) ? state.selectedId : ids[0];
 }
 
-export function handleKey(state: UiState, ids: readonly string[], input: string, key: Key): { state: UiState; effect?: Effect } {
+export interface KeyOptions {
+  /** The source can cancel an intent on-chain: after the reason, ask whether to. */
+  canCancel?: boolean;
+}
+
+export function handleKey(state: UiState, ids: readonly string[], input: string, key: Key, options: KeyOptions = {}): { state: UiState; effect?: Effect } {
   switch (state.mode) {
     case "help":
       return { state: { ...state, mode: state.back } };
     case "confirm":
       return onConfirm(state, input, key);
     case "reason":
-      return onReason(state, input, key);
+      return onReason(state, input, key, options.canCancel === true);
+    case "cancel":
+      return onCancel(state, input, key);
     default:
       return onBrowse(state, ids, input, key);
   }
@@ -66,18 +74,28 @@ function onConfirm(state: UiState, input: string, key: Key): { state: UiState; e
   return { state: next };
 }
 
-function onReason(state: UiState, input: string, key: Key): { state: UiState; effect?: Effect } {
+function onReason(state: UiState, input: string, key: Key, canCancel: boolean): { state: UiState; effect?: Effect } {
   if (key.escape) return { state: { ...state, mode: state.back, reason: "" } };
   if (key.return) {
     const reason = state.reason.trim();
     if (reason === "" || state.selectedId === undefined) return { state };
-    return { state: { ...state, mode: state.back, reason: "" }, effect: { type: "reject", id: state.selectedId, reason } };
+    if (canCancel) return { state: { ...state, mode: "cancel", reason } };
+    return { state: { ...state, mode: state.back, reason: "" }, effect: { type: "reject", id: state.selectedId, reason, cancel: false } };
   }
   if (key.backspace || key.delete) return { state: { ...state, reason: state.reason.slice(0, -1) } };
   if (key.ctrl || key.meta || key.tab || key.upArrow || key.downArrow || key.leftArrow || key.rightArrow) return { state };
   // Printable text only (a paste arrives as one string).
   const text = input.replace(/[\u0000-\u001f\u007f]/g, "");
   return { state: { ...state, reason: state.reason + text } };
+}
+
+// "Also cancel it on-chain? [Y/n]": yes by default, since a rejection is meant to be final; esc goes
+// back to the reason, nothing sent.
+function onCancel(state: UiState, input: string, key: Key): { state: UiState; effect?: Effect } {
+  if (key.escape) return { state: { ...state, mode: "reason" } };
+  const answer = key.return || input === "y" || input === "Y" ? true : input === "n" || input === "N" ? false : undefined;
+  if (answer === undefined || state.selectedId === undefined) return { state };
+  return { state: { ...state, mode: state.back, reason: "" }, effect: { type: "reject", id: state.selectedId, reason: state.reason, cancel: answer } };
 }
 
 function step(ids: readonly string[], current: string | undefined, delta: number): string | undefined {

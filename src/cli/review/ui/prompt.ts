@@ -1,4 +1,4 @@
-// The two questions the review screen asks: "approve this?" and "why reject it?".
+// The questions the review screen asks: "approve this?", "why reject it?" and "cancel it on-chain too?".
 import { Box, Text } from "ink";
 import { createElement as h, type ReactElement } from "react";
 
@@ -12,5 +12,15 @@ export function ReasonPrompt({ value }: { value: string }): ReactElement {
     { flexDirection: "column" },
     h(Box, null, h(Text, { color: "yellow" }, "Reason for rejecting: "), h(Text, null, value), h(Text, { inverse: true }, " ")),
     h(Text, { dimColor: true }, "enter to reject, esc to cancel"),
+  );
+}
+
+export function CancelPrompt({ reason }: { reason: string }): ReactElement {
+  return h(
+    Box,
+    { flexDirection: "column" },
+    h(Text, null, `Reject with reason: ${reason}`),
+    h(Box, null, h(Text, { color: "yellow" }, "Also cancel this signed intent on-chain (it can then never execute, at any relayer)? "), h(Text, { bold: true }, "[Y/n]")),
+    h(Text, { dimColor: true }, "y or enter: reject and cancel on-chain (owner key, costs gas); n: reject at this relayer only; esc: edit the reason"),
   );
 }

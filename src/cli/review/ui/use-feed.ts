@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from "react";
 import { RelayUnreachableError } from "../../../client/errors.ts";
 import type { ReviewItem } from "../../../client/types.ts";
 import type { ReviewSource } from "../source.ts";
+import { oneLine } from "../format.ts";
 
 export type Connection = "connecting" | "online" | "reconnecting";
 
@@ -60,8 +61,3 @@ export function useReviewFeed(source: ReviewSource, { refreshMs, retryMs }: Feed
   return { reviews, connection, error, refresh };
 }
 
-/** An error as one line for the status bar. */
-export function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n")[0] ?? text;
-}

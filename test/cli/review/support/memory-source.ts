@@ -3,7 +3,7 @@
 import { encodeFunctionData, erc20Abi, keccak256 } from "viem";
 import { RelayApiError, RelayUnreachableError } from "../../../../src/client/errors.ts";
 import type { ReviewDecisionResponse, ReviewItem } from "../../../../src/client/types.ts";
-import type { ReviewSource } from "../../../../src/cli/review/source.ts";
+import type { CancelTarget, ReviewSource } from "../../../../src/cli/review/source.ts";
 import type { RequestRecord } from "../../../../src/ledger/index.ts";
 import { reviewItem } from "../../../../src/relayer/review-item.ts";
 
@@ -91,6 +91,18 @@ export class MemorySource implements ReviewSource {
     }
     item.status = status;
     return item;
+  }
+}
+
+/** A MemorySource that can also cancel on-chain (as with an owner key): cancels are recorded, or fail while `cancelFails`. */
+export class CancellingSource extends MemorySource {
+  readonly cancels: CancelTarget[] = [];
+  cancelFails = false;
+
+  async cancel(review: CancelTarget): Promise<`0x${string}`> {
+    if (this.cancelFails) throw new Error("cancelIntent would revert: NotOwnerOrOperator()");
+    this.cancels.push({ intentHash: review.intentHash, vault: review.vault, chainId: review.chainId });
+    return `0x${"ca".repeat(32)}`;
   }
 }
 
