@@ -58,7 +58,9 @@ describe("waiting through the owner's decision", () => {
     expect(shown.stdout).toMatch(/^Amount: +4 USDC \(4000000\)$/m);
 
     const rejected = await live.relay(["review", "reject", requestId, "--reason", "not an invoice of ours"]);
-    expect(rejected).toEqual({ code: 0, stdout: `${requestId}: rejected, reason: not an invoice of ours\n`, stderr: "" });
+    // A rejection also cancels the signed intent on-chain (the default; --no-cancel rejects here only).
+    expect(rejected).toMatchObject({ code: 0, stderr: "" });
+    expect(rejected.stdout).toMatch(new RegExp(`^${requestId}: rejected, reason: not an invoice of ours\nintent 0x[0-9a-f]{64} cancelled on-chain, tx 0x[0-9a-f]{64}\n$`));
 
     expect(await waiting.done).toBe(3);
     expect(field(waiting.output.stdout, "status")).toBe("rejected");
