@@ -8,6 +8,8 @@ import { readArtifact } from "../../../src/chain/artifacts.ts";
 import type { Env } from "../../relayer/harness.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
+/** The vault's functions and errors with the registry's (a price the vault reads reverts StalePrice or InvalidPrice there). */
+const refusalAbi = [...vaultAbi, ...readArtifact("ServiceRegistry").abi.filter((item: { type: string }) => item.type === "error")];
 
 export interface Attempt {
   /** The vault's custom error as the node's simulation named it ("" when it did not revert). */
@@ -27,7 +29,7 @@ export async function asRelayer(env: Env, functionName: string, args: readonly u
   const data = encodeFunctionData({ abi: vaultAbi, functionName, args } as never);
   let refusal = "";
   try {
-    await env.clients.publicClient.simulateContract({ address: env.vault, abi: vaultAbi, functionName, args, account } as never);
+    await env.clients.publicClient.simulateContract({ address: env.vault, abi: refusalAbi, functionName, args, account } as never);
   } catch (error) {
     const reverted = error instanceof BaseError ? (error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null) : null;
     refusal = reverted?.data?.errorName ?? (error as Error).message;
