@@ -17,6 +17,7 @@ import { pricedToken } from "./support/devnet-admin.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { EXIT } from "../../src/cli/io.ts";
 import { runMain } from "../helpers/cli.ts";
+import { signReviewApproval } from "../../src/client/sign.ts";
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 /** Whole units of the 18-decimal side token, priced at $1. */
@@ -112,6 +113,35 @@ describe("execute is valued by what moves", () => {
       const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(50))));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
       expect(await holdings()).toEqual({ usdc: before.usdc, side: [before.side[0]! - SIDE(50), before.side[1]! + SIDE(50), 0n] });
+    });
+  });
+
+  describe("a standing allowance the owner granted over a token the vault cannot bound", () => {
+    let lending: Address;
+
+    beforeAll(async () => {
+      lending = env.manifest.contracts.lending as Address;
+      await ownerCall(env, "approveProtocol", [lending]);
+      // The owner, through the review queue, lets the lending pool pull the side token.
+      const grant = await post(execute, await executeBody(env, { protocol: side }, calldata("mocks/MockERC20", "approve", [lending, SIDE(1_000_000)])));
+      expect(grant.body.status).toBe("pending_review");
+      const auth = await ownerSession(env);
+      const detail = await get(`${env.url}/v1/reviews/${grant.body.requestId}`, auth);
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const signature = await signReviewApproval(env.ownerAccount, env.manifest.domain as never, { intentHash: detail.body.intentHash, deadline });
+      const approved = await post(`${env.url}/v1/reviews/${grant.body.requestId}/approve`, { approval: { deadline: deadline.toString(), signature } }, auth);
+      expect(approved.body.status).toBe("approved");
+    });
+
+    it("lending.supply(side, 20,000) with tokens []: the pool pulls $20,000 through the allowance, so 403 EXCEEDS_PER_TX_LIMIT, nothing moved", async () => {
+      const before = await holdings();
+      const poolBefore = await balanceOf(env, side, lending);
+      const res = await post(execute, await executeBody(env, { protocol: lending }, calldata("mocks/MockLendingPool", "supply", [side, SIDE(20_000)])));
+      expect(res.status).toBe(403);
+      expect(res.body.code).toBe("EXCEEDS_PER_TX_LIMIT");
+      expect(res.body.details).toMatch(/worth 20000 USD exceeds the bot's maxPerTxAmount of 100 USD/);
+      expect(await balanceOf(env, side, lending)).toBe(poolBefore);
+      expect(await holdings()).toEqual(before);
     });
   });
 
