@@ -133,13 +133,24 @@ describe("execute is valued by what moves", () => {
       expect(approved.body.status).toBe("approved");
     });
 
-    it("lending.supply(side, 20,000) with tokens []: the pool pulls $20,000 through the allowance, so 403 EXCEEDS_PER_TX_LIMIT, nothing moved", async () => {
+    it("lending.supply(side, 20,000) with tokens []: the pool would pull $20,000 through the allowance, so 403 EXCEEDS_PER_TX_LIMIT, nothing moved", async () => {
       const before = await holdings();
       const poolBefore = await balanceOf(env, side, lending);
       const res = await post(execute, await executeBody(env, { protocol: lending }, calldata("mocks/MockLendingPool", "supply", [side, SIDE(20_000)])));
       expect(res.status).toBe(403);
       expect(res.body.code).toBe("EXCEEDS_PER_TX_LIMIT");
       expect(res.body.details).toMatch(/worth 20000 USD exceeds the bot's maxPerTxAmount of 100 USD/);
+      expect(await balanceOf(env, side, lending)).toBe(poolBefore);
+      expect(await holdings()).toEqual(before);
+    });
+
+    it("a call naming more addresses than the relayer measures (65 junk words after supply's arguments) is not valued: held for the owner, nothing moved", async () => {
+      const before = await holdings();
+      const poolBefore = await balanceOf(env, side, lending);
+      const junk = Array.from({ length: 65 }, () => fresh().slice(2).toLowerCase().padStart(64, "0")).join("");
+      const padded = `${calldata("mocks/MockLendingPool", "supply", [side, SIDE(50)])}${junk}` as const;
+      const res = await post(execute, await executeBody(env, { protocol: lending }, padded));
+      expect(res.body).toEqual({ requestId: expect.stringMatching(/^req_/), status: "pending_review", pollUrl: `/v1/execute/${res.body.requestId}` });
       expect(await balanceOf(env, side, lending)).toBe(poolBefore);
       expect(await holdings()).toEqual(before);
     });
