@@ -41,7 +41,9 @@ export async function measureOutflows(
   blockNumber: bigint,
 ): Promise<Valuation | undefined> {
   if (!(await chain.supportsStateOverride())) return undefined;
-  const watched = watchedTokens(chain, request);
+  const named = addressesIn(request.callData);
+  if (named === undefined) return { outflows: [], usdValue: 0n, priced: false, priceStale: false };
+  const watched = watchedTokens(chain, request, named);
   const moved = await chain.simulateOutflows(from, request.vaultAddress, data, watched, blockNumber);
   if (!moved?.ok) return undefined;
   const taken = watched.flatMap((token, i) => (moved.outflows[i]! > 0n ? [{ token, amount: moved.outflows[i]! }] : []));
@@ -62,17 +64,40 @@ export async function measureOutflows(
 }
 
 /**
- * The declared tokens, the chain's configured ERC-20s and, for an ERC-20 `transfer`, the called
- * token itself (the vault bounds only declared and registry-default tokens on-chain), once each.
- * ETH is measured apart. Other called contracts are not measured: an NFT's balanceOf counts items,
- * which no feed prices (NFT transfers get the AI scan instead).
+ * The declared tokens, the chain's configured ERC-20s, for an ERC-20 `transfer` the called token
+ * itself, and every address the calldata names (a protocol may pull a token it is told of through
+ * an allowance the owner granted earlier), once each: the vault bounds only declared and
+ * registry-default tokens on-chain. An address that is no token reads as a balance of 0 and moves
+ * nothing. ETH is measured apart. The called contract is not measured otherwise: an NFT's
+ * balanceOf counts items, which no feed prices (NFT transfers get the AI scan instead).
  */
-function watchedTokens(chain: ChainRuntime, request: ExecuteRequest): Address[] {
+function watchedTokens(chain: ChainRuntime, request: ExecuteRequest, named: readonly Address[]): Address[] {
   const seen = new Map<string, Address>();
   const configured = Object.values(chain.config.tokens).map((t) => t.address);
   const called = selectorOf(request.callData) === ERC20_TRANSFER ? [request.intent.protocol] : [];
-  for (const token of [...request.intent.tokens, ...called, ...configured]) {
+  for (const token of [...request.intent.tokens, ...called, ...configured, ...named]) {
     if (token.toLowerCase() !== zeroAddress) seen.set(token.toLowerCase(), token);
   }
   return [...seen.values()];
+}
+
+/** Most addresses named by one call that are measured; a call naming more is not valued (the owner's review). */
+const MAX_NAMED_ADDRESSES = 64;
+
+/**
+ * The addresses among the calldata's arguments, in order, once each: every 32-byte word whose top 12
+ * bytes are zero and whose value is at least 2^128 (an amount that small is no address; a real
+ * address is below it once in 2^32). Undefined when there are more than MAX_NAMED_ADDRESSES: the
+ * outflows cannot be bounded cheaply, so the call is left unpriced and goes to the owner.
+ */
+function addressesIn(callData: Hex): Address[] | undefined {
+  const found = new Map<string, Address>();
+  for (let at = 10; at + 64 <= callData.length; at += 64) {
+    const word = callData.slice(at, at + 64);
+    if (!/^0{24}/.test(word) || /^0{32}/.test(word)) continue;
+    const address = `0x${word.slice(24)}` as Address;
+    found.set(address.toLowerCase(), address);
+    if (found.size > MAX_NAMED_ADDRESSES) return undefined;
+  }
+  return [...found.values()];
 }

@@ -174,7 +174,9 @@ describe("owner reviews", () => {
         expect(out).toMatch(/^Function: +approve\(address,uint256\)$/m);
         expect(out).toMatch(new RegExp(`^  spender: +${spender}$`, "m"));
         expect(out).toMatch(/^  amount: +20,000 USDC \(20000000000 base units\)$/m);
-        // This relayer stores no simulated outflows yet: nothing is said about them.
+        // An approval grant stops at the vault's review gate in simulation and moves nothing: no
+        // outflows are measured, so none are shown (a held transfer shows its own, see
+        // test/security/execute-value.test.ts).
         expect(out).not.toMatch(/Moves out of the vault/);
       } finally {
         rmSync(stateDir, { recursive: true, force: true });

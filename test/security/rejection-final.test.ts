@@ -3,15 +3,8 @@
 // metadata. Before, it executed on the fast path (or was held again for a review-required bot). Now
 // every later submission of that intent hash is 409 INTENT_REJECTED, and the chain shows nothing moved.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RelayClient } from "../../src/client/relay-client.ts";
-import { signInWithEthereum } from "../../src/client/siwe.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
-
-async function ownerSession(env: Env): Promise<Record<string, string>> {
-  const client = new RelayClient({ baseUrl: env.url });
-  const login = await signInWithEthereum(client, env.ownerAccount, { chainId: env.manifest.chainId, baseUrl: env.url });
-  return { authorization: `Bearer ${login.token}` };
-}
+import { ownerSession } from "./support/owner-session.ts";
 
 /** The same signed intent under a new idempotency key, with other unsigned fields. */
 function resent(body: object, memo: string, metadata: Record<string, string> = {}) {
