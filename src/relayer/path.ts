@@ -60,7 +60,7 @@ export function choosePath(
   const { config } = snapshot;
   const review = mandatoryReview(request, snapshot);
   if (review !== undefined) return { path: "review", heldBecause: review };
-  if (!snapshot.priced) return { path: "review", heldBecause: "a token has no price feed, so its USD value is unknown" };
+  if (!snapshot.priced) return { path: "review", heldBecause: "its USD value is unknown: a token it moves has no price feed, or the call names too many addresses to measure what it moves" };
 
   const reasons: ScanReason[] = [];
   if (config.aiTriggerThreshold > 0n && snapshot.usdValue >= config.aiTriggerThreshold) reasons.push("ai_threshold");
