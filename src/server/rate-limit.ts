@@ -1,7 +1,8 @@
 // Token-bucket rate limits (DESIGN.md section 7): one bucket per bot address, per vault address and
 // per client IP, and a second, small one per client IP for unauthenticated work (a signature that
-// fails, a chain read needed before a signature can be checked). A bucket holds at most `capacity` tokens and regains `refillPerSecond` tokens each
-// second; every request takes one token from each bucket it names, all of them or none.
+// fails, a chain read needed before a signature can be checked). A bucket holds at most `capacity`
+// tokens and regains `refillPerSecond` tokens each second; every request takes one token from each
+// bucket it names, all of them or none.
 //
 // - A scope whose capacity or refill is 0 is unlimited: its buckets are never created or checked.
 // - Bot and vault keys are addresses and compared case-insensitively; client keys are used as given.
