@@ -76,7 +76,7 @@ abstract contract PolicyReader {
         bool priceStale; // some token's feed is stale or non-positive (then priced is false too)
         uint256 swapSlippageBps; // swap queries: the vault's tolerance
         uint256 swapFloor; // swap queries: the least output for maxFromAmount; 0 when unpriced
-        SpendingLimit swapLimit; // the bot's swap volume window
+        SpendingLimit swapLimit; // swap queries: the bot's swap volume window
     }
 
     /// @dev The ABI-encoded Snapshot[] of `queries`, read at this block.
@@ -114,7 +114,6 @@ abstract contract PolicyReader {
         s.config = from.config;
         s.vaultLimits = from.vaultLimits;
         s.rebalanceTokenCount = from.rebalanceTokenCount;
-        s.swapLimit = from.swapLimit;
     }
 
     function _readVaultAndBot(Query memory q, Snapshot memory s) private view {
@@ -126,7 +125,6 @@ abstract contract PolicyReader {
         s.config = v.getBotConfig(q.bot);
         s.vaultLimits = v.getVaultSpendingLimits();
         s.rebalanceTokenCount = v.rebalanceTokenCount();
-        s.swapLimit = v.getBotSwapLimit(q.bot);
     }
 
     /// @dev What depends on the request itself: recipient, intent, tokens and amounts, protocol.
@@ -165,6 +163,7 @@ abstract contract PolicyReader {
         ILensVault v = ILensVault(q.vault);
         s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
         s.swapSlippageBps = v.swapSlippageBps();
+        s.swapLimit = v.getBotSwapLimit(q.bot);
         if (q.tokens.length == 0) return;
         try v.swapFloor(q.tokens[0], q.toToken, q.amounts[0]) returns (uint256 floor) {
             s.swapFloor = floor;
