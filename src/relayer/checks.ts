@@ -61,9 +61,10 @@ export function checkBotAndVault(request: RelayRequest, snapshot: PolicySnapshot
 }
 
 /**
- * The vault's static policy (the rolling windows are checked when spend is reserved): per-tx cap,
- * destination rule and blacklist (payments), protocol approval with the default-token rule (execute), rebalance whitelist and
- * rebalance cap (swaps).
+ * The vault's static policy (the rolling windows are checked when spend is reserved): usable price
+ * feeds; per-tx cap; destination rule and blacklist (payments, never to the vault itself, and the
+ * token transfers an execute makes); protocol approval with the default-token rule (execute);
+ * rebalance whitelist and rebalance cap (swaps).
  */
 export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, defaultRebalanceTokens: readonly Address[]): void {
   const { config } = snapshot;
