@@ -16,6 +16,12 @@ export const errorTable = {
   INVALID_IDEMPOTENCY_KEY: { status: 400, message: "Idempotency key must be a UUID" },
   MEMO_TOO_LONG: { status: 400, message: "Memo is too long" },
   METADATA_TOO_LARGE: { status: 400, message: "Metadata is too large" },
+  INVALID_DEADLINE: { status: 400, message: "Invalid deadline" },
+  INVOICE_ID_TOO_LONG: { status: 400, message: "invoiceId is too long" },
+  ORDER_ID_TOO_LONG: { status: 400, message: "orderId is too long" },
+  RECIPIENT_LABEL_TOO_LONG: { status: 400, message: "recipientLabel is too long" },
+  INVALID_RESOURCE_URL: { status: 400, message: "Invalid resourceUrl" },
+  INVALID_X402_FUNDING: { status: 400, message: "Invalid x402Funding" },
   // 401/403: authentication, vault status and policy.
   UNAUTHORIZED: { status: 401, message: "Authentication required" },
   BOT_NOT_ACTIVE: { status: 403, message: "Bot is not active on the vault" },
@@ -28,6 +34,7 @@ export const errorTable = {
   REBALANCE_TOKEN_NOT_ALLOWED: { status: 403, message: "Token is not on the vault's rebalance whitelist" },
   EXCEEDS_REBALANCE_LIMIT: { status: 403, message: "Amount exceeds the rebalance limit" },
   NOT_VAULT_OWNER: { status: 403, message: "Only the vault owner may do this" },
+  TERMS_NOT_ACCEPTED: { status: 403, message: "The vault's owner has not accepted the relayer's terms" },
   // 404/405/408/409/413/415: resources, conflicts and framework errors.
   NOT_FOUND: { status: 404, message: "Not found" },
   VAULT_NOT_FOUND: { status: 404, message: "Vault not found" },

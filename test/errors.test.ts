@@ -51,6 +51,16 @@ const designCodes: Record<string, number> = {
   REVIEW_ALREADY_DECIDED: 409,
   PAYLOAD_TOO_LARGE: 413,
 };
+// Codes of the surface real clients call (field formats, off-chain fields, terms).
+const clientSurfaceCodes: Record<string, number> = {
+  INVALID_DEADLINE: 400,
+  INVOICE_ID_TOO_LONG: 400,
+  ORDER_ID_TOO_LONG: 400,
+  RECIPIENT_LABEL_TOO_LONG: 400,
+  INVALID_RESOURCE_URL: 400,
+  INVALID_X402_FUNDING: 400,
+  TERMS_NOT_ACCEPTED: 403,
+};
 // Owner-policy codes (issue: the owner's policy binds).
 const policyCodes: Record<string, number> = {
   DEADLINE_TOO_FAR: 400,
@@ -66,7 +76,7 @@ const frameworkCodes: Record<string, number> = {
 
 describe("error table", () => {
   it("has exactly the SPEC, DESIGN and framework codes with their statuses", () => {
-    const expected = { ...specCodes, ...designCodes, ...policyCodes, ...frameworkCodes };
+    const expected = { ...specCodes, ...designCodes, ...policyCodes, ...clientSurfaceCodes, ...frameworkCodes };
     expect(Object.fromEntries(errorCodes.map((c) => [c, statusOf(c)]))).toEqual(expected);
     for (const code of errorCodes) expect(errorTable[code].message.length).toBeGreaterThan(0);
   });
