@@ -36,6 +36,9 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     mapping(address => bool) private _swapRouters;
     mapping(address => address) private _priceFeeds;
 
+    // The native-ETH marker wallets and SDKs sign as a token: priced by the feed set on address(0).
+    address private constant ETH_MARKER = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
+
     /// @notice The oldest a feed's answer may be, in seconds, for usdValue and amountForUsd to use it.
     uint256 public maxPriceAge;
 
@@ -131,15 +134,16 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
 
     // ----------------------------------------------------------------- prices
 
-    /// @notice Sets the USD price feed of `token` (address(0) = native ETH); `feed` = 0 unsets it.
+    /// @notice Sets the USD price feed of `token` (address(0) or 0xEeee… = native ETH); `feed` = 0 unsets it.
     function setPriceFeed(address token, address feed) external onlyOwner {
+        token = _feedKey(token);
         _priceFeeds[token] = feed;
         emit PriceFeedSet(token, feed);
     }
 
-    /// @notice The USD price feed of `token`, or address(0).
+    /// @notice The USD price feed of `token` (the ETH feed for address(0) and 0xEeee…), or address(0).
     function priceFeed(address token) external view returns (address) {
-        return _priceFeeds[token];
+        return _priceFeeds[_feedKey(token)];
     }
 
     /// @notice Sets the oldest a feed's answer may be, in seconds.
@@ -148,7 +152,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
         emit MaxPriceAgeSet(maxAge);
     }
 
-    /// @notice USD value (6 decimals) of `amount` base units of `token` (address(0) = native ETH, 18 decimals).
+    /// @notice USD value (6 decimals) of `amount` base units of `token` (address(0) or 0xEeee… = native ETH, 18 decimals).
     /// @dev Reverts NoPriceFeed when no feed is set, InvalidPrice when the feed answers <= 0 and
     /// StalePrice when its answer is older than maxPriceAge (or has no timestamp).
     function usdValue(address token, uint256 amount) external view returns (uint256) {
@@ -169,6 +173,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     /// @dev The feed's answer for `token` and its scale (token decimals + feed decimals), checked
     /// positive and fresh. An updatedAt in the future counts as fresh.
     function _price(address token) private view returns (uint256 price, uint256 scale) {
+        token = _feedKey(token);
         address feed = _priceFeeds[token];
         if (feed == address(0)) revert NoPriceFeed(token);
         (, int256 answer,, uint256 updatedAt,) = IPriceFeed(feed).latestRoundData();
@@ -178,5 +183,10 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
         }
         price = uint256(answer);
         scale = uint256(token == address(0) ? 18 : IERC20Metadata(token).decimals()) + uint256(IPriceFeed(feed).decimals());
+    }
+
+    /// @dev Where a feed is kept: both names of native ETH share the address(0) slot.
+    function _feedKey(address token) private pure returns (address) {
+        return token == ETH_MARKER ? address(0) : token;
     }
 }

@@ -3,7 +3,6 @@ pragma solidity 0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
-import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {ExecuteIntent, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
 import {VaultBase} from "./vault/VaultBase.sol";
@@ -43,11 +42,10 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         emit Deposited(token, msg.sender, amount);
     }
 
-    /// @notice Sends `amount` of `token` (address(0) = native ETH) to `to` (owner only).
+    /// @notice Sends `amount` of `token` (address(0) or 0xEeee… = native ETH) to `to` (owner only).
     function withdraw(address token, uint256 amount, address to) external onlyOwner nonReentrant {
         if (to == address(0)) revert ZeroAddress();
-        if (token == address(0)) Address.sendValue(payable(to), amount);
-        else IERC20(token).safeTransfer(to, amount);
+        _send(token, to, amount);
         emit Withdrawn(token, to, amount);
     }
 

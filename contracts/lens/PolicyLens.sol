@@ -47,7 +47,7 @@ abstract contract PolicyReader {
         address vault;
         address bot;
         address to; // payment recipient; address(0) when none
-        address[] tokens; // tokens whose balances and USD value matter (address(0) = ETH)
+        address[] tokens; // tokens whose balances and USD value matter (address(0) or 0xEeee… = ETH)
         uint256[] amounts;
         bytes32 intentHash;
         address protocol; // execute target; address(0) when none
@@ -143,7 +143,7 @@ abstract contract PolicyReader {
         s.priced = true;
         for (uint256 i; i < q.tokens.length; ++i) {
             address token = q.tokens[i];
-            s.balances[i] = token == address(0) ? q.vault.balance : _balanceOf(token, q.vault);
+            s.balances[i] = _isEth(token) ? q.vault.balance : _balanceOf(token, q.vault);
             if (q.amounts[i] == 0) continue;
             try registry.usdValue(token, q.amounts[i]) returns (uint256 usd) {
                 s.usdValue += usd;
@@ -168,6 +168,11 @@ abstract contract PolicyReader {
         try v.swapFloor(q.tokens[0], q.toToken, q.amounts[0]) returns (uint256 floor) {
             s.swapFloor = floor;
         } catch {}
+    }
+
+    /// @dev Both names of native ETH: address(0) and the 0xEeee… marker wallets and SDKs sign.
+    function _isEth(address token) internal pure returns (bool) {
+        return token == address(0) || token == 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
     }
 
     /// @dev 0 for a token without code or whose balanceOf reverts.

@@ -33,6 +33,8 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     bytes4 private constant SAFE_TRANSFER_FROM_1155_SELECTOR = 0xf242432a; // safeTransferFrom(address,address,uint256,uint256,bytes)
     bytes4 private constant SAFE_BATCH_TRANSFER_FROM_SELECTOR = 0x2eb2c2d6; // safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)
     uint256 private constant DEFAULT_SWAP_SLIPPAGE_BPS = 100; // 1%
+    // The native-ETH marker wallets and SDKs sign as a token; address(0) means ETH too.
+    address private constant ETH_MARKER = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
     error VaultPaused();
     error DeadlineExpired(uint256 deadline);
@@ -165,8 +167,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         _checkDestination(i.bot, i.to);
         _checkBalance(i.token, i.amount);
         usedIntents[intentHash] = true;
-        if (i.token == address(0)) Address.sendValue(payable(i.to), i.amount);
-        else IERC20(i.token).safeTransfer(i.to, i.amount);
+        _send(i.token, i.to, i.amount);
         emit PaymentExecuted(intentHash, i.bot, i.to, i.token, i.amount, i.ref);
     }
 
@@ -344,9 +345,22 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         return _usdValue(token, amount);
     }
 
-    /// @dev The vault's balance of `token` (address(0) = native ETH).
+    /// @dev Whether `token` names native ETH: address(0) or the 0xEeee… marker. The intent is
+    /// hashed with the token as signed; only moving, measuring and pricing map the marker.
+    function _isEth(address token) private pure returns (bool) {
+        return token == address(0) || token == ETH_MARKER;
+    }
+
+    /// @dev The vault's balance of `token` (native ETH for either ETH name).
     function _balanceOf(address token) private view returns (uint256) {
-        return token == address(0) ? address(this).balance : IERC20(token).balanceOf(address(this));
+        return _isEth(token) ? address(this).balance : IERC20(token).balanceOf(address(this));
+    }
+
+    /// @dev Sends `amount` of `token` (native ETH for either ETH name) to `to`: one path for
+    /// payments and the owner's withdrawals.
+    function _send(address token, address to, uint256 amount) internal {
+        if (_isEth(token)) Address.sendValue(payable(to), amount);
+        else IERC20(token).safeTransfer(to, amount);
     }
 
     /// @dev The registry's feed-priced USD value (one call site for every use).
