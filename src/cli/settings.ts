@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
+import { ETH_MARKER, ETH_TOKEN, isEth } from "../chain/eth.ts";
 import { parseAddress } from "../crypto/address.ts";
 import { parseUnits } from "../client/units.ts";
 import { chainManifestPath, manifestPath, readManifest, type Manifest } from "../devnet/manifest.ts";
@@ -214,11 +215,19 @@ export interface ResolvedToken {
   decimals: number | undefined;
 }
 
-/** Look a token up by symbol or address. Unknown symbols and malformed addresses are usage errors. */
+/**
+ * Look a token up by symbol or address. Unknown symbols and malformed addresses are usage errors.
+ * "ETH" is native ETH under its 0xEeee… marker (what SDKs sign); the zero address and the marker
+ * given as addresses are ETH too, kept as given.
+ */
 export function resolveToken(settings: Settings, symbolOrAddress: string): ResolvedToken {
   const text = symbolOrAddress.trim();
+  if (text.toUpperCase() === ETH_TOKEN.symbol && settings.tokens[ETH_TOKEN.symbol] === undefined) {
+    return { address: ETH_MARKER, symbol: ETH_TOKEN.symbol, decimals: ETH_TOKEN.decimals };
+  }
   if (text.startsWith("0x") || text.startsWith("0X")) {
     const address = addressFrom(text, "token");
+    if (isEth(address)) return { address, symbol: ETH_TOKEN.symbol, decimals: ETH_TOKEN.decimals };
     const known = Object.entries(settings.tokens).find(([, token]) => token.address.toLowerCase() === address.toLowerCase());
     return { address, symbol: known?.[0], decimals: known?.[1].decimals };
   }

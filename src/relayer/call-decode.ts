@@ -6,6 +6,7 @@
 import { decodeFunctionData, formatUnits, parseUnits, getAddress, maxUint256, parseAbiItem, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import type { TokenInfo } from "./dispatcher.ts";
+import { tokenInfoOf } from "./token-info.ts";
 
 /** One argument as the owner reads it. `value` is exact (decimal base units, checksummed address); `text` is for reading. */
 export interface CallArgument {
@@ -252,11 +253,6 @@ function isStoredOutflow(value: unknown): value is StoredOutflow {
 // string ("20000.00") is read as dollars, so that either spelling shows the right value.
 function usd6Of(usd: string): bigint {
   return usd.includes(".") ? parseUnits(usd, 6) : BigInt(usd);
-}
-
-// The zero address stands for native ETH, as in payments.
-function tokenInfoOf(token: Address, tokens: ReadonlyMap<string, TokenInfo>): TokenInfo | undefined {
-  return /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
 }
 
 function addressNote(address: Address, ctx: ArgumentContext): string {

@@ -2,6 +2,7 @@
 // one block. Each throws the one RelayError that describes the first failure.
 import { toFunctionSelector, type Address } from "viem";
 import type { ExecuteRequest, RelayRequest } from "../api/validate.ts";
+import { isEth } from "../chain/eth.ts";
 import { relayError } from "../errors.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { hashIntent } from "../eip712/hash.ts";
@@ -140,7 +141,7 @@ function whyRefused(snapshot: PolicySnapshot): string {
 export function checkBalance(tokens: readonly Address[], amounts: readonly bigint[], snapshot: PolicySnapshot): void {
   for (let i = 0; i < tokens.length; i++) {
     if (snapshot.balances[i]! < amounts[i]!) {
-      const what = /^0x0{40}$/.test(tokens[i]!) ? "ETH" : `token ${tokens[i]}`;
+      const what = isEth(tokens[i]!) ? "ETH" : `token ${tokens[i]}`;
       throw relayError("INSUFFICIENT_BALANCE", `vault holds ${snapshot.balances[i]} of ${what}, needs ${amounts[i]}`);
     }
   }

@@ -4,6 +4,7 @@
 // valued at $20,000 and meets the per-tx, daily, velocity and AI-threshold rules at that value.
 import { toFunctionSelector, zeroAddress, zeroHash, type Address, type Hex } from "viem";
 import type { ExecuteRequest } from "../api/validate.ts";
+import { isEth } from "../chain/eth.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { selectorOf } from "./path.ts";
 
@@ -76,7 +77,7 @@ function watchedTokens(chain: ChainRuntime, request: ExecuteRequest, named: read
   const configured = Object.values(chain.config.tokens).map((t) => t.address);
   const called = selectorOf(request.callData) === ERC20_TRANSFER ? [request.intent.protocol] : [];
   for (const token of [...request.intent.tokens, ...called, ...configured, ...named]) {
-    if (token.toLowerCase() !== zeroAddress) seen.set(token.toLowerCase(), token);
+    if (!isEth(token)) seen.set(token.toLowerCase(), token);
   }
   return [...seen.values()];
 }

@@ -1,8 +1,9 @@
 // The vault reads: value, rebalance whitelist, balances, bot status, info, destination check and
 // protocol approval. Each read checks that the address is a vault of the chain's factory (404
 // VAULT_NOT_FOUND otherwise) and answers with the shapes of SPEC.md and DESIGN.md §6.
-import { erc20Abi, getAddress, zeroAddress, type Address } from "viem";
+import { erc20Abi, getAddress, type Address } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
+import { ETH_MARKER, ETH_TOKEN, isEth } from "../chain/eth.ts";
 import { parseAddress } from "../crypto/address.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
@@ -40,19 +41,26 @@ export class VaultReads {
   }
 
   async #balanceOf(vault: Address, token: Address): Promise<bigint> {
-    if (token === zeroAddress) return rpcFailure(() => this.#chain.clients.publicClient.getBalance({ address: vault }));
+    if (isEth(token)) return rpcFailure(() => this.#chain.clients.publicClient.getBalance({ address: vault }));
     return this.#read<bigint>(token, erc20Abi as never, "balanceOf", [vault]).catch((error) => {
       if ((error as { code?: string }).code === "RPC_ERROR") throw error;
       return 0n; // not an ERC-20
     });
   }
 
-  /** Total USD value and one entry per configured ERC-20 with a non-zero balance. */
+  /**
+   * Total USD value and one entry per held asset with a non-zero balance: native ETH (listed under
+   * the 0xEeee… marker, priced by the registry's ETH feed) then each configured ERC-20.
+   */
   async value(vault: Address): Promise<Record<string, unknown>> {
     await this.#requireVault(vault);
     const registry = await this.#read<Address>(vault, vaultAbi, "registry");
+    const assets: Array<[string, { address: Address; decimals: number }]> = [
+      [ETH_TOKEN.symbol, { address: ETH_MARKER, decimals: ETH_TOKEN.decimals }],
+      ...Object.entries(this.#chain.config.tokens),
+    ];
     const entries = await Promise.all(
-      Object.entries(this.#chain.config.tokens).map(async ([symbol, token]) => {
+      assets.map(async ([symbol, token]) => {
         const balance = await this.#balanceOf(vault, token.address);
         if (balance === 0n) return undefined;
         const unit = 10n ** BigInt(token.decimals);

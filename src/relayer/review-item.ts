@@ -1,11 +1,12 @@
 // A held request as its vault's owner sees it in the review queue: the intent in base and human units,
 // its USD value, memo, why it was held, the agents' verdicts, and for an execute what the call does
 // (decoded calldata) and what the simulation saw leave the vault.
-import { formatUnits, getAddress, type Address, type Hex } from "viem";
+import { formatUnits, getAddress, zeroAddress, type Address, type Hex } from "viem";
 import type { RelayRequest } from "../api/validate.ts";
 import { publicStatus, type RequestRecord } from "../ledger/index.ts";
 import { decodeCall, describeOutflows } from "./call-decode.ts";
 import type { TokenInfo } from "./dispatcher.ts";
+import { tokenInfoOf } from "./token-info.ts";
 import { usdNumber } from "./usd.ts";
 
 /** The request as stored by the relayer (bigints as decimal strings). */
@@ -28,13 +29,17 @@ export interface StoredBody {
 export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, TokenInfo>): Record<string, unknown> {
   const stored = JSON.parse(record.body) as StoredBody;
   const human = (token: string, amount: string) => {
-    const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
+    const info = tokenInfoOf(token, tokens);
     return info ? { token, symbol: info.symbol, decimals: info.decimals, amount, human: formatUnits(BigInt(amount), info.decimals) } : { token, amount };
   };
   const intent = stored.intent;
   const amounts: unknown[] = [];
   if (record.kind === "payment") amounts.push(human(intent.token as string, intent.amount as string));
-  if (record.kind === "execute") (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
+  if (record.kind === "execute") {
+    (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
+    // The ETH the call sends along, in ETH.
+    if (typeof intent.value === "string" && intent.value !== "0") amounts.push(human(zeroAddress, intent.value));
+  }
   if (record.kind === "swap") amounts.push(human(intent.fromToken as string, intent.maxFromAmount as string));
   const item: Record<string, unknown> = {
     requestId: record.id,

@@ -6,6 +6,7 @@ import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { TokenInfo } from "./dispatcher.ts";
 import { counterparty } from "./intents.ts";
 import { selectorOf } from "./path.ts";
+import { tokenInfoOf } from "./token-info.ts";
 import { formatUsd } from "./usd.ts";
 import type { RelayRequest } from "../api/validate.ts";
 import { formatUnits } from "viem";
@@ -52,7 +53,7 @@ export function scanInput(subject: ScanSubject, ledger: Ledger, reasons: readonl
 /** "pay 12000 USDC (12000 USD) to 0x…", "call 0x… (Marketplace)", "swap up to 5 WETH for ≥ 14000 USDC". */
 export function summarize(request: RelayRequest, usdValue: bigint, tokens: ReadonlyMap<string, TokenInfo>): string {
   const human = (token: string, amount: bigint): string => {
-    const info = /^0x0{40}$/i.test(token) ? { symbol: "ETH", decimals: 18 } : tokens.get(token.toLowerCase());
+    const info = tokenInfoOf(token, tokens);
     return info ? `${formatUnits(amount, info.decimals)} ${info.symbol}` : `${amount} units of ${token}`;
   };
   const usd = `${formatUsd(usdValue)} USD`;

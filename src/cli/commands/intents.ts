@@ -5,6 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { signExecuteRequest, signPaymentRequest, signSwapRequest, type BodyExtras } from "../../client/bodies.ts";
 import { defaultDeadline, randomRef, refFromString } from "../../client/sign.ts";
 import type { ExecuteRequestBody, Metadata, PaymentRequestBody, SwapRequestBody } from "../../client/types.ts";
+import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
 import { CliError, EXIT } from "../io.ts";
 import { parseAmount, requireBotKey, requireVault, resolveToken, type ResolvedToken, type Settings } from "../settings.ts";
 import type { Clients } from "../../chain/clients.ts";
@@ -130,8 +131,7 @@ export async function buildExecute(settings: Settings, options: ExecuteOptions):
     tokens.push(token.address);
     amounts.push(amount);
   }
-  const native = { address: "0x0000000000000000000000000000000000000000" as Address, symbol: "ETH", decimals: 18 };
-  const value = options.value === undefined ? 0n : parseAmount(settings, native, options.value, { baseUnits: options.baseUnits });
+  const value = options.value === undefined ? 0n : parseAmount(settings, { address: ETH_MARKER, ...ETH_TOKEN }, options.value, { baseUnits: options.baseUnits });
   const intent = {
     bot: chain.account.address,
     protocol,

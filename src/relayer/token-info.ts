@@ -1,0 +1,9 @@
+// Symbol and decimals of a token the relayer knows: native ETH under either of its names, or one of
+// the chain's configured tokens. One lookup for review items, call decoding and the AI scan input.
+import { ETH_TOKEN, isEth } from "../chain/eth.ts";
+import type { TokenInfo } from "./dispatcher.ts";
+
+/** `tokens`: the chain's configured tokens by lower-case address (dispatcher.tokenInfo). */
+export function tokenInfoOf(token: string, tokens: ReadonlyMap<string, TokenInfo>): TokenInfo | undefined {
+  return isEth(token) ? ETH_TOKEN : tokens.get(token.toLowerCase());
+}
