@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { zeroAddress, type Address } from "viem";
 import type { Sender } from "../../src/chain/sender.ts";
+import { ETH_MARKER } from "../../src/chain/eth.ts";
 import { balanceOf, fresh, get, ownerCall, startEnv, type Env } from "./harness.ts";
 import { badChecksum, deployVault, expectErrorEnvelope, fundedSender, newBot, readOf } from "./harness-extra.ts";
 
@@ -28,17 +29,20 @@ describe("vault reads", () => {
   }
 
   describe("GET /v1/vault/:address/value", () => {
-    it("lists every funded token with its on-chain balance and feed price; the values add up to the total", async () => {
+    it("lists native ETH and every funded token with its on-chain balance and feed price; the values add up to the total", async () => {
       const res = await get(`${v}/value`);
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ vault: env.vault, chainId: env.manifest.chainId, totalValueUsd: expect.any(Number), tokens: expect.any(Array) });
       const symbols = res.body.tokens.map((t: { symbol: string }) => t.symbol).sort();
-      expect(symbols).toEqual(Object.keys(env.manifest.tokens).sort());
+      // The devnet vault holds ETH too (10 ETH): listed under the 0xEeee… marker, priced by the ETH feed.
+      expect(symbols).toEqual(["ETH", ...Object.keys(env.manifest.tokens)].sort());
       for (const entry of res.body.tokens) {
+        const isEth = entry.symbol === "ETH";
         expect(Object.keys(entry).sort()).toEqual(["balance", "decimals", "priceUsd", "symbol", "token", "valueUsd"]);
-        expect(entry.token).toBe(env.token(entry.symbol));
-        expect(entry.decimals).toBe(env.manifest.tokens[entry.symbol]!.decimals);
-        expect(entry.balance).toBe((await balanceOf(env, entry.token, env.vault)).toString());
+        expect(entry.token).toBe(isEth ? ETH_MARKER : env.token(entry.symbol));
+        expect(entry.decimals).toBe(isEth ? 18 : env.manifest.tokens[entry.symbol]!.decimals);
+        const held = isEth ? await env.clients.publicClient.getBalance({ address: env.vault }) : await balanceOf(env, entry.token, env.vault);
+        expect(entry.balance).toBe(held.toString());
         expect(entry.priceUsd).toBe(await feedPrice(entry.symbol));
         expect(entry.valueUsd).toBeCloseTo((Number(entry.balance) / 10 ** entry.decimals) * entry.priceUsd, 2);
       }

@@ -58,4 +58,15 @@ describe("reviewItem", () => {
     expect(item).not.toHaveProperty("outflows");
     expect(item.amounts).toEqual([{ token: USDC, symbol: "USDC", decimals: 6, amount: "5000000", human: "5" }]);
   });
+
+  it("native ETH, under the 0xEeee… marker or the zero address, reads in ETH: a payment's amount and an execute's value", () => {
+    const marker = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
+    const zero = "0x0000000000000000000000000000000000000000";
+    for (const token of [marker, zero]) {
+      const item = reviewItem(record("payment", { intent: { to: SPENDER, token, amount: "500000000000000000" } }), tokens);
+      expect(item.amounts).toEqual([{ token, symbol: "ETH", decimals: 18, amount: "500000000000000000", human: "0.5" }]);
+    }
+    const call = reviewItem(record("execute", { intent: { ...executeIntent, value: "250000000000000000" }, callData: approve }), tokens);
+    expect(call.amounts).toEqual([{ token: zero, symbol: "ETH", decimals: 18, amount: "250000000000000000", human: "0.25" }]);
+  });
 });
