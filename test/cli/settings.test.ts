@@ -151,6 +151,15 @@ describe("resolveToken and parseAmount", () => {
     expect(resolveToken(settings, unknown)).toMatchObject({ symbol: undefined, decimals: undefined });
   });
 
+  it("ETH is native ETH under the 0xEeee… marker, 18 decimals; the marker and the zero address as addresses are ETH too", () => {
+    const marker = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
+    const zero = "0x0000000000000000000000000000000000000000";
+    expect(resolveToken(settings, "eth")).toEqual({ address: marker, symbol: "ETH", decimals: 18 });
+    expect(resolveToken(settings, marker.toLowerCase())).toEqual({ address: marker, symbol: "ETH", decimals: 18 });
+    expect(resolveToken(settings, zero)).toEqual({ address: zero, symbol: "ETH", decimals: 18 });
+    expect(parseAmount(settings, resolveToken(settings, "ETH"), "0.5")).toBe(5n * 10n ** 17n);
+  });
+
   it("refuses an unknown symbol, listing the known ones", () => {
     expect(usageError(() => resolveToken(settings, "DOGE")).message).toMatch(/unknown token "DOGE" on chain 84532 \(known: USDC, USDT, DAI, WETH, WBTC\)/);
   });
