@@ -207,6 +207,33 @@ export const responseSchemas = {
     description: "The decided request's own response shape",
   },
   Health: object({ status: text("ok while the process serves") }, [], { additionalProperties: true }),
+  ChainToken: object(
+    {
+      address: address("Token contract"),
+      symbol: text("Token symbol, e.g. USDC"),
+      decimals: { type: "integer", minimum: 0, description: "Token decimals" },
+    },
+    ["symbol", "decimals"],
+  ),
+  ChainInfo: object(
+    {
+      chainId: { type: "integer", minimum: 1, description: "Chain id" },
+      name: text('The network\'s name, e.g. "Base Sepolia"'),
+      factoryAddress: address("Vault factory: deployVault() deploys a vault owned by the caller"),
+      registryAddress: address("Service registry: relayers, default tokens, protocols, routers, price feeds"),
+      routers: { type: "array", items: address("Swap router"), description: "Swap routers the relayer routes through" },
+      devnet: bool("A development chain: metadata.scenario overrides are honoured there"),
+      tokens: { type: "array", items: ref("ChainToken"), description: "Tokens the relayer knows on this chain" },
+      defaultRebalanceTokens: { type: "array", items: ref("ChainToken"), description: "Rebalance whitelist of a vault that sets none" },
+      domain: object(
+        { name: text("EIP-712 domain name of the factory's vaults"), version: text('EIP-712 domain version ("1")') },
+        [],
+        { description: "The vaults' EIP-712 domain (chainId: this chain; verifyingContract: the vault); absent while the chain does not answer" },
+      ),
+    },
+    ["domain"],
+  ),
+  ChainList: object({ chains: { type: "array", items: ref("ChainInfo"), description: "Every chain the relayer serves" } }),
 } as const satisfies Record<string, Schema>;
 
 export type ResponseSchemaName = keyof typeof responseSchemas;

@@ -5,7 +5,8 @@
 //
 // Error convention, relied on by validate.ts:
 //   - A field missing or of the wrong JSON type yields a zod issue whose message is "is required"
-//     or "must be a <type>"; it becomes 400 INVALID_REQUEST.
+//     or "must be a <type>"; it becomes 400 INVALID_REQUEST. Except the integer-string fields
+//     (amounts, deadlines): any present non-string value is a "custom" issue with the field's code.
 //   - A value of the right JSON type but an invalid format yields a "custom" issue carrying the
 //     RelayError code in `params.code` (INVALID_ADDRESS, INVALID_AMOUNT, ...).
 //   - Messages never name the field; validate.ts prefixes the field path ("tokens[1] ...").
@@ -50,17 +51,40 @@ const invalid = (code: ErrorCode, message: string): Invalid => ({ invalid: code,
 const isInvalid = (value: unknown): value is Invalid =>
   typeof value === "object" && value !== null && Object.hasOwn(value, "invalid");
 
-/** A string field: "is required" / "must be a string", then `check` validates and normalizes. */
-function stringField<T>(check: (value: string) => T | Invalid, json: Record<string, unknown>) {
-  return z
+/**
+ * A string field: "is required" / "must be a string", then `check` validates and normalizes.
+ * With `notString`, a value that is present but not a string (a JSON number above all) is that
+ * field's own error instead of INVALID_REQUEST: an integer field sent as a number is a malformed
+ * value of that field, and JSON numbers cannot carry a uint256 exactly anyway.
+ */
+function stringField<T>(
+  check: (value: string) => T | Invalid,
+  json: Record<string, unknown>,
+  notString?: { code: ErrorCode; example: string },
+) {
+  const field = z
     .string({ error: (iss) => (iss.input === undefined ? "is required" : "must be a string") })
     .transform((value, ctx) => {
       const out = check(value);
       if (!isInvalid(out)) return out;
       ctx.issues.push({ code: "custom", message: out.message, input: value, params: { code: out.invalid } });
       return z.NEVER;
-    })
-    .meta(json);
+    });
+  if (notString === undefined) return field.meta(json);
+  const ownCode = (value: unknown, ctx: z.RefinementCtx) => {
+    if (value === undefined || typeof value === "string") return value;
+    const message = `must be sent as a decimal string such as "${notString.example}", not as a JSON ${jsonTypeOf(value)}`;
+    ctx.issues.push({ code: "custom", message, input: value, params: { code: notString.code } });
+    return z.NEVER;
+  };
+  return z.preprocess(ownCode, field).meta(json);
+}
+
+/** The JSON type of a parsed JSON value, as a client would name it. */
+function jsonTypeOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value === "object" ? "object" : typeof value;
 }
 
 /** Base-10 uint256 without sign, decimals or exponent (at most 78 digits). */
@@ -98,17 +122,21 @@ const addressField = (description: string) =>
     { description, pattern: "^0x[0-9a-fA-F]{40}$" },
   );
 
+// Integer fields travel as decimal strings (SPEC.md: amounts are base-unit integer strings); any
+// malformed value, a JSON number included, answers the field's own code.
 const amountField = (description: string) =>
   stringField(
     (value): bigint | Invalid =>
-      parseUint(value) ?? invalid("INVALID_AMOUNT", "must be a non-negative integer string of at most 2^256-1"),
+      parseUint(value) ?? invalid("INVALID_AMOUNT", "must be a non-negative decimal integer string of at most 2^256-1"),
     { description, pattern: "^[0-9]{1,78}$" },
+    { code: "INVALID_AMOUNT", example: "1000000" },
   );
 
 const deadlineField = stringField(
   (value): bigint | Invalid =>
-    parseUint(value) ?? invalid("INVALID_REQUEST", "must be an integer string (unix seconds)"),
-  { description: "Unix timestamp in seconds (uint256), in the future", pattern: "^[0-9]{1,78}$" },
+    parseUint(value) ?? invalid("INVALID_DEADLINE", "must be a decimal integer string (unix seconds)"),
+  { description: "Unix timestamp in seconds (uint256), in the future, as a decimal string", pattern: "^[0-9]{1,78}$" },
+  { code: "INVALID_DEADLINE", example: "1900000000" },
 );
 
 const refField = stringField(

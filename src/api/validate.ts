@@ -7,8 +7,10 @@
 //   2. Each field, in the order of the schema shapes in schemas.ts (SPEC.md's table order for
 //      payments, DESIGN.md's order for execute/swap). Per field: presence and JSON type
 //      (INVALID_REQUEST "<field> is required" / "<field> must be a string"), then format with the
-//      field's own code (INVALID_ADDRESS, INVALID_AMOUNT, INVALID_REF, INVALID_SIGNATURE,
-//      INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG, METADATA_TOO_LARGE).
+//      field's own code (INVALID_ADDRESS, INVALID_AMOUNT, INVALID_DEADLINE, INVALID_REF,
+//      INVALID_SIGNATURE, INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG,
+//      METADATA_TOO_LARGE). Amounts and deadlines answer their own code for a wrong JSON type
+//      too (a JSON number above all): only their absence is INVALID_REQUEST.
 //   3. Cross-field rules: the idempotency key (body field, else the Idempotency-Key header; the
 //      body wins, and an invalid body key is an error even when the header is valid); chainId
 //      among `supportedChainIds`; execute only: tokens/amounts (or the token/amount shorthand) and
@@ -84,6 +86,19 @@ function issueToError(issue: z.core.$ZodIssue): RelayError {
   const params = issue.code === "custom" ? (issue.params as { code?: unknown } | undefined) : undefined;
   const code = params !== undefined && isErrorCode(params.code) ? params.code : "INVALID_REQUEST";
   return relayError(code, `${field} ${issue.message}`);
+}
+
+/**
+ * Parses an owner route's body (schemas.ts) with the same error convention as the intent bodies:
+ * the first problem as one 400 RelayError whose `details` names the field.
+ */
+export function validateOwnerBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw relayError("INVALID_REQUEST", "body must be a JSON object");
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
+  return parsed.data;
 }
 
 // ---- cross-field rules --------------------------------------------------------------------------

@@ -11,6 +11,7 @@ import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from "./retry.ts";
 import type {
   AuthNonce,
   BotStatus,
+  ChainList,
   DestinationCheck,
   ExecuteRequestBody,
   ExecuteResponse,
@@ -163,6 +164,13 @@ export class RelayClient {
     if (response.status !== "pending_review") return Promise.resolve(response);
     const estimated = "estimatedResolutionMs" in response ? response.estimatedResolutionMs : undefined;
     return this.waitForResolution(kind, response.requestId, { aiWindowMs: estimated ?? 0, ...options });
+  }
+
+  // ---- chains -----------------------------------------------------------------------------------
+
+  /** `GET /v1/chains`: every chain the relayer serves, with its factory, registry, routers and tokens. */
+  chains(options?: CallOptions): Promise<ChainList> {
+    return this.#get("/v1/chains", {}, options);
   }
 
   // ---- vault reads ------------------------------------------------------------------------------

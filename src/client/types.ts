@@ -146,6 +146,39 @@ export interface BotStatus {
   isActive: boolean;
 }
 
+/** A token of a chain, as `GET /v1/chains` lists it. */
+export interface ChainToken {
+  address: Address;
+  /** Absent for a default rebalance token the relayer's configuration lists by address only. */
+  symbol?: string;
+  decimals?: number;
+}
+
+/** One chain of `GET /v1/chains`. */
+export interface ChainInfo {
+  chainId: number;
+  /** The network's name, e.g. "Base Sepolia". */
+  name: string;
+  /** The vault factory: `deployVault()` deploys a vault owned by the caller. */
+  factoryAddress: Address;
+  registryAddress: Address;
+  /** Swap routers the relayer routes swaps through. */
+  routers: Address[];
+  /** A development chain (a devnet): `metadata.scenario` overrides are honoured there. */
+  devnet: boolean;
+  /** The tokens the relayer knows on this chain, by symbol. */
+  tokens: ChainToken[];
+  /** The rebalance whitelist of a vault that sets none of its own. */
+  defaultRebalanceTokens: ChainToken[];
+  /** The vaults' EIP-712 domain name and version (chainId and verifyingContract are the chain's and the vault's); absent while the chain does not answer. */
+  domain?: { name: string; version: string };
+}
+
+/** Answer of `GET /v1/chains`: every chain the relayer serves. */
+export interface ChainList {
+  chains: ChainInfo[];
+}
+
 /** Answer of `GET /v1/vault/:v/info`. */
 export interface VaultInfo {
   owner: Address;

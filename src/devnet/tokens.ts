@@ -55,3 +55,16 @@ export const SUPPORTED_CHAIN_IDS = [8453, 84532, 42161, 421614, 31337] as const;
 export function isSupportedChainId(chainId: number): boolean {
   return (SUPPORTED_CHAIN_IDS as readonly number[]).includes(chainId);
 }
+
+/** The networks' names, as wallets and explorers show them (GET /v1/chains answers them). */
+export const NETWORK_NAMES: Readonly<Record<(typeof SUPPORTED_CHAIN_IDS)[number], string>> = {
+  8453: "Base",
+  84532: "Base Sepolia",
+  42161: "Arbitrum One",
+  421614: "Arbitrum Sepolia",
+  31337: "Local development chain",
+};
+
+export function networkName(chainId: number): string {
+  return NETWORK_NAMES[chainId as keyof typeof NETWORK_NAMES] ?? `Chain ${chainId}`;
+}

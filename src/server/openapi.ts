@@ -22,7 +22,7 @@ interface Operation {
   path: string;
   id: string;
   summary: string;
-  tag: "intents" | "vault" | "owner" | "operations";
+  tag: "intents" | "vault" | "chains" | "owner" | "operations";
   /** Names of `components.parameters`. */
   params?: readonly string[];
   body?: Schema;
@@ -89,6 +89,10 @@ const operations: readonly Operation[] = [
   read("/bot/{bot}/destination/{to}", "checkDestination", "Whether the bot may pay an address", "DestinationCheck", ["Bot", "To"]),
   read("/protocol/{protocol}", "getProtocolStatus", "Whether the vault may call a contract", "ProtocolStatus", ["Protocol"]),
   {
+    method: "get", path: "/v1/chains", id: "listChains", summary: "The chains served, with their factory, registry, routers and tokens",
+    tag: "chains", ok: "ChainList", errors: V1,
+  },
+  {
     method: "post", path: "/v1/auth/nonce", id: "authNonce", summary: "A nonce for a Sign-In with Ethereum message",
     tag: "owner", body: ownerRequestBodyJsonSchemas.authNonce, bodyOptional: true, ok: "AuthNonce", errors: [...V1, ...BODY],
   },
@@ -109,7 +113,7 @@ const operations: readonly Operation[] = [
     method: "post", path: "/v1/reviews/{requestId}/approve", id: "approveReview", summary: "Approve a held request; it executes",
     tag: "owner", params: ["RequestId"], body: ownerRequestBodyJsonSchemas.reviewApprove, ok: "ReviewDecision", bearer: true,
     errors: [
-      ...DECIDE, "INVALID_SIGNATURE", "DEADLINE_EXPIRED", "BOT_NOT_ACTIVE", "VAULT_PAUSED", "DUPLICATE_INTENT",
+      ...DECIDE, "INVALID_SIGNATURE", "INVALID_DEADLINE", "DEADLINE_EXPIRED", "BOT_NOT_ACTIVE", "VAULT_PAUSED", "DUPLICATE_INTENT",
       "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "RPC_ERROR",
     ],
   },
@@ -260,6 +264,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): Schema {
     tags: [
       { name: "intents", description: "Signed payment, execute and swap intents, and their status" },
       { name: "vault", description: "Reads of a vault's state" },
+      { name: "chains", description: "The chains this relayer serves and their contracts" },
       { name: "owner", description: "Sign-in and the owner's review queue" },
       { name: "operations", description: "Health, readiness, metrics and this document" },
     ],

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { validateBody, type HeaderBag, type ValidateOptions } from "../../src/api/validate.ts";
+import { reviewApproveBodySchema } from "../../src/api/schemas.ts";
+import { validateBody, validateOwnerBody, type HeaderBag, type ValidateOptions } from "../../src/api/validate.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
 import type { IntentKind } from "../../src/eip712/types.ts";
@@ -139,6 +140,8 @@ describe("valid bodies", () => {
   });
 });
 
+const integerFields = new Set(["amount", "deadline", "maxFromAmount", "minToAmount"]);
+
 describe("INVALID_REQUEST", () => {
   it("refuses a body that is not a JSON object", () => {
     for (const body of [null, undefined, [], [paymentBody()], "x", 5, true]) {
@@ -159,20 +162,14 @@ describe("INVALID_REQUEST", () => {
       expectError(kind, without(bodies[kind](), "idempotencyKey"), "INVALID_REQUEST", "idempotencyKey is required (body field or Idempotency-Key header)");
     });
     it(`names each ${kind} field of the wrong JSON type`, () => {
-      for (const field of required[kind]) {
+      // Integer-string fields answer their own code for a wrong type: see "integer-string fields".
+      for (const field of required[kind].filter((f) => !integerFields.has(f))) {
         const expected = field === "chainId" ? "an integer" : "a string";
         expectError(kind, withField(bodies[kind](), field, field === "chainId" ? "84532" : 5), "INVALID_REQUEST", `${field} must be ${expected}`);
         expectError(kind, withField(bodies[kind](), field, null), "INVALID_REQUEST", `${field} must be ${expected}`);
       }
     });
   }
-
-  it("refuses a deadline that is not an integer string", () => {
-    for (const deadline of ["soon", "1.5", "-1", "", "1e9", (1n << 256n).toString()]) {
-      expectError("payment", withField(paymentBody(), "deadline", deadline), "INVALID_REQUEST", "deadline must be an integer string (unix seconds)");
-    }
-    expectError("payment", withField(paymentBody(), "deadline", 1900000000), "INVALID_REQUEST", "deadline must be a string");
-  });
 
   it("refuses wrongly typed optional fields", () => {
     expectError("payment", { ...paymentBody(), memo: 5 }, "INVALID_REQUEST", "memo must be a string");
@@ -187,9 +184,9 @@ describe("INVALID_REQUEST", () => {
     expectError("payment", body, "INVALID_ADDRESS", "bot must be 0x followed by 40 hex digits");
     expectError("payment", without(body, "bot"), "INVALID_REQUEST", "bot is required");
     expectError("payment", { ...body, bot: paymentBody().bot }, "INVALID_REQUEST", "to must be a string");
-    expectError("payment", { ...body, bot: paymentBody().bot, to: paymentBody().to }, "INVALID_AMOUNT", "amount must be a non-negative integer string of at most 2^256-1");
+    expectError("payment", { ...body, bot: paymentBody().bot, to: paymentBody().to }, "INVALID_AMOUNT", "amount must be a non-negative decimal integer string of at most 2^256-1");
     // field errors come before cross-field errors (idempotency key, chain support)
-    expectError("payment", without({ ...paymentBody(), chainId: 1, amount: "x" }, "idempotencyKey"), "INVALID_AMOUNT", "amount must be a non-negative integer string of at most 2^256-1", {}, supported);
+    expectError("payment", without({ ...paymentBody(), chainId: 1, amount: "x" }, "idempotencyKey"), "INVALID_AMOUNT", "amount must be a non-negative decimal integer string of at most 2^256-1", {}, supported);
   });
 });
 
@@ -212,12 +209,12 @@ describe("field codes", () => {
 
   it("INVALID_AMOUNT for amounts that are not non-negative base-10 uint256 strings", () => {
     for (const bad of ["", "-1", "+1", "1.0", "1.5", "1e6", "0x10", " 1", "1 ", "١", (1n << 256n).toString(), "1".repeat(79)]) {
-      expectError("payment", withField(paymentBody(), "amount", bad), "INVALID_AMOUNT", "amount must be a non-negative integer string of at most 2^256-1");
+      expectError("payment", withField(paymentBody(), "amount", bad), "INVALID_AMOUNT", "amount must be a non-negative decimal integer string of at most 2^256-1");
     }
-    expectError("swap", withField(swapBody(), "maxFromAmount", "1.5"), "INVALID_AMOUNT", "maxFromAmount must be a non-negative integer string of at most 2^256-1");
-    expectError("swap", withField(swapBody(), "minToAmount", "-5"), "INVALID_AMOUNT", "minToAmount must be a non-negative integer string of at most 2^256-1");
-    expectError("execute", withField(executeBody(), "value", "1e18"), "INVALID_AMOUNT", "value must be a non-negative integer string of at most 2^256-1");
-    expectError("execute", withField(executeBody(), "amounts", ["5", "x"]), "INVALID_AMOUNT", "amounts[1] must be a non-negative integer string of at most 2^256-1");
+    expectError("swap", withField(swapBody(), "maxFromAmount", "1.5"), "INVALID_AMOUNT", "maxFromAmount must be a non-negative decimal integer string of at most 2^256-1");
+    expectError("swap", withField(swapBody(), "minToAmount", "-5"), "INVALID_AMOUNT", "minToAmount must be a non-negative decimal integer string of at most 2^256-1");
+    expectError("execute", withField(executeBody(), "value", "1e18"), "INVALID_AMOUNT", "value must be a non-negative decimal integer string of at most 2^256-1");
+    expectError("execute", withField(executeBody(), "amounts", ["5", "x"]), "INVALID_AMOUNT", "amounts[1] must be a non-negative decimal integer string of at most 2^256-1");
   });
 
   it("INVALID_REF", () => {
@@ -266,6 +263,69 @@ describe("field codes", () => {
     expectError("payment", { ...paymentBody(), metadata: { a: "ok", b: "v".repeat(501) } }, "METADATA_TOO_LARGE", "metadata.b must be at most 500 characters");
     expectError("payment", { ...paymentBody(), metadata: { ["k".repeat(101)]: "v" } }, "METADATA_TOO_LARGE", `metadata.${"k".repeat(101)} key must be at most 100 characters`);
     expectError("swap", { ...swapBody(), metadata: eleven }, "METADATA_TOO_LARGE", "metadata must have at most 10 keys");
+  });
+});
+
+describe("integer-string fields: their own code for every malformed value", () => {
+  // [kind, field as sent, field as named in details, code]
+  const cases: [IntentKind, string, string, ErrorCode][] = [
+    ["payment", "amount", "amount", "INVALID_AMOUNT"],
+    ["payment", "deadline", "deadline", "INVALID_DEADLINE"],
+    ["execute", "amounts", "amounts[0]", "INVALID_AMOUNT"],
+    ["execute", "amount", "amount", "INVALID_AMOUNT"],
+    ["execute", "value", "value", "INVALID_AMOUNT"],
+    ["execute", "deadline", "deadline", "INVALID_DEADLINE"],
+    ["swap", "maxFromAmount", "maxFromAmount", "INVALID_AMOUNT"],
+    ["swap", "minToAmount", "minToAmount", "INVALID_AMOUNT"],
+    ["swap", "deadline", "deadline", "INVALID_DEADLINE"],
+  ];
+  const send = (kind: IntentKind, field: string, value: unknown) => withField(bodies[kind](), field, field === "amounts" ? [value] : value);
+  const formatMessage = (code: ErrorCode) =>
+    code === "INVALID_AMOUNT" ? "must be a non-negative decimal integer string of at most 2^256-1" : "must be a decimal integer string (unix seconds)";
+  const example = (code: ErrorCode) => (code === "INVALID_AMOUNT" ? "1000000" : "1900000000");
+
+  for (const [kind, field, named, code] of cases) {
+    it(`${kind} ${named}: a JSON number, a decimal, a negative, hex or empty is ${code}`, () => {
+      for (const [value, type] of [[5, "number"], [1900000000, "number"], [1.5, "number"], [-1, "number"], [true, "boolean"], [{}, "object"]] as const) {
+        expectError(kind, send(kind, field, value), code, `${named} must be sent as a decimal string such as "${example(code)}", not as a JSON ${type}`);
+      }
+      for (const value of ["1.5", "-1", "0x10", "0xff", "", " ", "1e6", "+1", (1n << 256n).toString()]) {
+        expectError(kind, send(kind, field, value), code, `${named} ${formatMessage(code)}`);
+      }
+    });
+  }
+
+  it("null is the field's own code where the field is required, and absence where it is optional", () => {
+    expectError("payment", withField(paymentBody(), "amount", null), "INVALID_AMOUNT", 'amount must be sent as a decimal string such as "1000000", not as a JSON null');
+    expectError("swap", withField(swapBody(), "deadline", null), "INVALID_DEADLINE", 'deadline must be sent as a decimal string such as "1900000000", not as a JSON null');
+    expect(validateBody("execute", withField(executeBody(), "value", null)).intent.value).toBe(0n);
+  });
+
+  it("a missing integer field is still INVALID_REQUEST: only a malformed one has the field's code", () => {
+    expectError("payment", without(paymentBody(), "amount"), "INVALID_REQUEST", "amount is required");
+    expectError("swap", without(swapBody(), "deadline"), "INVALID_REQUEST", "deadline is required");
+  });
+
+  it("the owner's approval.deadline follows the same rule", () => {
+    const signature = `0x${"11".repeat(65)}`;
+    const refused = (deadline: unknown) => {
+      try {
+        validateOwnerBody(reviewApproveBodySchema, { approval: { deadline, signature } });
+      } catch (err) {
+        return { code: (err as RelayError).code, details: (err as RelayError).details };
+      }
+      throw new Error(`approval.deadline ${JSON.stringify(deadline)} was accepted`);
+    };
+    expect(refused(1900000000)).toEqual({ code: "INVALID_DEADLINE", details: 'approval.deadline must be sent as a decimal string such as "1900000000", not as a JSON number' });
+    for (const bad of ["1.5", "-1", "0x10", ""]) {
+      expect(refused(bad)).toEqual({ code: "INVALID_DEADLINE", details: "approval.deadline must be a decimal integer string (unix seconds)" });
+    }
+    expect(validateOwnerBody(reviewApproveBodySchema, { approval: { deadline: "1900000000", signature } }).approval.deadline).toBe(1900000000n);
+  });
+
+  it("chainId keeps its JSON integer: a string chainId is INVALID_REQUEST (type), a bad integer INVALID_CHAIN_ID", () => {
+    expectError("payment", withField(paymentBody(), "chainId", "84532"), "INVALID_REQUEST", "chainId must be an integer");
+    expectError("payment", withField(paymentBody(), "chainId", 1.5), "INVALID_CHAIN_ID", "chainId must be a positive integer");
   });
 });
 

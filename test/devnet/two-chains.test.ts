@@ -1,6 +1,7 @@
 // One `relay serve` process with two devnet chains (Base Sepolia and Arbitrum Sepolia): a manifest
 // per chain, payments executing on the chain they were signed for, a payment replayed onto the
-// other chain refused, `relay pay --chain-id` through the CLI, and the reads' `?chainId=` rule.
+// other chain refused, `relay pay --chain-id` through the CLI, the reads' `?chainId=` rule, and
+// GET /v1/chains (with `relay chains`) listing both.
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -133,6 +134,33 @@ describe("relay serve --chain-id 84532 --chain-id 421614", () => {
       const balance = await fetch(`${base}/v1/vault/${vault}/balance/${usdc}?chainId=${chainId}`);
       expect(await balance.json()).toEqual({ balance: (await usdcBalance(chainId, vault as Address)).toString() });
     }
+  });
+
+  it("lists both chains on GET /v1/chains with each manifest's factory, registry, router and domain; `relay chains` prints them", async () => {
+    const listed = await client.chains();
+    expect(listed.chains.map((c) => c.chainId)).toEqual([BASE_SEPOLIA, ARBITRUM_SEPOLIA]);
+    for (const [chain, name] of [[listed.chains[0]!, "Base Sepolia"], [listed.chains[1]!, "Arbitrum Sepolia"]] as const) {
+      const manifest = manifestOf(chain.chainId);
+      expect(chain).toMatchObject({
+        name,
+        factoryAddress: manifest.contracts.factory,
+        registryAddress: manifest.contracts.registry,
+        routers: [manifest.contracts.router],
+        devnet: true,
+        domain: { name: manifest.domain.name, version: manifest.domain.version },
+      });
+      expect(chain.tokens).toContainEqual({ symbol: "USDC", address: manifest.tokens.USDC!.address, decimals: 6 });
+    }
+    // Each network's USDC at its own canonical address.
+    expect(listed.chains[0]!.tokens.find((t) => t.symbol === "USDC")!.address).not.toBe(listed.chains[1]!.tokens.find((t) => t.symbol === "USDC")!.address);
+
+    const run = runMain(["chains", "--json", "--state-dir", stateDir]);
+    expect(await run.done, run.output.stderr).toBe(0);
+    expect(JSON.parse(run.output.stdout)).toEqual(listed);
+    const human = runMain(["chains", "--state-dir", stateDir]);
+    expect(await human.done).toBe(0);
+    expect(human.output.stdout).toMatch(/^421614 +Arbitrum Sepolia \(devnet\)$/m);
+    expect(human.output.stdout).toContain(manifestOf(ARBITRUM_SEPOLIA).contracts.factory);
   });
 
   it("drops relayerUrl from every chain's manifest on SIGTERM and exits 0", async () => {

@@ -29,6 +29,7 @@ const expectedRoutes: Record<string, string[]> = {
   "/v1/vault/{address}/info": ["get"],
   "/v1/vault/{address}/bot/{bot}/destination/{to}": ["get"],
   "/v1/vault/{address}/protocol/{protocol}": ["get"],
+  "/v1/chains": ["get"],
   "/v1/auth/nonce": ["post"],
   "/v1/auth/login": ["post"],
   "/v1/reviews": ["get"],
@@ -126,6 +127,10 @@ describe("OpenAPI document", () => {
     expect(okSchema("get", "/v1/execute/{requestId}")).toEqual({ $ref: "#/components/schemas/ExecuteResponse" });
     expect(okSchema("get", "/v1/vault/{address}/balances")).toEqual({ $ref: "#/components/schemas/TokenBalances" });
     expect(okSchema("post", "/v1/reviews/{requestId}/reject")).toEqual({ $ref: "#/components/schemas/ReviewDecision" });
+    expect(okSchema("get", "/v1/chains")).toEqual({ $ref: "#/components/schemas/ChainList" });
+    expect((responseSchemas.ChainInfo as Json).required).toEqual([
+      "chainId", "name", "factoryAddress", "registryAddress", "routers", "devnet", "tokens", "defaultRebalanceTokens",
+    ]);
     expect(op("get", "/metrics").responses["200"].content).toHaveProperty(["text/plain; version=0.0.4"]);
     const payment = responseSchemas.PaymentResponse as Json;
     expect(payment.required).toEqual(["requestId", "status"]);

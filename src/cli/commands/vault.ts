@@ -105,3 +105,16 @@ export async function protocol(protocolText: string, options: SettingsOptions, i
   const result = await client.protocol(vault, address, settings.chainId, call);
   printResult(io, options, result, [["approved", String(result.approved)]]);
 }
+
+/** `relay chains`: the chains the relayer serves, with each one's factory and registry. */
+export async function chains(options: SettingsOptions, io: CliIO): Promise<void> {
+  const settings = await settingsFor(options, io);
+  const result = await relayClient(settings, io).chains({ signal: io.signal });
+  printResult(io, options, result, result.chains.flatMap((chain) => [
+    [String(chain.chainId), `${chain.name}${chain.devnet ? " (devnet)" : ""}`],
+    ["  factory", chain.factoryAddress],
+    ["  registry", chain.registryAddress],
+    ["  domain", chain.domain === undefined ? undefined : `${chain.domain.name} v${chain.domain.version}`],
+    ["  tokens", chain.tokens.map((t) => t.symbol ?? t.address).join(", ")],
+  ] as const));
+}

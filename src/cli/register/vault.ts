@@ -1,4 +1,4 @@
-// Registers `relay vault …`: reads of a vault through the relayer.
+// Registers `relay vault …`: reads of a vault through the relayer; and `relay chains`, the chains it serves.
 import type { Command } from "commander";
 import type { CliIO } from "../io.ts";
 import { examples, withBotOptions, withSettingsOptions } from "./common.ts";
@@ -10,6 +10,11 @@ export function registerVaultCommands(program: Command, io: CliIO): void {
     .description("Read a vault through the relayer: value, balances, rebalance whitelist, bots, destinations, protocols")
     .addHelpText("after", examples("relay vault value", "relay vault balance USDC", "relay vault destination 0x… --for-bot reviewed", "relay vault info --json"));
   const sub = (name: string) => withSettingsOptions(vault.command(name));
+
+  withSettingsOptions(program.command("chains"))
+    .description("The chains the relayer serves: network name, vault factory, registry, domain, tokens")
+    .addHelpText("after", examples("relay chains", "relay chains --json"))
+    .action(async (o) => (await load()).chains(o, io));
 
   sub("value").description("Total USD value with a per-token breakdown").action(async (o) => (await load()).value(o, io));
   sub("rebalance-tokens").description("The effective rebalance whitelist and where it comes from").action(async (o) => (await load()).rebalanceTokens(o, io));

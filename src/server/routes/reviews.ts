@@ -6,7 +6,8 @@
 // whether or not the vault has held requests); another vault's review is answered exactly as an
 // unknown id (404 NOT_FOUND).
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Hex } from "viem";
+import { reviewApproveBodySchema } from "../../api/schemas.ts";
+import { validateOwnerBody } from "../../api/validate.ts";
 import { isRelayError, relayError } from "../../errors.ts";
 import type { Reviews } from "../../relayer/reviews.ts";
 import type { OwnerAuth } from "../auth/owner-auth.ts";
@@ -34,14 +35,8 @@ export function registerReviewRoutes(app: FastifyInstance, reviews: Reviews, aut
   app.post("/v1/reviews/:requestId/approve", async (request) => {
     const r = request as Req;
     const who = owner(r);
-    const approval = (r.body as { approval?: { deadline?: unknown; signature?: unknown } } | undefined)?.approval;
-    if (!approval || typeof approval !== "object") throw relayError("INVALID_REQUEST", "approval is required: {deadline, signature}");
-    const deadline = typeof approval.deadline === "string" || typeof approval.deadline === "number" ? String(approval.deadline) : "";
-    if (!/^[0-9]{1,30}$/.test(deadline)) throw relayError("INVALID_REQUEST", "approval.deadline must be a unix time in seconds (integer string)");
-    if (typeof approval.signature !== "string" || !/^0x[0-9a-fA-F]{130}$/.test(approval.signature)) {
-      throw relayError("INVALID_SIGNATURE", "approval.signature must be a 65-byte hex signature");
-    }
-    return unknownToStrangers(r, () => reviews.approve(who, r.params.requestId, { deadline: BigInt(deadline), signature: approval.signature as Hex }));
+    const { approval } = validateOwnerBody(reviewApproveBodySchema, r.body);
+    return unknownToStrangers(r, () => reviews.approve(who, r.params.requestId, approval));
   });
   app.post("/v1/reviews/:requestId/reject", async (request) => {
     const r = request as Req;
