@@ -78,11 +78,6 @@ export class Terms {
     this.#now = deps.now ?? Date.now;
   }
 
-  /** The terms this relayer requires, if any. */
-  get config(): TermsConfig | undefined {
-    return this.#deps.terms;
-  }
-
   /** GET /v1/tos/status?wallet= */
   status(walletParam: string | undefined): TermsStatus {
     const wallet = addressParam("wallet", walletParam);
