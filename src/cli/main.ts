@@ -9,6 +9,7 @@ import { registerBotCommands } from "./register/bot.ts";
 import { registerVaultCommands } from "./register/vault.ts";
 import { registerOwnerCommands } from "./register/owner.ts";
 import { registerKeyCommands } from "./register/keys.ts";
+import { registerTermsCommands } from "./register/terms.ts";
 import { registerReview } from "./review/register.ts";
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -61,6 +62,8 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--review-window <seconds>", "how long an owner has to decide a held request (default 86400)").argParser(parsePositiveInt("--review-window")))
       .addOption(new Option("--max-deadline <seconds>", "farthest ahead a bot's intent deadline may be (default 86400)").argParser(parsePositiveInt("--max-deadline")))
       .addOption(new Option("--request-timeout-ms <ms>", "how long a client may take to send a whole request before a 408 (default 10000)").argParser(parsePositiveInt("--request-timeout-ms")))
+      .option("--terms-version <version>", "require vault owners to accept this version of the relayer's terms (POST /v1/tos/accept) before their vaults' intents run")
+      .addOption(new Option("--terms-url <url>", "where those terms are published (with --terms-version)").argParser(parseUrl("--terms-url")))
       .option("--allow-dev-keys", "start even when a relayer key is one of the public development keys and the chain is not a development node")
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
@@ -85,6 +88,7 @@ function buildProgram(io: CliIO): Command {
   registerVaultCommands(program, io);
   registerOwnerCommands(program, io);
   registerKeyCommands(program, io);
+  registerTermsCommands(program, io);
   registerReview(program, io);
 
   return program;

@@ -44,6 +44,8 @@ export {
 export { RelayApiError, RelayUnreachableError, StillPendingError, type RelayApiErrorInit } from "./errors.ts";
 export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryEvent, type RetryPolicy } from "./retry.ts";
 export { signInWithEthereum, type SignInOptions } from "./siwe.ts";
+export { acceptTerms } from "./terms.ts";
+export { termsMessage, type TermsMessageFields } from "../terms/message.ts";
 export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
 export type * from "./types.ts";
 export {

@@ -31,6 +31,9 @@ import type {
   SwapResponse,
   TokenBalance,
   TokenBalances,
+  TosAcceptance,
+  TosAcceptBody,
+  TosStatus,
   VaultInfo,
   VaultValue,
 } from "./types.ts";
@@ -269,6 +272,21 @@ export class RelayClient {
       { method: "POST", path: `/v1/reviews/${seg(requestId)}/reject`, body: { reason }, auth: true, idempotent: false },
       options,
     );
+  }
+
+  // ---- owners: the relayer's terms of service ------------------------------------------------------
+
+  /** `GET /v1/tos/status?wallet=`: whether the wallet accepted the relayer's terms (and the text to sign if not). */
+  tosStatus(wallet: Address, options?: CallOptions): Promise<TosStatus> {
+    return this.#get("/v1/tos/status", { wallet }, options);
+  }
+
+  /**
+   * `POST /v1/tos/accept`: records the wallet's signed acceptance. Retried: accepting again changes
+   * nothing. See `acceptTerms` in terms.ts, which signs the text `tosStatus` offers.
+   */
+  acceptTos(body: TosAcceptBody, options?: CallOptions): Promise<TosAcceptance> {
+    return this.#call({ method: "POST", path: "/v1/tos/accept", body, idempotent: true }, options);
   }
 
   // ---- plumbing -----------------------------------------------------------------------------------

@@ -213,6 +213,37 @@ export interface LoginResult {
   expiresAt: string | number;
 }
 
+/** Answer of `GET /v1/tos/status?wallet=`. `accepted` is true when nothing blocks the wallet's vaults. */
+export interface TosStatus {
+  wallet: Address;
+  /** Whether the relayer requires an accepted terms version. */
+  required: boolean;
+  /** The version a vault's owner must accept; null when none is required. */
+  version: string | null;
+  url?: string;
+  accepted: boolean;
+  /** The version this wallet accepted last, and when (ISO 8601). */
+  acceptedVersion?: string;
+  acceptedAt?: string;
+  /** When not yet accepted: the exact text to sign (personal_sign) and send to `POST /v1/tos/accept`. */
+  message?: string;
+}
+
+/** Body of `POST /v1/tos/accept`: the wallet's personal_sign signature of the relayer's terms text. */
+export interface TosAcceptBody {
+  wallet: Address;
+  version: string;
+  message: string;
+  signature: Hex;
+}
+
+/** Answer of `POST /v1/tos/accept`. */
+export interface TosAcceptance {
+  wallet: Address;
+  version: string;
+  acceptedAt: string;
+}
+
 /** Kinds of request that can be held for review. */
 export type RequestKind = IntentKind;
 

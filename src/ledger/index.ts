@@ -12,3 +12,4 @@ export { publicStatus, statuses, inFlightStatuses, requestKinds } from "./status
 export type { PublicStatus, RequestKind, Status } from "./status.ts";
 export { schemaVersion, migrate, migrations } from "./schema.ts";
 export type { Replacement } from "./replacements.ts";
+export type { TermsAcceptance } from "./terms.ts";

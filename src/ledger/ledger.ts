@@ -4,6 +4,7 @@ import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
 import { Refusals, type Refusal } from "./refusals.ts";
 import { Replacements, type Replacement } from "./replacements.ts";
+import { TermsAcceptances, type TermsAcceptance } from "./terms.ts";
 import {
   Requests,
   type NewRequest,
@@ -59,6 +60,7 @@ export class Ledger {
   readonly #nonces: Nonces;
   readonly #replacements: Replacements;
   readonly #refusals: Refusals;
+  readonly #terms: TermsAcceptances;
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
@@ -68,6 +70,7 @@ export class Ledger {
     this.#nonces = new Nonces(this.#db);
     this.#replacements = new Replacements(this.#db);
     this.#refusals = new Refusals(this.#db);
+    this.#terms = new TermsAcceptances(this.#db);
   }
 
   /** The ledger's clock (unix ms). */
@@ -234,6 +237,24 @@ export class Ledger {
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
   findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
     return this.#refusals.find(chainId, vault, intentHash);
+  }
+
+  /**
+   * Records a wallet's acceptance of a terms version (durably: it unblocks the wallet's vaults);
+   * accepting a version again keeps the first acceptance. Returns the acceptance that stands.
+   */
+  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): TermsAcceptance {
+    return this.#db.transaction(() => this.#terms.record(input));
+  }
+
+  /** The wallet's acceptance of this terms version, if any. */
+  findTermsAcceptance(wallet: string, version: string): TermsAcceptance | undefined {
+    return this.#terms.find(wallet, version);
+  }
+
+  /** The wallet's most recent acceptance of any terms version, if any. */
+  latestTermsAcceptance(wallet: string): TermsAcceptance | undefined {
+    return this.#terms.latest(wallet);
   }
 
   /** See {@link Idempotency.claim}. */

@@ -116,6 +116,19 @@ export const migrations: readonly string[] = [
     SELECT chain_id, vault, intent_hash, id, COALESCE(reason, ''), updated_at FROM requests
     WHERE status = 'rejected' AND held_because IS NOT NULL AND tx_hash IS NULL;
   `,
+  // 6: wallets' acceptances of the relayer's terms of service, one per wallet and terms version,
+  // with the signed text and signature kept as the proof.
+  `
+  CREATE TABLE terms_acceptances (
+    wallet    TEXT NOT NULL,
+    version   TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    message   TEXT NOT NULL,
+    at        INTEGER NOT NULL,
+    PRIMARY KEY (wallet, version)
+  ) WITHOUT ROWID;
+  CREATE INDEX terms_acceptances_by_time ON terms_acceptances (wallet, at);
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

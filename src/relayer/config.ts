@@ -77,6 +77,17 @@ export const relayerConfigSchema = z.object({
   requestTimeoutMs: z.number().int().positive().default(10_000),
   /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
   maxBatchSize: z.number().int().min(1).max(200).default(64),
+  /**
+   * The relayer's terms of service. When set, intents from a vault whose owner has not accepted
+   * this version (POST /v1/tos/accept) are refused with 403 TERMS_NOT_ACCEPTED; unset, nothing is
+   * required. The version is written into the text owners sign, so it is one line of plain text.
+   */
+  terms: z
+    .object({
+      version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, "must be 1 to 64 letters, digits, '.', '_', '+' or '-'"),
+      url: z.string().url().max(512).regex(/^https?:\/\/\S+$/, "must be an http(s) URL without spaces").optional(),
+    })
+    .optional(),
   /** Watching the relayer's own transactions until they are mined (see stuck-watch.ts and reconcile.ts). */
   inFlight: z
     .object({

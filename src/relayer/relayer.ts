@@ -1,7 +1,7 @@
 // The request spine. A signed intent goes through these named steps, in DESIGN.md §7's order:
 //
 //   validate → idempotency → read (vault, policy snapshot at one block) → vault exists → signature
-//   → rate limit → deadline → bot active → pause → replay → policy → balance → simulate (same block)
+//   → rate limit → deadline → bot active → pause → terms → replay → policy → balance → simulate (same block)
 //   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
 //
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
@@ -28,6 +28,7 @@ import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
 import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
+import type { Terms } from "./terms.ts";
 import { formatUsd } from "./usd.ts";
 import { newRequestId } from "../ledger/index.ts";
 
@@ -38,6 +39,8 @@ export interface RelayerParts {
   dispatcher: Dispatcher;
   rateLimiter: RateLimiter;
   scanner: Scanner;
+  /** The relayer's terms of service; without it (or with no terms configured) nothing is required. */
+  terms?: Terms;
   onOutcome?: (kind: IntentKind, outcome: string) => void;
 }
 
@@ -160,6 +163,7 @@ export class Relayer {
     ]);
     checkDeadline(request, BigInt(Math.floor(Date.now() / 1000)), snapshot, this.#parts.config.maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
+    await this.#checkTerms(chain, request);
     this.#checkNotInLedger(request, intentHash);
     checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
     const funds = movedFunds(request);
@@ -229,6 +233,14 @@ export class Relayer {
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
     const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: request.kind !== "payment" });
     return { data, sim };
+  }
+
+  /**
+   * With terms configured, the vault's owner must have accepted them (403 TERMS_NOT_ACCEPTED). It
+   * comes after the signature and bot checks, so only the vault's own bots learn of it.
+   */
+  async #checkTerms(chain: ChainRuntime, request: RelayRequest): Promise<void> {
+    await this.#parts.terms?.check(chain, request.vaultAddress);
   }
 
   /**

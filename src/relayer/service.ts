@@ -15,6 +15,7 @@ import { registerChainRoutes } from "../server/routes/chains.ts";
 import { registerIntentRoutes } from "../server/routes/intents.ts";
 import { registerReadRoutes } from "../server/routes/reads.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
+import { registerTermsRoutes } from "../server/routes/terms.ts";
 import { createScanner } from "./ai/index.ts";
 import { ChainRuntime } from "./chain-runtime.ts";
 import { ChainDirectory } from "./chains.ts";
@@ -28,6 +29,7 @@ import { VaultReads } from "./reads.ts";
 import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
 import { Relayer } from "./relayer.ts";
 import { Reviews } from "./reviews.ts";
+import { Terms } from "./terms.ts";
 import { StuckWatch } from "./stuck-watch.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 
@@ -71,13 +73,18 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       maxBatch: config.maxBatchSize,
       onMined: (chainId) => metrics.countTransaction(chainId, "mined"),
     });
+    // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
+    // spend from the same bucket for unauthenticated work.
+    const rateLimiter = new RateLimiter(config.rateLimits);
+    const terms = new Terms({ terms: config.terms, ledger, rateLimiter });
     const relayer = new Relayer({
       config,
       ledger,
       chains,
       dispatcher,
-      rateLimiter: new RateLimiter(config.rateLimits),
+      rateLimiter,
       scanner: createScanner(config.ai),
+      terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
     });
     const reviews = new Reviews({ ledger, chains, dispatcher });
@@ -102,6 +109,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     registerChainRoutes(app, new ChainDirectory(chains.values()));
     registerAuthRoutes(app, authRef);
     registerReviewRoutes(app, reviews, authRef);
+    registerTermsRoutes(app, terms);
     registerOpenApiRoute(app, buildOpenApiDocument({ chainIds: [...chains.keys()] }));
     app.get("/readyz", async (_request, reply) => {
       const checks = await Promise.all(

@@ -22,7 +22,7 @@ interface Operation {
   path: string;
   id: string;
   summary: string;
-  tag: "intents" | "vault" | "chains" | "owner" | "operations";
+  tag: "intents" | "vault" | "chains" | "owner" | "terms" | "operations";
   /** Names of `components.parameters`. */
   params?: readonly string[];
   body?: Schema;
@@ -54,6 +54,49 @@ const STATUS: ErrorCode[] = [...V1, "NOT_FOUND"];
 const READ: ErrorCode[] = [...V1, "INVALID_REQUEST", "INVALID_ADDRESS", "INVALID_CHAIN_ID", "VAULT_NOT_FOUND", "RPC_ERROR"];
 const OWNER: ErrorCode[] = [...V1, "UNAUTHORIZED", "NOT_VAULT_OWNER"];
 const DECIDE: ErrorCode[] = [...OWNER, ...BODY, "NOT_FOUND", "REVIEW_ALREADY_DECIDED"];
+
+// ---- the terms of service (src/relayer/terms.ts, src/terms/message.ts) ----------------------------
+
+const ISO_TIME: Schema = { type: "string", format: "date-time" };
+
+/** POST /v1/tos/accept's body. */
+const termsAcceptBody: Schema = {
+  type: "object",
+  description: "A wallet's EIP-191 signature (personal_sign) of the terms text that GET /v1/tos/status offers",
+  properties: {
+    wallet: { type: "string", pattern: "^0x[0-9a-fA-F]{40}$", description: "The accepting wallet (a vault's owner)" },
+    version: { type: "string", maxLength: 64, description: "The relayer's terms version, as GET /v1/tos/status names it" },
+    message: { type: "string", maxLength: 2048, description: "The exact text signed: the relayer's terms text for this wallet and version, issued within the last day" },
+    signature: { type: "string", pattern: "^0x[0-9a-fA-F]{130}$", description: "The wallet's 65-byte personal_sign signature of message" },
+  },
+  required: ["wallet", "version", "message", "signature"],
+};
+
+const termsSchemas: Record<string, Schema> = {
+  TosStatus: {
+    type: "object",
+    properties: {
+      wallet: { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" },
+      required: { type: "boolean", description: "Whether this relayer requires an accepted terms version" },
+      version: { type: ["string", "null"], description: "The version a vault's owner must accept; null when none is required" },
+      url: { type: "string", description: "Where the terms are published, when the relayer names it" },
+      accepted: { type: "boolean", description: "Nothing blocks the wallet's vaults: the current version is accepted, or none is required" },
+      acceptedVersion: { type: "string", description: "The version this wallet accepted last" },
+      acceptedAt: { ...ISO_TIME, description: "When it did" },
+      message: { type: "string", description: "Not yet accepted: the text to sign now and send to POST /v1/tos/accept" },
+    },
+    required: ["wallet", "required", "version", "accepted"],
+  },
+  TosAcceptance: {
+    type: "object",
+    properties: {
+      wallet: { type: "string", pattern: "^0x[0-9a-fA-F]{40}$" },
+      version: { type: "string" },
+      acceptedAt: { ...ISO_TIME, description: "When the wallet first accepted this version (accepting again changes nothing)" },
+    },
+    required: ["wallet", "version", "acceptedAt"],
+  },
+};
 
 // ---- the route table ----------------------------------------------------------------------------
 
@@ -121,6 +164,14 @@ const operations: readonly Operation[] = [
     method: "post", path: "/v1/reviews/{requestId}/reject", id: "rejectReview", summary: "Reject a held request", tag: "owner",
     params: ["RequestId"], body: ownerRequestBodyJsonSchemas.reviewReject, ok: "ReviewDecision", errors: DECIDE, bearer: true,
   },
+  {
+    method: "get", path: "/v1/tos/status", id: "tosStatus", summary: "Whether a wallet has accepted the relayer's terms of service",
+    tag: "terms", params: ["Wallet"], ok: "TosStatus", errors: [...V1, "INVALID_REQUEST", "INVALID_ADDRESS"],
+  },
+  {
+    method: "post", path: "/v1/tos/accept", id: "acceptTos", summary: "Record a wallet's signed acceptance of the terms of service",
+    tag: "terms", body: termsAcceptBody, ok: "TosAcceptance", errors: [...V1, ...BODY, "INVALID_ADDRESS", "INVALID_SIGNATURE"],
+  },
   { method: "get", path: "/healthz", id: "health", summary: "Liveness", tag: "operations", ok: "Health", errors: ["INTERNAL_ERROR"] },
   {
     method: "get", path: "/readyz", id: "ready", summary: "Readiness: chains reachable and ledger open", tag: "operations",
@@ -174,6 +225,7 @@ function parameters(chainIds: readonly number[]): Record<string, Schema> {
       schema: { type: "integer", enum: [...chainIds] },
     },
     ReviewVault: { name: "vault", in: "query", required: false, description: "Only this vault's reviews", schema: ADDRESS },
+    Wallet: { name: "wallet", in: "query", required: true, description: "The wallet (a vault's owner)", schema: ADDRESS },
     IdempotencyKey: {
       name: "Idempotency-Key", in: "header", required: false,
       description: "UUID; stands in for the body's idempotencyKey, which wins when both are sent",
@@ -266,11 +318,12 @@ export function buildOpenApiDocument(options: OpenApiOptions): Schema {
       { name: "vault", description: "Reads of a vault's state" },
       { name: "chains", description: "The chains this relayer serves and their contracts" },
       { name: "owner", description: "Sign-in and the owner's review queue" },
+      { name: "terms", description: "The relayer's terms of service, which vault owners accept by signing them" },
       { name: "operations", description: "Health, readiness, metrics and this document" },
     ],
     paths,
     components: {
-      schemas: responseSchemas,
+      schemas: { ...responseSchemas, ...termsSchemas },
       parameters: parameters(options.chainIds),
       headers: {
         RetryAfter: { description: "Seconds to wait before retrying", schema: { type: "integer", minimum: 1 } },

@@ -36,6 +36,8 @@ const expectedRoutes: Record<string, string[]> = {
   "/v1/reviews/{requestId}": ["get"],
   "/v1/reviews/{requestId}/approve": ["post"],
   "/v1/reviews/{requestId}/reject": ["post"],
+  "/v1/tos/status": ["get"],
+  "/v1/tos/accept": ["post"],
   "/healthz": ["get"],
   "/readyz": ["get"],
   "/metrics": ["get"],

@@ -22,6 +22,9 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   reviewWindow?: number;
   maxDeadline?: number;
   requestTimeoutMs?: number;
+  /** The relayer's terms version owners must accept (config `terms.version`), and where it is published. */
+  termsVersion?: string;
+  termsUrl?: string;
   /** Start even with a well-known development relayer key on a chain that is not a development node. */
   allowDevKeys?: boolean;
 }
@@ -47,7 +50,16 @@ function flagSettings(options: ServeCommandOptions) {
     ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),
     ...(options.maxDeadline === undefined ? {} : { maxDeadlineSeconds: options.maxDeadline }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...termsSettings(options),
   };
+}
+
+function termsSettings(options: ServeCommandOptions) {
+  if (options.termsVersion === undefined) {
+    if (options.termsUrl !== undefined) throw new CliError("--terms-url needs --terms-version", EXIT.USAGE);
+    return {};
+  }
+  return { terms: { version: options.termsVersion, ...(options.termsUrl === undefined ? {} : { url: options.termsUrl }) } };
 }
 
 function configFor(options: ServeCommandOptions, stateDir: string, chains: unknown[]): RelayerConfig {
