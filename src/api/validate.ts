@@ -8,7 +8,9 @@
 //      payments, DESIGN.md's order for execute/swap). Per field: presence and JSON type
 //      (INVALID_REQUEST "<field> is required" / "<field> must be a string"), then format with the
 //      field's own code (INVALID_ADDRESS, INVALID_AMOUNT, INVALID_REF, INVALID_SIGNATURE,
-//      INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG, METADATA_TOO_LARGE).
+//      INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG, METADATA_TOO_LARGE), and for the
+//      off-chain fields their own code for every problem (INVOICE_ID_TOO_LONG, ORDER_ID_TOO_LONG,
+//      RECIPIENT_LABEL_TOO_LONG, INVALID_RESOURCE_URL, INVALID_X402_FUNDING; see off-chain.ts).
 //   3. Cross-field rules: the idempotency key (body field, else the Idempotency-Key header; the
 //      body wins, and an invalid body key is an error even when the header is valid); chainId
 //      among `supportedChainIds`; execute only: tokens/amounts (or the token/amount shorthand) and
@@ -20,10 +22,11 @@ import type { z } from "zod";
 import { keccak256Hex } from "../crypto/keccak.ts";
 import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../eip712/types.ts";
 import { isErrorCode, RelayError, relayError } from "../errors.ts";
+import { offChainFieldsOf, type OffChainFields } from "./off-chain.ts";
 import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";
 
 /** Fields every signed-intent request carries besides the intent itself. */
-export interface RequestEnvelope {
+export interface RequestEnvelope extends OffChainFields {
   chainId: number;
   vaultAddress: Address;
   signature: Hex;
@@ -159,7 +162,7 @@ function envelope(
   };
   if (body.memo !== undefined && body.memo !== null) out.memo = body.memo;
   if (body.metadata !== undefined && body.metadata !== null) out.metadata = body.metadata;
-  return out;
+  return { ...out, ...offChainFieldsOf(body) };
 }
 
 function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options?: ValidateOptions): PaymentRequest {
