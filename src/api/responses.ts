@@ -143,6 +143,11 @@ export const responseSchemas = {
       heldBecause: text("Why the request is held for review"),
       memo: text("The bot's memo"),
       metadata,
+      invoiceId: text("The merchant's invoice id, as the bot sent it"),
+      orderId: text("The merchant's order id, as the bot sent it"),
+      recipientLabel: text("Who the bot says the recipient is; a label, never checked against the address"),
+      resourceUrl: text("The http(s) URL of what is paid for, as the bot sent it"),
+      x402Funding: { type: "object", additionalProperties: true, description: "The x402 payment the request funds, as the bot sent it" },
       call: ref("ReviewCall"),
       outflows: {
         type: "array",
@@ -150,7 +155,7 @@ export const responseSchemas = {
         description: "Execute only, when the relayer simulated it: every token amount the call moves out of the vault",
       },
     },
-    ["memo", "metadata", "call", "outflows"],
+    ["memo", "metadata", "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding", "call", "outflows"],
     {
       additionalProperties: true,
       description: "A held request. The relayer adds the intent in base and human units, its USD value and the agents' verdicts.",

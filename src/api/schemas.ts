@@ -10,6 +10,8 @@
 //   - A value of the right JSON type but an invalid format yields a "custom" issue carrying the
 //     RelayError code in `params.code` (INVALID_ADDRESS, INVALID_AMOUNT, ...).
 //   - Messages never name the field; validate.ts prefixes the field path ("tokens[1] ...").
+//   - Exception: the off-chain fields of off-chain.ts (invoiceId, orderId, recipientLabel,
+//     resourceUrl, x402Funding) carry their own code for a wrong JSON type too.
 // Object keys are checked in the order of the shapes below (SPEC.md's table order for payments,
 // DESIGN.md's list order for execute and swap), and validate.ts reports the first failure, so the
 // error for a given body is deterministic.
@@ -17,6 +19,10 @@ import type { Address, Hex } from "viem";
 import { z } from "zod";
 import { parseAddress } from "../crypto/address.ts";
 import type { ErrorCode } from "../errors.ts";
+import { offChainFieldsShape } from "./off-chain.ts";
+import { codePointLength, FORBIDDEN_METADATA_KEYS } from "./text.ts";
+
+export { codePointLength, FORBIDDEN_METADATA_KEYS };
 
 export const MAX_UINT256 = (1n << 256n) - 1n;
 export const MEMO_MAX_CHARS = 1000;
@@ -28,12 +34,10 @@ export const METADATA_KEY_MAX_CHARS = 100;
 export const EXECUTE_MAX_TOKENS = 16;
 /** Not in SPEC.md: protocolName is a short label. */
 export const PROTOCOL_NAME_MAX_CHARS = 200;
-/** Keys refused in metadata, so no consumer can be tricked into prototype pollution. */
 /** Not in SPEC.md: longest Sign-In with Ethereum message accepted by POST /v1/auth/login. */
 export const LOGIN_MESSAGE_MAX_CHARS = 4096;
 /** Not in SPEC.md: longest reason an owner may give when rejecting a held request. */
 export const REJECT_REASON_MAX_CHARS = 1000;
-export const FORBIDDEN_METADATA_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 const HEX_RE = /^0x[0-9a-fA-F]*$/;
 const BYTES32_RE = /^0x[0-9a-fA-F]{64}$/;
@@ -92,22 +96,6 @@ export function parseUint(value: string): bigint | undefined {
   if (!UINT_RE.test(value)) return undefined;
   const n = BigInt(value);
   return n > MAX_UINT256 ? undefined : n;
-}
-
-/** Number of Unicode code points (what SPEC.md's "characters" count), computed without allocating. */
-export function codePointLength(text: string): number {
-  let count = text.length;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        count--;
-        i++;
-      }
-    }
-  }
-  return count;
 }
 
 const addressField = (description: string) =>
@@ -271,6 +259,7 @@ export const paymentBodySchema = z.object({
   idempotencyKey: idempotencyKeyField,
   memo: memoField,
   metadata: metadataField.optional(),
+  ...offChainFieldsShape,
 });
 
 /**
@@ -296,6 +285,7 @@ export const executeBodySchema = z.object({
   protocolName: protocolNameField,
   memo: memoField,
   metadata: metadataField.optional(),
+  ...offChainFieldsShape,
 });
 
 /** POST /v1/swap, fields in DESIGN.md's order. */
@@ -313,6 +303,7 @@ export const swapBodySchema = z.object({
   idempotencyKey: idempotencyKeyField,
   memo: memoField,
   metadata: metadataField.optional(),
+  ...offChainFieldsShape,
 });
 
 export const bodySchemas = {

@@ -10,7 +10,9 @@
 //      field's own code (INVALID_ADDRESS, INVALID_AMOUNT, INVALID_DEADLINE, INVALID_REF,
 //      INVALID_SIGNATURE, INVALID_CHAIN_ID, INVALID_IDEMPOTENCY_KEY, MEMO_TOO_LONG,
 //      METADATA_TOO_LARGE). Amounts and deadlines answer their own code for a wrong JSON type
-//      too (a JSON number above all): only their absence is INVALID_REQUEST.
+//      too (a JSON number above all): only their absence is INVALID_REQUEST. The off-chain fields
+//      answer their own code for every problem (INVOICE_ID_TOO_LONG, ORDER_ID_TOO_LONG,
+//      RECIPIENT_LABEL_TOO_LONG, INVALID_RESOURCE_URL, INVALID_X402_FUNDING; see off-chain.ts).
 //   3. Cross-field rules: the idempotency key (body field, else the Idempotency-Key header; the
 //      body wins, and an invalid body key is an error even when the header is valid); chainId
 //      among `supportedChainIds`; execute only: tokens/amounts (or the token/amount shorthand) and
@@ -22,10 +24,11 @@ import type { z } from "zod";
 import { keccak256Hex } from "../crypto/keccak.ts";
 import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../eip712/types.ts";
 import { isErrorCode, RelayError, relayError } from "../errors.ts";
+import { offChainFieldsOf, type OffChainFields } from "./off-chain.ts";
 import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";
 
 /** Fields every signed-intent request carries besides the intent itself. */
-export interface RequestEnvelope {
+export interface RequestEnvelope extends OffChainFields {
   chainId: number;
   vaultAddress: Address;
   signature: Hex;
@@ -174,7 +177,7 @@ function envelope(
   };
   if (body.memo !== undefined && body.memo !== null) out.memo = body.memo;
   if (body.metadata !== undefined && body.metadata !== null) out.metadata = body.metadata;
-  return out;
+  return { ...out, ...offChainFieldsOf(body) };
 }
 
 function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options?: ValidateOptions): PaymentRequest {

@@ -2,14 +2,15 @@
 //
 // A body is the signed intent (bigints as decimal strings) plus routing fields taken from the vault
 // domain the intent was signed on (chainId, vaultAddress), a fresh UUID v4 idempotency key unless one
-// is given, and the optional off-chain memo/metadata. The `sign*Request` helpers sign and build in one go.
+// is given, and the optional off-chain fields (memo, metadata, invoiceId, orderId, recipientLabel,
+// resourceUrl, x402Funding). The `sign*Request` helpers sign and build in one go.
 import { keccak256, type Hex } from "viem";
 import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "../eip712/types.ts";
 import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
-import type { ExecuteRequestBody, Metadata, PaymentRequestBody, SwapRequestBody } from "./types.ts";
+import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody } from "./types.ts";
 
 /** Unsigned, off-chain extras of a request body. */
-export interface BodyExtras {
+export interface BodyExtras extends OffChainFields {
   /** Reuse a key only to resend the exact same request; defaults to a fresh UUID v4. */
   idempotencyKey?: string;
   memo?: string;
@@ -120,10 +121,15 @@ export async function signSwapRequest(
   return swapRequestBody(domain, intent, await signSwapIntent(account, domain, intent), extras);
 }
 
-function common(extras: BodyExtras): { idempotencyKey: string; memo?: string; metadata?: Metadata } {
+function common(extras: BodyExtras): { idempotencyKey: string; memo?: string; metadata?: Metadata } & OffChainFields {
   return {
     idempotencyKey: extras.idempotencyKey ?? crypto.randomUUID(),
     ...(extras.memo === undefined ? {} : { memo: extras.memo }),
     ...(extras.metadata === undefined ? {} : { metadata: { ...extras.metadata } }),
+    ...(extras.invoiceId === undefined ? {} : { invoiceId: extras.invoiceId }),
+    ...(extras.orderId === undefined ? {} : { orderId: extras.orderId }),
+    ...(extras.recipientLabel === undefined ? {} : { recipientLabel: extras.recipientLabel }),
+    ...(extras.resourceUrl === undefined ? {} : { resourceUrl: extras.resourceUrl }),
+    ...(extras.x402Funding === undefined ? {} : { x402Funding: structuredClone(extras.x402Funding) }),
   };
 }

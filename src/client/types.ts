@@ -9,8 +9,24 @@ export type RequestStatus = "approved" | "pending_review" | "rejected";
 /** Off-chain metadata: at most 10 keys, each value at most 500 characters (SPEC.md Limits). */
 export type Metadata = Record<string, string>;
 
+/** The x402 payment a request funds, e.g. `{scheme, network, asset, amount, payTo, resource}`: a JSON object of at most 2048 bytes. */
+export type X402Funding = Record<string, unknown>;
+
+/**
+ * Off-chain fields shown to the owner besides memo and metadata; not signed, never on-chain. Limits:
+ * invoiceId and orderId 128 characters, recipientLabel 200, resourceUrl an http(s) URL of at most 2048
+ * characters without credentials, x402Funding at most 2048 bytes as JSON and nested 4 levels.
+ */
+export interface OffChainFields {
+  invoiceId?: string;
+  orderId?: string;
+  recipientLabel?: string;
+  resourceUrl?: string;
+  x402Funding?: X402Funding;
+}
+
 /** Body of `POST /v1/payments`. */
-export interface PaymentRequestBody {
+export interface PaymentRequestBody extends OffChainFields {
   chainId: number;
   vaultAddress: Address;
   bot: Address;
@@ -26,7 +42,7 @@ export interface PaymentRequestBody {
 }
 
 /** Body of `POST /v1/execute`. */
-export interface ExecuteRequestBody {
+export interface ExecuteRequestBody extends OffChainFields {
   chainId: number;
   vaultAddress: Address;
   bot: Address;
@@ -46,7 +62,7 @@ export interface ExecuteRequestBody {
 }
 
 /** Body of `POST /v1/swap`. */
-export interface SwapRequestBody {
+export interface SwapRequestBody extends OffChainFields {
   chainId: number;
   vaultAddress: Address;
   bot: Address;
@@ -248,7 +264,7 @@ export interface TosAcceptance {
 export type RequestKind = IntentKind;
 
 /** One held request in the owner's review queue. The relayer may add fields beyond these. */
-export interface ReviewItem {
+export interface ReviewItem extends OffChainFields {
   requestId: string;
   kind: RequestKind;
   status: RequestStatus;

@@ -1,7 +1,8 @@
 // A held request as its vault's owner sees it in the review queue: the intent in base and human units,
-// its USD value, memo, why it was held, the agents' verdicts, and for an execute what the call does
-// (decoded calldata) and what the simulation saw leave the vault.
+// its USD value, memo and the other off-chain fields, why it was held, the agents' verdicts, and for
+// an execute what the call does (decoded calldata) and what the simulation saw leave the vault.
 import { formatUnits, getAddress, zeroAddress, type Address, type Hex } from "viem";
+import { OFF_CHAIN_FIELD_NAMES, type OffChainFields } from "../api/off-chain.ts";
 import type { RelayRequest } from "../api/validate.ts";
 import { publicStatus, type RequestRecord } from "../ledger/index.ts";
 import { decodeCall, describeOutflows } from "./call-decode.ts";
@@ -10,7 +11,7 @@ import { tokenInfoOf } from "./token-info.ts";
 import { usdNumber } from "./usd.ts";
 
 /** The request as stored by the relayer (bigints as decimal strings). */
-export interface StoredBody {
+export interface StoredBody extends OffChainFields {
   kind: RelayRequest["kind"];
   intent: Record<string, unknown>;
   signature: Hex;
@@ -69,5 +70,6 @@ export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, To
   if (stored.memo !== undefined) item.memo = stored.memo;
   if (stored.metadata !== undefined) item.metadata = stored.metadata;
   if (stored.protocolName !== undefined) item.protocolName = stored.protocolName;
+  for (const field of OFF_CHAIN_FIELD_NAMES) if (stored[field] !== undefined) item[field] = stored[field];
   return item;
 }

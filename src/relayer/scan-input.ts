@@ -1,5 +1,5 @@
-// What the verification agents see of a request: a one-line summary, its USD value, memo and
-// metadata, why it is scanned, the bot's policy and its recent history from the ledger.
+// What the verification agents see of a request: a one-line summary, its USD value, memo, metadata
+// and the other off-chain fields, why it is scanned, the bot's policy and its recent history from the ledger.
 import type { Ledger } from "../ledger/index.ts";
 import type { ScanInput, ScanReason } from "./ai/index.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
@@ -8,6 +8,7 @@ import { counterparty } from "./intents.ts";
 import { selectorOf } from "./path.ts";
 import { tokenInfoOf } from "./token-info.ts";
 import { formatUsd } from "./usd.ts";
+import { OFF_CHAIN_FIELD_NAMES } from "../api/off-chain.ts";
 import type { RelayRequest } from "../api/validate.ts";
 import { formatUnits } from "viem";
 
@@ -47,6 +48,12 @@ export function scanInput(subject: ScanSubject, ledger: Ledger, reasons: readonl
   }
   if (request.memo !== undefined) input.memo = request.memo;
   if (request.metadata !== undefined) input.metadata = request.metadata;
+  const offChain: Record<string, string> = {};
+  for (const field of OFF_CHAIN_FIELD_NAMES) {
+    const value = request[field];
+    if (value !== undefined) offChain[field] = typeof value === "string" ? value : JSON.stringify(value);
+  }
+  if (Object.keys(offChain).length > 0) input.offChain = offChain;
   return input;
 }
 

@@ -19,12 +19,18 @@ describe("OpenAPI JSON Schemas", () => {
     expect(s.type).toBe("object");
     expect(Object.keys(s.properties)).toEqual([
       "bot", "to", "token", "amount", "deadline", "ref", "signature", "chainId", "vaultAddress", "idempotencyKey", "memo", "metadata",
+      "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding",
     ]);
     expect(s.required).toEqual(["bot", "to", "token", "amount", "deadline", "ref", "signature", "chainId", "vaultAddress"]);
     expect(s.properties.amount).toMatchObject({ type: "string", pattern: "^[0-9]{1,78}$" });
     expect(s.properties.chainId).toMatchObject({ type: "integer" });
     expect(s.properties.idempotencyKey).toMatchObject({ anyOf: [{ type: "string", format: "uuid" }, { type: "null" }] });
     expect(s.properties.metadata).toMatchObject({ maxProperties: 10, additionalProperties: { type: "string", maxLength: 500 } });
+    expect(s.properties.invoiceId).toMatchObject({ type: ["string", "null"], maxLength: 128 });
+    expect(s.properties.orderId).toMatchObject({ type: ["string", "null"], maxLength: 128 });
+    expect(s.properties.recipientLabel).toMatchObject({ type: ["string", "null"], maxLength: 200 });
+    expect(s.properties.resourceUrl).toMatchObject({ type: ["string", "null"], format: "uri", maxLength: 2048 });
+    expect(s.properties.x402Funding).toMatchObject({ type: ["object", "null"] });
   });
 
   it("describe the execute body of DESIGN.md section 6", () => {
@@ -32,6 +38,7 @@ describe("OpenAPI JSON Schemas", () => {
     expect(Object.keys(s.properties)).toEqual([
       "chainId", "vaultAddress", "bot", "protocol", "callData", "tokens", "amounts", "token", "amount", "value",
       "deadline", "ref", "signature", "idempotencyKey", "calldataHash", "protocolName", "memo", "metadata",
+      "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding",
     ]);
     expect(s.required).toEqual(["chainId", "vaultAddress", "bot", "protocol", "callData", "deadline", "ref", "signature"]);
     expect(s.properties.tokens).toMatchObject({ type: "array", maxItems: 16, items: { type: "string" } });
@@ -42,6 +49,7 @@ describe("OpenAPI JSON Schemas", () => {
     expect(Object.keys(s.properties)).toEqual([
       "chainId", "vaultAddress", "bot", "fromToken", "maxFromAmount", "toToken", "minToAmount", "deadline", "ref",
       "signature", "idempotencyKey", "memo", "metadata",
+      "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding",
     ]);
     expect(s.required).toEqual(["chainId", "vaultAddress", "bot", "fromToken", "maxFromAmount", "toToken", "minToAmount", "deadline", "ref", "signature"]);
   });

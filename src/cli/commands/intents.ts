@@ -4,7 +4,7 @@ import { keccak256, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { signExecuteRequest, signPaymentRequest, signSwapRequest, type BodyExtras } from "../../client/bodies.ts";
 import { defaultDeadline, randomRef, refFromString } from "../../client/sign.ts";
-import type { ExecuteRequestBody, Metadata, PaymentRequestBody, SwapRequestBody } from "../../client/types.ts";
+import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody, X402Funding } from "../../client/types.ts";
 import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
 import { CliError, EXIT } from "../io.ts";
 import { parseAmount, requireBotKey, requireVault, resolveToken, type ResolvedToken, type Settings } from "../settings.ts";
@@ -25,6 +25,12 @@ export interface PaymentOptions extends IntentOptions {
   to: string;
   amount: string;
   token: string;
+  invoiceId?: string;
+  orderId?: string;
+  recipientLabel?: string;
+  resourceUrl?: string;
+  /** JSON text of an object. */
+  x402Funding?: string;
 }
 
 export interface ExecuteOptions extends IntentOptions {
@@ -104,10 +110,35 @@ function chainAccess(settings: Settings) {
   };
 }
 
+/**
+ * A payment's off-chain fields. Passed on as given: the relayer checks their limits and answers with
+ * each field's own code; only `--x402-funding` must be a JSON object to be sent at all.
+ */
+export function paymentExtrasFrom(options: PaymentOptions): OffChainFields {
+  let x402Funding: X402Funding | undefined;
+  if (options.x402Funding !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(options.x402Funding);
+    } catch {
+      throw usage("--x402-funding must be a JSON object, e.g. '{\"network\":\"base\",\"payTo\":\"0x…\"}'");
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usage("--x402-funding must be a JSON object");
+    x402Funding = parsed as X402Funding;
+  }
+  return {
+    ...(options.invoiceId === undefined ? {} : { invoiceId: options.invoiceId }),
+    ...(options.orderId === undefined ? {} : { orderId: options.orderId }),
+    ...(options.recipientLabel === undefined ? {} : { recipientLabel: options.recipientLabel }),
+    ...(options.resourceUrl === undefined ? {} : { resourceUrl: options.resourceUrl }),
+    ...(x402Funding === undefined ? {} : { x402Funding }),
+  };
+}
+
 /** A signed `POST /v1/payments` body. */
 export async function buildPayment(settings: Settings, options: PaymentOptions): Promise<PaymentRequestBody> {
   const to = resolveAddress(settings, options.to, "--to");
-  const extras = extrasFrom(options);
+  const extras = { ...extrasFrom(options), ...paymentExtrasFrom(options) };
   const chain = chainAccess(settings);
   const { token, amount } = await chain.amount(options.token, options.amount, options.baseUnits);
   const intent = { bot: chain.account.address, to, token: token.address, amount, deadline: deadlineFrom(options.deadline), ref: refFrom(options.ref) };

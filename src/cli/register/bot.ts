@@ -20,7 +20,12 @@ const paymentOptions = (c: Command) =>
     c
       .requiredOption("--to <address>", "recipient address (or a manifest name such as `owner`)")
       .requiredOption("--amount <amount>", "amount in human units, e.g. 5 or 0.25 (see --base-units)")
-      .requiredOption("--token <token>", "token symbol (USDC, WETH, …) or address"),
+      .requiredOption("--token <token>", "token symbol (USDC, WETH, …) or address")
+      .option("--invoice-id <id>", "the merchant's invoice id, shown to the owner (not signed, at most 128 characters)")
+      .option("--order-id <id>", "the merchant's order id, shown to the owner (not signed, at most 128 characters)")
+      .option("--recipient-label <text>", "who the recipient is, shown to the owner (not signed, at most 200 characters)")
+      .option("--resource-url <url>", "http(s) URL of what is paid for, shown to the owner (not signed)")
+      .option("--x402-funding <json>", "the x402 payment this funds, a JSON object shown to the owner (not signed)"),
   );
 
 const executeOptions = (c: Command) =>

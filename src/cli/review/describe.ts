@@ -9,7 +9,8 @@
 // JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute,
 // `call` is the relayer's decoding of the calldata and `outflows` what its simulation saw leave the
 // vault: they are shown as the relayer wrote them (its `summary` and `text` fields), never decoded
-// again here. Missing extras are simply not shown.
+// again here. The off-chain fields (invoiceId, orderId, recipientLabel, resourceUrl, x402Funding) are
+// the bot's words: shown with their control characters made visible. Missing extras are simply not shown.
 import { formatUnits } from "../../client/units.ts";
 import type { ReviewItem } from "../../client/types.ts";
 
@@ -51,6 +52,14 @@ export interface ReviewView {
   valueUsd: string | undefined;
   memo: string | undefined;
   metadata: Array<[string, string]>;
+  /** The off-chain fields the bot sent, control characters made visible; undefined or empty when not sent. */
+  invoiceId: string | undefined;
+  orderId: string | undefined;
+  /** The bot's own name for the recipient: never checked against the address. */
+  recipientLabel: string | undefined;
+  resourceUrl: string | undefined;
+  /** x402Funding flattened to one `[path, value]` per leaf, e.g. ["extra.name", "USDC"], ["amount", "1000"]. */
+  x402Funding: Array<[string, string]>;
   /** An execute's call as the relayer decoded it; undefined when the item carries none. */
   call: CallView | undefined;
   /** What the relayer's simulation saw leave the vault, e.g. "20,000 USDC ($20,000.00)"; empty when not given. */
@@ -95,6 +104,11 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()):
     valueUsd: usdText(item),
     memo: typeof item.memo === "string" && item.memo !== "" ? item.memo : undefined,
     metadata: Object.entries(item.metadata ?? {}).map(([key, value]) => [key, String(value)]),
+    invoiceId: shown(item.invoiceId),
+    orderId: shown(item.orderId),
+    recipientLabel: shown(item.recipientLabel),
+    resourceUrl: shown(item.resourceUrl),
+    x402Funding: isRecord(item.x402Funding) ? leaves(item.x402Funding, "") : [],
     call,
     outflows: Array.isArray(item.outflows) ? item.outflows.filter(isRecord).map((o) => str(o.text) ?? "?") : [],
     heldBecause: item.heldBecause,
@@ -210,6 +224,35 @@ function verdicts(raw: unknown): AgentVerdict[] {
     approve: v.approve === true || v.approved === true || v.verdict === "approve",
     reason: str(v.reason) ?? "",
   }));
+}
+
+// A bot-chosen text is shown to the owner: terminal control sequences and bidirectional overrides in
+// it could redraw the screen or reorder what the owner reads, so each one is shown as "�".
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A bot-chosen text made safe to print. */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, "\ufffd");
+}
+
+function shown(value: unknown): string | undefined {
+  const text = str(value);
+  return text === undefined ? undefined : printable(text);
+}
+
+/** One `[path, value]` per leaf of a JSON value: strings as they are, other values as JSON. */
+function leaves(value: unknown, path: string): Array<[string, string]> {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return [[path, "[]"]];
+    return value.flatMap((item, i) => leaves(item, `${path}[${i}]`));
+  }
+  if (isRecord(value)) {
+    const entries = Object.entries(value);
+    if (entries.length === 0) return [[path, "{}"]];
+    return entries.flatMap(([key, item]) => leaves(item, path === "" ? printable(key) : `${path}.${printable(key)}`));
+  }
+  return [[path, typeof value === "string" ? printable(value) : String(JSON.stringify(value))]];
 }
 
 /** A time as unix ms: numbers below 1e12 are taken as seconds; strings as integers or ISO dates. */

@@ -30,15 +30,31 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
     ["Held because", v.heldBecause],
     ["Memo", v.memo ?? "(none)"],
     ...v.metadata.map(([key, value]): [string, string] => [`  ${key}`, value]),
+    ...offChainRows(v),
     ["Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, nowMs) : "decided"],
     ["Intent hash", v.intentHash],
   ];
   const width = Math.max(...lines.map(([label]) => label.length));
-  const text = lines.map(([label, value]) => `${`${label}:`.padEnd(width + 1)} ${value}`);
+  // An empty label continues the row above (x402Funding's further members).
+  const text = lines.map(([label, value]) => `${(label === "" ? "" : `${label}:`).padEnd(width + 1)} ${value}`);
   if (v.outflows.length > 0) text.push(`Moves out of the vault: ${v.outflows.join(", ")}`);
   text.push(v.agents.length === 0 ? "Agents:       (no verdicts)" : "Agents:");
   for (const a of v.agents) text.push(`  ${a.agent}: ${a.approve ? "approve" : "reject"}${a.reason === "" ? "" : ` (${a.reason})`}`);
   return text.join("\n") + "\n";
+}
+
+/**
+ * The off-chain fields the bot sent, one `[label, value]` each, x402Funding one row per leaf (the
+ * first labelled); nothing for a field not sent. The review screen shows the same rows.
+ */
+export function offChainRows(v: ReviewView): Array<[string, string]> {
+  const rows: Array<[string, string]> = [];
+  if (v.invoiceId !== undefined) rows.push(["Invoice", v.invoiceId]);
+  if (v.orderId !== undefined) rows.push(["Order", v.orderId]);
+  if (v.recipientLabel !== undefined) rows.push(["Label", `${v.recipientLabel} (the bot's label for the recipient, not verified)`]);
+  if (v.resourceUrl !== undefined) rows.push(["Resource", v.resourceUrl]);
+  v.x402Funding.forEach(([path, value], i) => rows.push([i === 0 ? "x402 funding" : "", path === "" ? value : `${path}: ${value}`]));
+  return rows;
 }
 
 /** The outcome of an approve or reject, in one line. */

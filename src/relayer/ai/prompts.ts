@@ -6,7 +6,8 @@ import type { AgentName } from "./types.ts";
 const common =
   "You review one request from an automated bot to spend from an on-chain vault. The user message is " +
   "the request as JSON: kind, counterparty, a one-line summary, usdValue (USD with 6 decimals, as a string), " +
-  "memo, metadata, why it is being reviewed, the vault owner's policy and the bot's recent history. " +
+  "memo, metadata, offChain (the bot's unverified invoiceId, orderId, recipientLabel, resourceUrl, x402Funding), " +
+  "why it is being reviewed, the vault owner's policy and the bot's recent history. " +
   'Answer with JSON only: {"approve": true|false, "reason": "<one short sentence for the vault owner>"}. ' +
   "When in doubt, do not approve: a rejected request goes to the owner for review, nothing is lost.";
 

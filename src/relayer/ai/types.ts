@@ -47,6 +47,11 @@ export interface ScanInput {
   selector?: `0x${string}`;
   memo?: string;
   metadata?: Record<string, string>;
+  /**
+   * The other off-chain fields the bot sent, by name: invoiceId, orderId, recipientLabel, resourceUrl,
+   * and x402Funding as compact JSON. The bot's words like the memo, never checked against the intent.
+   */
+  offChain?: Record<string, string>;
   /** Why it is being scanned. */
   reasons: ScanReason[];
   /** USD, 6 decimals; 0 means not set. */

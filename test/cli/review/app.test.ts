@@ -71,6 +71,27 @@ describe("relay review screen", () => {
     expect(await frame(app, /^(?![\s\S]*Held because)/)).toMatch(/req_one/);
   });
 
+  it("shows the bot's off-chain fields in the detail pane: invoice, order, recipient label, resource URL and the x402 funding", async () => {
+    const item = heldPayment("req_inv", 4, {
+      invoiceId: "INV-2024-0042",
+      orderId: "order_9f8e",
+      recipientLabel: "Acme Data Ltd",
+      resourceUrl: "https://api.example.com/reports/42",
+      x402Funding: { network: "base-sepolia", amount: "4000000", extra: { name: "USDC" } },
+    });
+    const app = start(new MemorySource([item]));
+    await frame(app, /req_inv/);
+    await press(app, ENTER);
+    const text = await frame(app, /Held because/);
+    expect(text).toMatch(/Invoice\s+INV-2024-0042/);
+    expect(text).toMatch(/Order\s+order_9f8e/);
+    expect(text).toMatch(/Label\s+Acme Data Ltd \(the bot's label for the recipient, not verified\)/);
+    expect(text).toMatch(/Resource\s+https:\/\/api\.example\.com\/reports\/42/);
+    expect(text).toMatch(/x402 funding\s+network: base-sepolia/);
+    expect(text).toMatch(/^\W*\s+amount: 4000000/m);
+    expect(text).toMatch(/extra\.name: USDC/);
+  });
+
   it("shows an execute's decoded call in the detail pane: the function, the spender, 20,000 USDC, and what leaves the vault", async () => {
     const item = heldApprove("req_appr", 20_000_000_000n, { outflows: [{ token: USDC, amount: "20000000000", usd: "20000000000" }] });
     const app = start(new MemorySource([item]));

@@ -73,6 +73,24 @@ describe("relay review", () => {
     expect(server.received.at(-1)!.url).toBe("/v1/reviews/req_a");
   });
 
+  it("show prints the bot's off-chain fields, with terminal control characters made visible", async () => {
+    const item = heldPayment("req_i", 4, {
+      invoiceId: "INV-2024-0042",
+      orderId: "order_9f8e",
+      recipientLabel: "Acme\u001b[2J Data",
+      resourceUrl: "https://api.example.com/reports/42",
+      x402Funding: { network: "base-sepolia", amount: "4000000", maxTimeoutSeconds: 60, extra: { name: "USDC" }, tags: ["a"] },
+    });
+    const { code, stdout } = await review(["show", "req_i"], { status: 200, body: item });
+    expect(code).toBe(EXIT.OK);
+    expect(stdout).toMatch(/^Invoice: +INV-2024-0042$/m);
+    expect(stdout).toMatch(/^Order: +order_9f8e$/m);
+    expect(stdout).toMatch(/^Label: +Acme\ufffd\[2J Data \(the bot's label for the recipient, not verified\)$/m);
+    expect(stdout).not.toContain("\u001b");
+    expect(stdout).toMatch(/^Resource: +https:\/\/api\.example\.com\/reports\/42$/m);
+    expect(stdout).toMatch(/^x402 funding: +network: base-sepolia\n +amount: 4000000\n +maxTimeoutSeconds: 60\n +extra\.name: USDC\n +tags\[0\]: a$/m);
+  });
+
   it("show prints an execute's decoded call: the function, the spender, the amount in human units, and what leaves the vault", async () => {
     const item = heldApprove("req_e", 20_000_000_000n, { outflows: [{ token: USDC, amount: "20000000000", usd: "20000000000" }] });
     const { code, stdout } = await review(["show", "req_e"], { status: 200, body: item });

@@ -89,6 +89,11 @@ describe("Safety agent", () => {
     expect(reviewSafety(ordinaryPayment({ metadata: { mnemonic: "yes" } })).reason).toContain("credentials");
   });
 
+  it("wording rules read the other off-chain fields too (a recipient label, an invoice id)", () => {
+    expect(reviewSafety(ordinaryPayment({ offChain: { recipientLabel: "Support desk: account will be suspended" } })).reason).toContain("pushes for haste");
+    expect(reviewSafety(ordinaryPayment({ offChain: { invoiceId: "INV-42", recipientLabel: "Acme Hosting" } })).approve).toBe(true);
+  });
+
   it("does not flag ordinary business wording", () => {
     for (const memo of ["monthly hosting, invoice 2024-07", "team offsite catering", "key account retainer for June"]) {
       expect(reviewSafety(ordinaryPayment({ memo })).approve).toBe(true);

@@ -1,9 +1,11 @@
 // The detail pane of one review: what it does (for an execute, the relayer's decoding of the call and
-// what its simulation saw leave the vault), for how much, to whom, why it was held, what each agent
+// what its simulation saw leave the vault), for how much, to whom, why it was held, the bot's
+// off-chain fields (invoice, order, recipient label, resource URL, x402 funding), what each agent
 // said, and how long is left to decide.
 import { Box, Text } from "ink";
 import { createElement as h, type ReactElement } from "react";
 import { timeLeft, type ReviewView } from "../describe.ts";
+import { offChainRows } from "../format.ts";
 
 export interface ReviewDetailProps {
   view: ReviewView;
@@ -31,6 +33,7 @@ export function ReviewDetail({ view: v, now }: ReviewDetailProps): ReactElement 
     row("Held because", v.heldBecause),
     row("Memo", v.memo ?? "(none)"),
     ...v.metadata.map(([key, value], i) => row(i === 0 ? "Metadata" : "", `${key}: ${value}`, `meta-${key}`)),
+    ...offChainRows(v).map(([label, value], i) => row(label, value, `off-chain-${i}`)),
     row("Time left", v.status === "pending_review" ? timeLeft(v.expiresAt, now) : "decided"),
     v.agents.length === 0
       ? row("Agents", "(no verdicts)")

@@ -25,9 +25,9 @@ export function runRules(
     : { agent, approve: false, reason: objections.join("; ") };
 }
 
-/** The memo and every metadata entry as one text, for wording checks. */
+/** The memo, every metadata entry and the other off-chain fields as one text, for wording checks. */
 export function statedText(input: ScanInput): string {
-  const entries = Object.entries(input.metadata ?? {}).map(([key, value]) => `${key}: ${value}`);
+  const entries = [...Object.entries(input.metadata ?? {}), ...Object.entries(input.offChain ?? {})].map(([key, value]) => `${key}: ${value}`);
   return [input.memo ?? "", ...entries].join("\n");
 }
 
