@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import type { Sender } from "../../src/chain/sender.ts";
+import type { SwapOption } from "../../src/client/types.ts";
 import { balanceOf, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, fundedSender, newBot, routerQuote, setPair, usd } from "./harness-extra.ts";
 
@@ -47,7 +48,7 @@ describe("SWAP_REQUIRED on POST /v1/payments", () => {
     expect(res.body.reason).toMatch(/holds 100000000 .* needs 500000000.*WETH/);
     expect(res.body.txHash).toBeUndefined();
 
-    const options = res.body.swapOptions as Array<Record<string, string>>;
+    const options = res.body.swapOptions as SwapOption[];
     expect(options.map((o) => o.symbol).sort()).toEqual(["DAI", "USDT", "WBTC", "WETH"]);
     const fromWeth = options.find((o) => o.symbol === "WETH")!;
     expect(fromWeth).toEqual({
