@@ -30,6 +30,22 @@ const requestStatus: Schema = {
   description: "approved: executed (txHash). pending_review: held, poll pollUrl. rejected: see reason.",
 };
 const requestId = text("Identifier of the request, for status polling");
+/**
+ * Why a request was rejected, in every 200 `rejected` answer (`errorCode`); see
+ * src/relayer/responses.ts for how each is decided.
+ */
+export const rejectionCodes = ["SWAP_REQUIRED", "OWNER_REJECTED", "REVIEW_EXPIRED", "EXECUTION_FAILED"] as const;
+export type RejectionCode = (typeof rejectionCodes)[number];
+
+const rejectionCode: Schema = {
+  type: "string",
+  enum: [...rejectionCodes],
+  description:
+    "Why the request was rejected; present when rejected. SWAP_REQUIRED: the vault holds too little of the payment token, " +
+    "and a swap from another token would cover it (see swapOptions; re-send the payment with a signed swap). " +
+    "OWNER_REJECTED: the vault's owner rejected it in review. REVIEW_EXPIRED: the review window lapsed undecided. " +
+    "EXECUTION_FAILED: sent for execution but did not execute (reverted on-chain, refused by the node, or dropped).",
+};
 const rebalanceSource: Schema = {
   type: "string",
   enum: ["default", "on_chain"],
@@ -63,10 +79,28 @@ export const responseSchemas = {
       pollUrl: text("Relative path of the status endpoint, when resolution is asynchronous"),
       estimatedResolutionMs: { type: "integer", minimum: 0, description: "On the AI scan path, about 30000" },
       reason: text("Why the request was rejected; present when rejected"),
+      errorCode: rejectionCode,
+      swapOptions: {
+        type: "array",
+        items: ref("SwapOption"),
+        description: "With SWAP_REQUIRED: the swaps that would cover the payment, best quote first",
+      },
       simulationResult: ref("SimulationResult"),
     },
-    ["txHash", "pollUrl", "estimatedResolutionMs", "reason", "simulationResult"],
+    ["txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult"],
     { description: "Answer for a payment or swap (submit and status)" },
+  ),
+  SwapOption: object(
+    {
+      fromToken: address("swapFromToken: a token the vault holds"),
+      symbol: text("The from-token's symbol"),
+      maxFromAmount: baseUnits("swapMaxFromAmount: covers the payment at the current quote, plus a 1% margin"),
+      quotedOut: baseUnits("The best router quote for maxFromAmount when the payment was read"),
+      toToken: address("swapToToken: the payment token"),
+      minToAmount: baseUnits("swapMinToAmount: the payment amount"),
+    },
+    [],
+    { description: "A swap that would cover a payment (SWAP_REQUIRED): the fields of the bot's signed swap" },
   ),
   ExecuteResponse: object(
     {
@@ -74,8 +108,9 @@ export const responseSchemas = {
       status: requestStatus,
       txHash: hash("On-chain transaction hash; present when approved"),
       reason: text("Why the request was rejected"),
+      errorCode: rejectionCode,
     },
-    ["txHash", "reason"],
+    ["txHash", "reason", "errorCode"],
     { description: "Answer for a protocol execution (submit and status)" },
   ),
   VaultTokenValue: object({

@@ -97,7 +97,33 @@ export interface PaymentResponse {
   estimatedResolutionMs?: number;
   /** Present when `rejected`. */
   reason?: string;
+  /** Present when `rejected` (answers stored before it existed may lack it on a replay). */
+  errorCode?: RejectionCode;
+  /** With `SWAP_REQUIRED`: the swaps that would cover the payment, best quote first. */
+  swapOptions?: SwapOption[];
   simulationResult?: SimulationResult;
+}
+
+/**
+ * Why a request was rejected. SWAP_REQUIRED: re-send the payment with a signed swap built from one
+ * of `swapOptions`. OWNER_REJECTED, REVIEW_EXPIRED: the owner refused it (sign a new intent).
+ * EXECUTION_FAILED: sent for execution but it did not execute.
+ */
+export type RejectionCode = "SWAP_REQUIRED" | "OWNER_REJECTED" | "REVIEW_EXPIRED" | "EXECUTION_FAILED";
+
+/** A swap that would cover a payment: the fields of the signed swap to re-send it with. Amounts in base units. */
+export interface SwapOption {
+  /** `swapFromToken`. */
+  fromToken: Address;
+  symbol: string;
+  /** `swapMaxFromAmount`: covers the payment at the quote when it was read, plus a margin. */
+  maxFromAmount: string;
+  /** The best router quote for `maxFromAmount` when the payment was read. */
+  quotedOut: string;
+  /** `swapToToken`: the payment token. */
+  toToken: Address;
+  /** `swapMinToAmount`: the payment amount. */
+  minToAmount: string;
 }
 
 /** A swap answers with the payment response shape. */
@@ -109,6 +135,8 @@ export interface ExecuteResponse {
   status: RequestStatus;
   txHash?: Hex;
   reason?: string;
+  /** Present when `rejected`. */
+  errorCode?: RejectionCode;
 }
 
 /** One holding of `GET /v1/vault/:v/value`. */

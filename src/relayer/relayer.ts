@@ -4,6 +4,9 @@
 //   → rate limit → deadline → bot active → pause → terms → replay → policy → balance → simulate (same block)
 //   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
 //
+// A payment the vault cannot cover in its token but could through a swap from another token leaves
+// the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
+//
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
 // together with other requests under way (read-batcher.ts).
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
@@ -26,6 +29,7 @@ import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { chooseRoute, gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
+import { findSwapOptions, swapRequiredReason, type SwapOption } from "./swap-required.ts";
 import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
@@ -59,6 +63,14 @@ interface Checked {
   scenario?: Scenario;
   /** An execute's measured outflows (outflows.ts), where the node could measure them. */
   outflows?: Outflow[];
+  /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
+  swapRequired?: SwapRequired;
+}
+
+interface SwapRequired {
+  /** What the vault holds of the payment token. */
+  balance: bigint;
+  options: SwapOption[];
 }
 
 export class Relayer {
@@ -118,9 +130,14 @@ export class Relayer {
     let recorded: RequestRecord | undefined;
     try {
       const checked = await this.#check(request, client);
-      const { record, burst } = this.#record(checked, fingerprint, requestId);
-      recorded = record;
-      const text = await this.#decide(checked, record, burst);
+      let text: string;
+      if (checked.swapRequired) {
+        text = this.#answerSwapRequired(checked, checked.swapRequired, fingerprint, requestId);
+      } else {
+        const { record, burst } = this.#record(checked, fingerprint, requestId);
+        recorded = record;
+        text = await this.#decide(checked, record, burst);
+      }
       this.#parts.onOutcome?.(request.kind, JSON.parse(text).status);
       return text;
     } catch (thrown) {
@@ -166,8 +183,10 @@ export class Relayer {
     await this.#checkTerms(chain, request);
     this.#checkNotInLedger(request, intentHash);
     checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
-    const funds = movedFunds(request);
-    checkBalance(funds.tokens, funds.amounts, snapshot);
+    const swapRequired = await this.#checkBalance(chain, request, snapshot, blockNumber);
+    if (swapRequired && paymentData) {
+      return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+    }
 
     const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : undefined;
     const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
@@ -236,6 +255,24 @@ export class Relayer {
   }
 
   /**
+   * The vault must hold every amount the request moves (422 INSUFFICIENT_BALANCE). A payment that a
+   * swap from another token the vault holds would cover is not refused here: its swap options are
+   * returned, and the request is answered SWAP_REQUIRED.
+   */
+  async #checkBalance(chain: ChainRuntime, request: RelayRequest, snapshot: PolicySnapshot, blockNumber: bigint): Promise<SwapRequired | undefined> {
+    const funds = movedFunds(request);
+    try {
+      checkBalance(funds.tokens, funds.amounts, snapshot);
+      return undefined;
+    } catch (error) {
+      if (request.kind !== "payment" || !isRelayError(error) || error.code !== "INSUFFICIENT_BALANCE") throw error;
+      const options = await findSwapOptions(chain, request, blockNumber);
+      if (options.length === 0) throw error;
+      return { balance: snapshot.balances[0]!, options };
+    }
+  }
+
+  /**
    * With terms configured, the vault's owner must have accepted them (403 TERMS_NOT_ACCEPTED). It
    * comes after the signature and bot checks, so only the vault's own bots learn of it.
    */
@@ -268,19 +305,7 @@ export class Relayer {
     const ledger = this.#parts.ledger;
     return ledger.transaction(() => {
       this.#checkNotInLedger(request, intentHash);
-      const record = ledger.createRequest({
-        id: requestId,
-        kind: request.kind,
-        chainId: request.chainId,
-        vault: request.vaultAddress,
-        bot: request.intent.bot,
-        intentHash,
-        idempotencyKey: request.idempotencyKey,
-        fingerprint,
-        usdValue: snapshot.usdValue,
-        body: storedBody(checked),
-        deadline: request.intent.deadline,
-      });
+      const record = this.#createRecord(checked, fingerprint, requestId);
       if (request.kind === "swap") {
         this.#reserveSwapVolume(checked, requestId);
         return { record, burst: false };
@@ -294,6 +319,44 @@ export class Relayer {
         throw relayError(reserved.code, `${scope} limit of ${formatUsd(reserved.limit.amount)} USD per ${reserved.limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
       }
       return { record, burst: reserved.burst };
+    }, relaxed);
+  }
+
+  /** The request's ledger row, `received`. */
+  #createRecord(checked: Checked, fingerprint: string, requestId: string): RequestRecord {
+    const { request, intentHash, snapshot } = checked;
+    return this.#parts.ledger.createRequest({
+      id: requestId,
+      kind: request.kind,
+      chainId: request.chainId,
+      vault: request.vaultAddress,
+      bot: request.intent.bot,
+      intentHash,
+      idempotencyKey: request.idempotencyKey,
+      fingerprint,
+      usdValue: snapshot.usdValue,
+      body: storedBody(checked),
+      deadline: request.intent.deadline,
+    });
+  }
+
+  /**
+   * A payment a swap would cover: recorded as `rejected` with its swap options (in the stored body)
+   * and answered like any 200, so that a replay gets the same bytes. Nothing is reserved in the
+   * spend windows and the intent is not refused: the bot re-sends this same payment with a signed
+   * swap, under a new idempotency key.
+   */
+  #answerSwapRequired(checked: Checked, swapRequired: SwapRequired, fingerprint: string, requestId: string): string {
+    const { request } = checked;
+    if (request.kind !== "payment") throw new Error("only a payment can require a swap");
+    const ledger = this.#parts.ledger;
+    return ledger.transaction(() => {
+      this.#checkNotInLedger(request, checked.intentHash);
+      const record = this.#createRecord(checked, fingerprint, requestId);
+      const reason = swapRequiredReason(request, swapRequired.balance, swapRequired.options);
+      const rejected = ledger.transition(record.id, ["received"], "rejected", { reason });
+      if (!rejected) throw new Error(`request ${record.id} left its state while being answered`);
+      return this.#answer(rejected);
     }, relaxed);
   }
 
@@ -431,7 +494,7 @@ export class Relayer {
 const relaxed = { durable: false } as const;
 
 function storedBody(checked: Checked): string {
-  const { request, route, outflows } = checked;
+  const { request, route, outflows, swapRequired } = checked;
   return JSON.stringify(
     {
       ...request,
@@ -439,6 +502,7 @@ function storedBody(checked: Checked): string {
       selector: request.kind === "execute" ? selectorOf(request.callData) : undefined,
       route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
       outflows,
+      swapRequired: swapRequired ? { options: swapRequired.options } : undefined,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
   );

@@ -1,7 +1,8 @@
 // The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
 // a later status read and an idempotent replay all say the same thing.
 import type { Ledger, RequestKind, RequestRecord } from "../ledger/index.ts";
-import { publicStatus } from "../ledger/index.ts";
+import { publicStatus, reviewExpiredReason } from "../ledger/index.ts";
+import type { RejectionCode } from "../api/responses.ts";
 
 const pollPaths: Record<RequestKind, string> = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" };
 
@@ -23,11 +24,38 @@ export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Re
   if (status === "approved" && record.txHash) body.txHash = record.txHash;
   if (status === "pending_review") body.pollUrl = pollUrlOf(record.kind, record.id);
   if (status === "rejected" && record.reason) body.reason = record.reason;
+  // Every rejected answer says why as a code, derived from the record, so that a request rejected
+  // before the code existed gets it too on a status read (its stored answer, replayed byte for
+  // byte under its idempotency key, stays as it was).
+  if (status === "rejected") {
+    const swapOptions = swapOptionsOf(record);
+    body.errorCode = swapOptions ? "SWAP_REQUIRED" : rejectionCodeOf(record);
+    if (swapOptions) body.swapOptions = swapOptions;
+  }
   if (record.kind !== "execute") {
     if (extras.estimatedResolutionMs !== undefined) body.estimatedResolutionMs = extras.estimatedResolutionMs;
     if (extras.simulationResult !== undefined) body.simulationResult = extras.simulationResult;
   }
   return body;
+}
+
+/**
+ * A rejected request without swap options: the owner refused it while held (rejected, or left until
+ * the review lapsed: no transaction was ever built for it, so it has no signer), or it was sent for
+ * execution and did not execute (reverted on-chain, refused by the node, dropped).
+ */
+function rejectionCodeOf(record: RequestRecord): RejectionCode {
+  if (record.heldBecause !== undefined && record.signer === undefined && record.txHash === undefined) {
+    return record.reason === reviewExpiredReason ? "REVIEW_EXPIRED" : "OWNER_REJECTED";
+  }
+  return "EXECUTION_FAILED";
+}
+
+/** The swap options stored with a SWAP_REQUIRED request (swap-required.ts), amounts as strings. */
+function swapOptionsOf(record: RequestRecord): unknown[] | undefined {
+  if (record.kind !== "payment" || !record.body.includes('"swapRequired"')) return undefined;
+  const body = JSON.parse(record.body) as { swapRequired?: { options: unknown[] } };
+  return body.swapRequired?.options;
 }
 
 /**

@@ -70,7 +70,7 @@ describe("waiting through the owner's decision", () => {
 
     const after = await live.relay(["status", requestId, "--json"]);
     expect(after.code).toBe(3);
-    expect(JSON.parse(after.stdout)).toEqual({ requestId, status: "rejected", reason: "not an invoice of ours" });
+    expect(JSON.parse(after.stdout)).toEqual({ requestId, status: "rejected", reason: "not an invoice of ours", errorCode: "OWNER_REJECTED" });
   });
 
   it("relay review list says when nothing is pending", async () => {

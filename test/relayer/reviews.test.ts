@@ -118,9 +118,9 @@ describe("owner reviews", () => {
     const reason = "Unknown supplier: invoice #42 is not ours";
     const res = await post(`${env.url}/v1/reviews/${id}/reject`, { reason }, auth);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ requestId: id, status: "rejected", reason });
+    expect(res.body).toEqual({ requestId: id, status: "rejected", reason, errorCode: "OWNER_REJECTED" });
     const polled = await get(`${env.url}/v1/payments/${id}`);
-    expect(polled.body).toMatchObject({ status: "rejected", reason });
+    expect(polled.body).toMatchObject({ status: "rejected", reason, errorCode: "OWNER_REJECTED" });
     expect((await get(`${env.url}/v1/reviews/${id}`, auth)).body).toMatchObject({ status: "rejected", reason });
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
     const missing = await post(`${env.url}/v1/reviews/${id}/reject`, {}, auth);
@@ -217,6 +217,6 @@ describe("undecided reviews", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
       polled = await get(`${env.url}/v1/payments/${held.body.requestId}`);
     }
-    expect(polled.body).toMatchObject({ status: "rejected", reason: "review expired" });
+    expect(polled.body).toMatchObject({ status: "rejected", reason: "review expired", errorCode: "REVIEW_EXPIRED" });
   });
 });

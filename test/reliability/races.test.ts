@@ -36,6 +36,7 @@ describe("races", () => {
   async function expectSettledRejected(requestId: string, reason: RegExp): Promise<void> {
     const status = await get(`${payments}/${requestId}`);
     expect(status.body.status).toBe("rejected");
+    expect(status.body.errorCode).toBe("EXECUTION_FAILED");
     expect(status.body.reason).toMatch(reason);
     expect(env.relayer.ledger.listInFlight().map((r) => r.id)).not.toContain(requestId);
   }
@@ -76,6 +77,7 @@ describe("races", () => {
         const res = await post(payments, await paymentBody(env, { bot: bot.address, to, token, amount }, { signer: bot }));
         expect(res.status, res.text).toBe(200);
         expect(res.body.status).toBe("rejected");
+        expect(res.body.errorCode).toBe("EXECUTION_FAILED");
         expect(res.body.reason).toMatch(reason);
         expect(env.relayer.ledger.getRequest(res.body.requestId)?.txHash).toBe(env.tap.broadcasts[from]?.hash);
         expect(env.tap.broadcasts.length, "one transaction for the request, no retry").toBe(from + 1);
@@ -105,6 +107,7 @@ describe("races", () => {
       for (const answer of answers) {
         expect(answer.status, answer.text).toBe(200);
         expect(answer.body.status).toBe("rejected");
+        expect(answer.body.errorCode).toBe("EXECUTION_FAILED");
         expect(answer.body.reason).toMatch(/VaultPaused/);
         await expectSettledRejected(answer.body.requestId, /VaultPaused/);
       }

@@ -37,7 +37,7 @@ describe("a rejected intent never executes", () => {
     const held = await post(`${env.url}/v1/payments`, body);
     expect(held.body.status).toBe("pending_review");
     const rejected = await post(`${env.url}/v1/reviews/${held.body.requestId}/reject`, { reason: "not ours" }, auth);
-    expect(rejected.body).toMatchObject({ status: "rejected", reason: "not ours" });
+    expect(rejected.body).toMatchObject({ status: "rejected", reason: "not ours", errorCode: "OWNER_REJECTED" });
 
     for (const again of [resent(body, "retry, please"), resent(body, "", { invoice: "99" }), { ...body, idempotencyKey: crypto.randomUUID() }]) {
       const res = await post(`${env.url}/v1/payments`, again);
@@ -87,7 +87,7 @@ describe("an intent whose review lapsed never executes", () => {
     const held = await post(`${env.url}/v1/payments`, body);
     expect(held.body.status).toBe("pending_review");
     const polled = await pollUntilSettled(env, held.body.requestId);
-    expect(polled.body).toMatchObject({ status: "rejected", reason: "review expired" });
+    expect(polled.body).toMatchObject({ status: "rejected", reason: "review expired", errorCode: "REVIEW_EXPIRED" });
 
     const again = await post(`${env.url}/v1/payments`, resent(body, "it lapsed, try again"));
     expect(again.status).toBe(409);

@@ -137,8 +137,13 @@ describe("OpenAPI document", () => {
     const payment = responseSchemas.PaymentResponse as Json;
     expect(payment.required).toEqual(["requestId", "status"]);
     expect(Object.keys(payment.properties)).toEqual([
-      "requestId", "status", "txHash", "pollUrl", "estimatedResolutionMs", "reason", "simulationResult",
+      "requestId", "status", "txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult",
     ]);
+    // Every rejected answer names its cause; SWAP_REQUIRED comes with the swaps that would cover the payment.
+    expect(payment.properties.errorCode.enum).toEqual(["SWAP_REQUIRED", "OWNER_REJECTED", "REVIEW_EXPIRED", "EXECUTION_FAILED"]);
+    expect((responseSchemas.ExecuteResponse as Json).properties.errorCode.enum).toEqual(payment.properties.errorCode.enum);
+    expect(payment.properties.swapOptions.items).toEqual({ $ref: "#/components/schemas/SwapOption" });
+    expect((responseSchemas.SwapOption as Json).required).toEqual(["fromToken", "symbol", "maxFromAmount", "quotedOut", "toToken", "minToAmount"]);
     expect((responseSchemas.ReviewItem as Json).required).toEqual([
       "requestId", "kind", "status", "chainId", "vault", "bot", "intentHash", "createdAt", "deadline", "heldBecause",
     ]);
