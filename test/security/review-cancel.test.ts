@@ -80,6 +80,7 @@ describe("relay review reject cancels the intent on-chain", () => {
       requestId,
       status: "rejected",
       reason: "no",
+      errorCode: "OWNER_REJECTED",
       cancel: { intentHash, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
     });
     expect(await cancelledOnChain(intentHash)).toBe(true);
