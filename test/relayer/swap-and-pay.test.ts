@@ -172,6 +172,11 @@ describe("swap-and-pay: POST /v1/payments with a signed swap", () => {
     const auth = { authorization: `Bearer ${login.token}` };
     const detail = await get(`${env.url}/v1/reviews/${id}`, auth);
     expect(detail.body.intentHash).toBe(paymentHash);
+    // the owner sees the swap the approval authorizes
+    expect(detail.body.swap).toMatchObject({
+      spends: { token: weth, symbol: "WETH", amount: WETH(0.01).toString(), human: "0.01" },
+      receivesAtLeast: { token: usdc, symbol: "USDC", amount: payment.amount.toString() },
+    });
     // while held, the ledger knows the swap too: on its own it is a duplicate (nothing is on-chain yet)
     expect(await used(swapHash)).toBe(false);
     const held = await swapAlone(body);
