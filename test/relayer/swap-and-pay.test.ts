@@ -11,7 +11,7 @@ import { defaultDeadline, randomRef, signReviewApproval } from "../../src/client
 import { hashIntent } from "../../src/eip712/hash.ts";
 import type { PaymentIntent } from "../../src/eip712/types.ts";
 import { balanceOf, fresh, get, post, startEnv, type Env } from "./harness.ts";
-import { expectErrorEnvelope, fundedSender, readOf, routerQuote, setPair } from "./harness-extra.ts";
+import { expectErrorEnvelope, fundedSender, newBot, readOf, routerQuote, setPair, usd } from "./harness-extra.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
 const WETH = (n: number) => BigInt(Math.round(n * 1e6)) * 10n ** 12n;
@@ -132,6 +132,25 @@ describe("swap-and-pay: POST /v1/payments with a signed swap", () => {
     expect(await balanceOf(env, weth, env.vault)).toBe(wethBefore);
     expect(await balanceOf(env, usdc, payment.to)).toBe(0n);
     expect(await used(swapHash)).toBe(false);
+  });
+
+  it("every rule of both: the swap's rebalance cap (403 EXCEEDS_REBALANCE_LIMIT) and the payment's per-tx cap (403 EXCEEDS_PER_TX_LIMIT); nothing moves", async () => {
+    // 0.01 WETH is worth about $30: above a $10 rebalance cap, though the $20 payment is within its caps
+    const capped = await newBot(env, { maxRebalanceAmount: usd(10) });
+    const swapCapped = await swapAndPay({ signer: capped });
+    const wethBefore = await balanceOf(env, weth, env.vault);
+    const r1 = await post(payments, swapCapped.body);
+    expect(r1.status).toBe(403);
+    expectErrorEnvelope(r1.body, "EXCEEDS_REBALANCE_LIMIT");
+    // a $20 payment above a $10 per-tx cap, though its swap is within the rebalance cap
+    const perTx = await newBot(env, { maxPerTxAmount: usd(10) });
+    const payCapped = await swapAndPay({ signer: perTx });
+    const r2 = await post(payments, payCapped.body);
+    expect(r2.status).toBe(403);
+    expectErrorEnvelope(r2.body, "EXCEEDS_PER_TX_LIMIT");
+    expect(await balanceOf(env, weth, env.vault)).toBe(wethBefore);
+    expect(await balanceOf(env, usdc, swapCapped.payment.to)).toBe(0n);
+    expect(await balanceOf(env, usdc, payCapped.payment.to)).toBe(0n);
   });
 
   it("400s: the swap fields come all or none, swapToToken is the payment's token, swapMinToAmount covers the amount, each field's own code", async () => {
