@@ -138,8 +138,10 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         uint256 approvalDeadline,
         bytes calldata ownerSignature
     ) internal view {
+        _checkActive(bot);
         if (approvalDeadline < block.timestamp) revert ApprovalExpired();
-        _authorizeSigned(bot, intentHash, botSignature);
+        _checkFresh(intentHash);
+        if (!_signedBy(intentHash, botSignature, bot)) revert InvalidSignature();
         if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), ownerSignature, owner())) {
             revert InvalidOwnerApproval();
         }
