@@ -4,7 +4,7 @@ pragma solidity 0.8.30;
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-import {ExecuteIntent, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
+import {ExecuteIntent, OwnerApproval, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
 import {VaultBase} from "./vault/VaultBase.sol";
 import {VaultExecution} from "./vault/VaultExecution.sol";
 import {VaultReceiver} from "./vault/VaultReceiver.sol";
@@ -26,9 +26,15 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
 
     constructor(address registry_, string memory domainName) VaultBase(registry_) VaultSignatures(domainName) {}
 
+    // The check lives in a function, not in the modifier's body: a modifier's body is copied into
+    // every function it guards, and the vault is near the contract size limit.
     modifier onlyRelayer() {
-        if (!_registry.isAuthorized(msg.sender)) revert NotAuthorizedRelayer();
+        _checkRelayer();
         _;
+    }
+
+    function _checkRelayer() private view {
+        if (!_registry.isAuthorized(msg.sender)) revert NotAuthorizedRelayer();
     }
 
     /// @notice Accepts native ETH.
@@ -175,5 +181,39 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         intentHash = hashSwapIntent(intent);
         _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
         (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
+    }
+
+    // ----------------------------------------------------------------- swap-and-pay
+
+    /// @notice Swaps then pays in one transaction: the bot's swap (every swap rule: router,
+    /// rebalance whitelist and cap, balance, output floor; its output lands in the vault) then the
+    /// bot's payment in the swap's output token (every payment rule), paid from the vault's balance:
+    /// what the swap produced plus what the vault already held. A failing payment undoes the swap.
+    /// With an empty `approval.signature` the bot's signatures alone authorize it (as executePayment);
+    /// otherwise it is the owner-approved variant (as executeReviewedPayment): one ReviewApproval
+    /// over the payment intent's hash (the hash the review shows) authorizes both, the swap still
+    /// needs the bot's signature and must be unused and uncancelled, the bot's deadlines are not
+    /// checked. (One entry point for both keeps the vault under the contract size limit.)
+    /// Both intents' hashes are marked used (see the SwapExecuted and PaymentExecuted events).
+    function executeSwapAndPayment(
+        SwapIntent calldata swap,
+        bytes calldata swapSignature,
+        PaymentIntent calldata payment,
+        bytes calldata paymentSignature,
+        address router,
+        bytes calldata swapCalldata,
+        OwnerApproval calldata approval
+    ) external onlyRelayer nonReentrant {
+        bytes32 swapHash = hashSwapIntent(swap);
+        bytes32 paymentHash = hashPaymentIntent(payment);
+        if (approval.signature.length == 0) {
+            _authorize(payment.bot, payment.deadline, paymentHash, paymentSignature);
+            if (swap.deadline < block.timestamp) revert DeadlineExpired(swap.deadline);
+        } else {
+            _authorizeReviewed(payment.bot, paymentHash, paymentSignature, approval.deadline, approval.signature);
+        }
+        // The pair is one bot's (checked by _swapAndPay), so the payment's checks of the bot stand for both.
+        _authorizeSigned(swap.bot, swapHash, swapSignature);
+        _swapAndPay(swap, swapHash, payment, paymentHash, router, swapCalldata);
     }
 }

@@ -53,3 +53,10 @@ struct SwapIntent {
     uint256 deadline;
     bytes32 ref;
 }
+
+/// @notice The owner's ReviewApproval of a held intent: its deadline and the owner's signature.
+/// An empty signature means none (the bots' signatures alone authorize).
+struct OwnerApproval {
+    uint256 deadline;
+    bytes signature;
+}

@@ -61,6 +61,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     error SwapBelowFloor(uint256 received, uint256 floor);
     error InvalidSlippage(uint256 bps);
     error ZeroAmount();
+    error SwapPaymentMismatch();
 
     event PaymentExecuted(
         bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref
@@ -144,6 +145,14 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), ownerSignature, owner())) {
             revert InvalidOwnerApproval();
         }
+    }
+
+    /// @dev The bot is active and signed this fresh intent (no deadline, no review rule: the
+    /// caller checks those).
+    function _authorizeSigned(address bot, bytes32 intentHash, bytes calldata botSignature) internal view {
+        _checkActive(bot);
+        _checkFresh(intentHash);
+        if (!_signedBy(intentHash, botSignature, bot)) revert InvalidSignature();
     }
 
     /// @dev Neither executed nor cancelled.
@@ -335,6 +344,26 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     function _emitSwap(SwapIntent calldata i, bytes32 intentHash, uint256 spent, uint256 received) private {
         emit SwapExecuted(intentHash, i.bot, i.fromToken, i.toToken, spent, received, i.ref);
+    }
+
+    // ----------------------------------------------------------------- swap-and-pay
+
+    /// @dev The swap then the payment. The pair must be one bot's: its output token is the
+    /// payment's token and its minimum output covers the payment. The swap's toToken must be on
+    /// the rebalance whitelist like any swap's (one swap rule for every path).
+    function _swapAndPay(
+        SwapIntent calldata swap,
+        bytes32 swapHash,
+        PaymentIntent calldata payment,
+        bytes32 paymentHash,
+        address router,
+        bytes calldata swapCalldata
+    ) internal {
+        if (swap.bot != payment.bot || swap.toToken != payment.token || swap.minToAmount < payment.amount) {
+            revert SwapPaymentMismatch();
+        }
+        _swap(swap, router, swapCalldata, swapHash);
+        _payment(payment, paymentHash);
     }
 
     // ----------------------------------------------------------------- shared checks

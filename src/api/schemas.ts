@@ -260,6 +260,20 @@ export const paymentBodySchema = z.object({
   memo: memoField,
   metadata: metadataField.optional(),
   ...offChainFieldsShape,
+  // Swap-and-pay (DESIGN.md §10): the same bot's signed SwapIntent, all seven fields or none
+  // (validate.ts). Its toToken is the payment's token and its minToAmount covers the amount.
+  swapSignature: signatureFieldOf("Swap-and-pay: the bot's EIP-712 SwapIntent signature, 65 bytes").optional(),
+  swapFromToken: addressField("Swap-and-pay: token the vault gives for the payment's token").optional(),
+  swapMaxFromAmount: amountField("Swap-and-pay: most base units of swapFromToken to spend").optional(),
+  swapToToken: addressField("Swap-and-pay: token the vault receives; must equal token").optional(),
+  swapMinToAmount: amountField("Swap-and-pay: least base units of swapToToken to receive; at least amount").optional(),
+  swapDeadline: stringField(
+    (value): bigint | Invalid =>
+      parseUint(value) ?? invalid("INVALID_DEADLINE", "must be a decimal integer string (unix seconds)"),
+    { description: "Swap-and-pay: the SwapIntent's deadline, unix seconds", pattern: "^[0-9]{1,78}$" },
+    { code: "INVALID_DEADLINE", example: "1900000000" },
+  ).optional(),
+  swapRef: refField.optional(),
 });
 
 /**

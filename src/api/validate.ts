@@ -41,6 +41,14 @@ export interface RequestEnvelope extends OffChainFields {
 export interface PaymentRequest extends RequestEnvelope {
   kind: "payment";
   intent: PaymentIntent;
+  /** Swap-and-pay: the same bot's signed swap whose output pays (swap-and-pay.ts). */
+  swap?: SignedSwap;
+}
+
+/** A SwapIntent and the bot's signature of it. */
+export interface SignedSwap {
+  intent: SwapIntent;
+  signature: Hex;
 }
 
 export interface ExecuteRequest extends RequestEnvelope {
@@ -193,7 +201,32 @@ function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options
   // A zero payment moves nothing but still spends an intent; 0x0 would burn the funds.
   if (intent.amount === 0n) throw relayError("INVALID_AMOUNT", "amount must be greater than 0");
   if (/^0x0{40}$/.test(intent.to)) throw relayError("INVALID_ADDRESS", "to must not be the zero address");
-  return { kind: "payment", intent, ...base };
+  const swap = swapOfPayment(body, intent);
+  return swap ? { kind: "payment", intent, swap, ...base } : { kind: "payment", intent, ...base };
+}
+
+const SWAP_FIELDS = ["swapSignature", "swapFromToken", "swapMaxFromAmount", "swapToToken", "swapMinToAmount", "swapDeadline", "swapRef"] as const;
+
+/** A swap-and-pay's swap: all seven swap fields or none; its output must be the payment's token, enough of it. */
+function swapOfPayment(body: PaymentBody, payment: PaymentIntent): SignedSwap | undefined {
+  const present = SWAP_FIELDS.filter((field) => body[field] !== undefined);
+  if (present.length === 0) return undefined;
+  const missing = SWAP_FIELDS.find((field) => body[field] === undefined);
+  if (missing !== undefined) throw relayError("INVALID_REQUEST", `${missing} is required with ${present[0]} (a swap-and-pay sends all seven swap fields)`);
+  const intent: SwapIntent = {
+    bot: payment.bot,
+    toToken: body.swapToToken!,
+    minToAmount: body.swapMinToAmount!,
+    fromToken: body.swapFromToken!,
+    maxFromAmount: body.swapMaxFromAmount!,
+    deadline: body.swapDeadline!,
+    ref: body.swapRef!,
+  };
+  if (intent.toToken !== payment.token) throw relayError("INVALID_REQUEST", `swapToToken must be the payment's token ${payment.token}`);
+  if (intent.minToAmount < payment.amount) throw relayError("INVALID_REQUEST", `swapMinToAmount ${intent.minToAmount} is below the payment's amount ${payment.amount}`);
+  if (intent.fromToken === intent.toToken) throw relayError("INVALID_REQUEST", "swapFromToken must differ from swapToToken");
+  if (intent.maxFromAmount === 0n) throw relayError("INVALID_AMOUNT", "swapMaxFromAmount must be greater than 0");
+  return { intent, signature: body.swapSignature! };
 }
 
 function buildExecute(body: ExecuteBody, headers: HeaderBag | undefined, options?: ValidateOptions): ExecuteRequest {

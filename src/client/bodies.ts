@@ -4,10 +4,10 @@
 // domain the intent was signed on (chainId, vaultAddress), a fresh UUID v4 idempotency key unless one
 // is given, and the optional off-chain fields (memo, metadata, invoiceId, orderId, recipientLabel,
 // resourceUrl, x402Funding). The `sign*Request` helpers sign and build in one go.
-import { keccak256, type Hex } from "viem";
+import { keccak256, type Address, type Hex } from "viem";
 import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "../eip712/types.ts";
 import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
-import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody } from "./types.ts";
+import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapAndPayRequestBody, SwapRequestBody } from "./types.ts";
 
 /** Unsigned, off-chain extras of a request body. */
 export interface BodyExtras extends OffChainFields {
@@ -37,6 +37,38 @@ export function paymentRequestBody(domain: VaultDomain, intent: PaymentIntent, s
     signature,
     ...common(extras),
   };
+}
+
+/**
+ * Body of a swap-and-pay `POST /v1/payments`: the payment's body plus the swap fields of `swap`,
+ * the same bot's SwapIntent (toToken = the payment's token, minToAmount ≥ its amount) signed on `domain`.
+ */
+export function swapAndPayRequestBody(
+  domain: VaultDomain,
+  payment: PaymentIntent,
+  paymentSignature: Hex,
+  swap: SwapIntent,
+  swapSignature: Hex,
+  extras: BodyExtras = {},
+): SwapAndPayRequestBody {
+  return {
+    ...paymentRequestBody(domain, payment, paymentSignature, extras),
+    swapSignature,
+    swapFromToken: swap.fromToken,
+    swapMaxFromAmount: swap.maxFromAmount.toString(),
+    swapToToken: swap.toToken,
+    swapMinToAmount: swap.minToAmount.toString(),
+    swapDeadline: swap.deadline.toString(),
+    swapRef: swap.ref,
+  };
+}
+
+/**
+ * The swap a swap-and-pay signs for `payment`: spend at most `maxFromAmount` of `fromToken` for at
+ * least the payment's amount of its token, by the payment's deadline.
+ */
+export function swapForPayment(payment: PaymentIntent, fromToken: Address, maxFromAmount: bigint, ref: Hex): SwapIntent {
+  return { bot: payment.bot, toToken: payment.token, minToAmount: payment.amount, fromToken, maxFromAmount, deadline: payment.deadline, ref };
 }
 
 /**
@@ -97,6 +129,19 @@ export async function signPaymentRequest(
   extras?: BodyExtras,
 ): Promise<PaymentRequestBody> {
   return paymentRequestBody(domain, intent, await signPaymentIntent(account, domain, intent), extras);
+}
+
+/** Sign a payment and its swap (swap-and-pay) and build the request body. */
+export async function signSwapAndPayRequest(
+  account: TypedDataSigner,
+  domain: VaultDomain,
+  payment: PaymentIntent,
+  swap: SwapIntent,
+  extras?: BodyExtras,
+): Promise<SwapAndPayRequestBody> {
+  const paymentSignature = await signPaymentIntent(account, domain, payment);
+  const swapSignature = await signSwapIntent(account, domain, swap);
+  return swapAndPayRequestBody(domain, payment, paymentSignature, swap, swapSignature, extras);
 }
 
 /** Sign an execute intent and build its request body (checks calldataHash against callData). */

@@ -41,6 +41,23 @@ export interface PaymentRequestBody extends OffChainFields {
   metadata?: Metadata;
 }
 
+/**
+ * The swap fields of a swap-and-pay body: the same bot's SwapIntent (its toToken is the payment's
+ * token, its minToAmount at least the payment's amount) and its signature; all of them or none.
+ */
+export interface SwapAndPayFields {
+  swapSignature: Hex;
+  swapFromToken: Address;
+  swapMaxFromAmount: string;
+  swapToToken: Address;
+  swapMinToAmount: string;
+  swapDeadline: string;
+  swapRef: Hex;
+}
+
+/** Body of `POST /v1/payments` carrying the bot's signed swap (swap-and-pay). */
+export type SwapAndPayRequestBody = PaymentRequestBody & SwapAndPayFields;
+
 /** Body of `POST /v1/execute`. */
 export interface ExecuteRequestBody extends OffChainFields {
   chainId: number;

@@ -3,6 +3,7 @@ import { Db, type LedgerOptions, type TransactionOptions } from "./db.ts";
 import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
 import { Refusals, type Refusal } from "./refusals.ts";
+import { LinkedIntents } from "./linked-intents.ts";
 import { Replacements, type Replacement } from "./replacements.ts";
 import { TermsAcceptances, type TermsAcceptance } from "./terms.ts";
 import {
@@ -61,6 +62,7 @@ export class Ledger {
   readonly #replacements: Replacements;
   readonly #refusals: Refusals;
   readonly #terms: TermsAcceptances;
+  readonly #linked: LinkedIntents;
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
@@ -71,6 +73,7 @@ export class Ledger {
     this.#replacements = new Replacements(this.#db);
     this.#refusals = new Refusals(this.#db);
     this.#terms = new TermsAcceptances(this.#db);
+    this.#linked = new LinkedIntents(this.#db);
   }
 
   /** The ledger's clock (unix ms). */
@@ -183,7 +186,21 @@ export class Ledger {
 
   /** An approved or in-progress request for this intent (the relayer answers DUPLICATE_INTENT). */
   findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
-    return this.#requests.findByIntentHash(chainId, vault, intentHash);
+    const own = this.#requests.findByIntentHash(chainId, vault, intentHash);
+    if (own) return own;
+    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
+      const carrier = this.#requests.get(id);
+      if (carrier && carrier.status !== "rejected") return carrier;
+    }
+    return undefined;
+  }
+
+  /**
+   * Records that request `requestId` carries the signed intent `intentHash` besides its own (a
+   * swap-and-pay's swap): duplicate and refusal checks of that hash see the request.
+   */
+  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): void {
+    this.#linked.link(chainId, vault, intentHash, requestId);
   }
 
   /** Requests in `submitting`/`submitted`, for reconciliation with the chain after a restart. */
@@ -236,7 +253,15 @@ export class Ledger {
 
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
   findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
-    return this.#refusals.find(chainId, vault, intentHash);
+    const own = this.#refusals.find(chainId, vault, intentHash);
+    if (own) return own;
+    // A linked intent is refused with the request that carried it.
+    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
+      const carrier = this.#requests.get(id);
+      const refusal = carrier && this.#refusals.find(chainId, vault, carrier.intentHash);
+      if (refusal && refusal.requestId === id) return refusal;
+    }
+    return undefined;
   }
 
   /**

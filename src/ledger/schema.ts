@@ -129,6 +129,17 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX terms_acceptances_by_time ON terms_acceptances (wallet, at);
   `,
+  // 7: the other signed intents a request carries besides its own `intent_hash` (a swap-and-pay's
+  // swap), so that duplicate, refusal and replay checks see them too.
+  `
+  CREATE TABLE linked_intents (
+    chain_id    INTEGER NOT NULL,
+    vault       TEXT NOT NULL,
+    intent_hash TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash, request_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

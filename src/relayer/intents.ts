@@ -23,7 +23,11 @@ export interface OwnerApproval {
   signature: Hex;
 }
 
-/** Tokens (address(0) = ETH) and amounts the request takes from the vault. */
+/**
+ * Tokens (address(0) = ETH) and amounts the request takes from the vault. A swap-and-pay's are its
+ * payment's (what leaves the vault, valued for the payment's limits); its swap is checked apart
+ * (swap-and-pay.ts).
+ */
 export function movedFunds(request: RelayRequest): { tokens: Address[]; amounts: bigint[] } {
   switch (request.kind) {
     case "payment":
@@ -77,6 +81,7 @@ const paymentArgs = (r: PaymentRequest) => [r.intent] as const;
 export function executionCalldata(request: RelayRequest, route?: SwapRoute, approval?: OwnerApproval): Hex {
   switch (request.kind) {
     case "payment":
+      if (request.swap) return swapAndPayCalldata(request, route, approval);
       return approval
         ? encodeFunctionData({ abi: vaultAbi, functionName: "executeReviewedPayment", args: [...paymentArgs(request), request.signature, approval.deadline, approval.signature] })
         : encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [...paymentArgs(request), request.signature] });
@@ -85,6 +90,17 @@ export function executionCalldata(request: RelayRequest, route?: SwapRoute, appr
     case "swap":
       return swapCalldata(request, route, approval);
   }
+}
+
+/** executeSwapAndPayment: with the bot's signatures, or with the owner's approval of the payment's hash. */
+function swapAndPayCalldata(request: PaymentRequest, route: SwapRoute | undefined, approval?: OwnerApproval): Hex {
+  if (!request.swap || !route) throw new Error("a swap-and-pay needs its swap and a route");
+  const ownerApproval = approval ?? { deadline: 0n, signature: "0x" as Hex }; // empty: the bot's signatures alone
+  return encodeFunctionData({
+    abi: vaultAbi,
+    functionName: "executeSwapAndPayment",
+    args: [request.swap.intent, request.swap.signature, request.intent, request.signature, route.router, route.swapCalldata, { deadline: ownerApproval.deadline, signature: ownerApproval.signature }],
+  });
 }
 
 function executeCalldata(request: ExecuteRequest, approval?: OwnerApproval): Hex {

@@ -35,6 +35,7 @@ import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
 import { formatUsd } from "./usd.ts";
 import { newRequestId } from "../ledger/index.ts";
+import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.ts";
 
 export interface RelayerParts {
   config: RelayerConfig;
@@ -65,6 +66,8 @@ interface Checked {
   outflows?: Outflow[];
   /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
   swapRequired?: SwapRequired;
+  /** A swap-and-pay's swap (swap-and-pay.ts). */
+  swapLeg?: CheckedSwapLeg;
 }
 
 interface SwapRequired {
@@ -183,12 +186,20 @@ export class Relayer {
     await this.#checkTerms(chain, request);
     this.#checkNotInLedger(request, intentHash);
     checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
-    const swapRequired = await this.#checkBalance(chain, request, snapshot, blockNumber);
-    if (swapRequired && paymentData) {
-      return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+    // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
+    // for the balance check (and the vault checks the payment's balance after the swap).
+    const swapLeg = isSwapAndPay(request)
+      ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds: BigInt(Math.floor(Date.now() / 1000)), maxDeadlineSeconds: this.#parts.config.maxDeadlineSeconds })
+      : undefined;
+    if (swapLeg) this.#checkNotInLedger(request, swapLeg.intentHash);
+    else {
+      const swapRequired = await this.#checkBalance(chain, request, snapshot, blockNumber);
+      if (swapRequired && paymentData) {
+        return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+      }
     }
 
-    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : undefined;
+    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : swapLeg?.route;
     const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
       ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
       : (execute ?? this.#simulate(chain, request, route, blockNumber));
@@ -199,7 +210,7 @@ export class Relayer {
       return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
     });
     const valued = request.kind === "execute" && sim ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
-    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario };
+    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, swapLeg };
   }
 
   /**
@@ -242,7 +253,8 @@ export class Relayer {
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
     chargeFailure(limiter, client, () => checkSignature(request, intentHash));
-    const payment = request.kind === "payment" ? { request, data: executionCalldata(request) } : undefined;
+    // Plain payments are simulated with the pinned read; a swap-and-pay needs its route first.
+    const payment = request.kind === "payment" && !request.swap ? { request, data: executionCalldata(request) } : undefined;
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
   }
 
@@ -250,7 +262,7 @@ export class Relayer {
   async #simulate(chain: ChainRuntime, request: RelayRequest, route: SwapRoute | undefined, blockNumber: bigint) {
     const data = executionCalldata(request, route);
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: request.kind !== "payment" });
+    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: request.kind !== "payment" || isSwapAndPay(request) });
     return { data, sim };
   }
 
@@ -301,15 +313,17 @@ export class Relayer {
    * the submission that follows is, and it makes this commit durable with it.
    */
   #record(checked: Checked, fingerprint: string, requestId: string): { record: RequestRecord; burst: boolean } {
-    const { request, intentHash, snapshot } = checked;
+    const { request, intentHash, snapshot, swapLeg } = checked;
     const ledger = this.#parts.ledger;
     return ledger.transaction(() => {
       this.#checkNotInLedger(request, intentHash);
+      if (swapLeg) this.#checkNotInLedger(request, swapLeg.intentHash);
       const record = this.#createRecord(checked, fingerprint, requestId);
       if (request.kind === "swap") {
-        this.#reserveSwapVolume(checked, requestId);
+        this.#reserveSwapVolume(request, snapshot, requestId);
         return { record, burst: false };
       }
+      if (swapLeg) ledger.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
       const reserved = ledger.reserveSpend(
         { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
         { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
@@ -363,10 +377,10 @@ export class Relayer {
   /**
    * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
    * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
-   * spend scope for them is the vault's address with a `#swap` suffix.
+   * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay is a payment:
+   * its value counts in the payment windows, which bound what its swap's output can pay out.
    */
-  #reserveSwapVolume(checked: Checked, requestId: string): void {
-    const { request, snapshot } = checked;
+  #reserveSwapVolume(request: RelayRequest, snapshot: PolicySnapshot, requestId: string): void {
     const limit = snapshot.swapLimit;
     if (limit.amount === 0n || limit.windowSeconds === 0n) return;
     const reserved = this.#parts.ledger.reserveSpend(
@@ -423,7 +437,8 @@ export class Relayer {
       data: checked.data,
       gas: checked.gas,
       intentHash: checked.intentHash,
-      payment: request.kind === "payment" ? request : undefined,
+      // A swap-and-pay is never batched with plain payments: it is its own vault call.
+      payment: request.kind === "payment" && !request.swap ? request : undefined,
     });
     if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey");
     const ledger = this.#parts.ledger;

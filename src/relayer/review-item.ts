@@ -65,6 +65,16 @@ export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, To
     const outflows = describeOutflows(stored.outflows, tokens);
     if (outflows !== undefined) item.outflows = outflows;
   }
+  // A swap-and-pay: the owner's approval of the payment's hash authorizes its swap too, so the
+  // swap is shown — what it may spend, the least it must bring in, and its own hash.
+  const swap = (stored as { swap?: { intent: Record<string, string> } }).swap;
+  if (record.kind === "payment" && swap) {
+    item.swap = {
+      intent: swap.intent,
+      spends: human(swap.intent.fromToken!, swap.intent.maxFromAmount!),
+      receivesAtLeast: human(swap.intent.toToken!, swap.intent.minToAmount!),
+    };
+  }
   if (record.reason) item.reason = record.reason;
   if (record.txHash) item.txHash = record.txHash;
   if (stored.memo !== undefined) item.memo = stored.memo;

@@ -13,6 +13,7 @@ import { executionCalldata, type SwapRoute } from "./intents.ts";
 import { storeAnswer } from "./responses.ts";
 import { reviewItem, type StoredBody } from "./review-item.ts";
 import { gasLimitOf, simulate } from "./simulate.ts";
+import { isSwapAndPay } from "./swap-and-pay.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -82,7 +83,7 @@ export class Reviews {
       const data = executionCalldata(request, stored.route as SwapRoute | undefined, approval);
       const from = this.#deps.dispatcher.signerFor(record.chainId, vault);
       const block = await chain.clients.publicClient.getBlockNumber();
-      const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" });
+      const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" || isSwapAndPay(request) });
       const gas = gasLimitOf(sim);
       const outcome = await this.#deps.dispatcher.submit(record.chainId, { requestId, vault, data, gas, intentHash: record.intentHash as Hex });
       if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the approval was recorded and sent, but the node did not confirm it yet; check the request's status");
@@ -164,9 +165,16 @@ const bigintFields = new Set(["amount", "deadline", "value", "minToAmount", "max
 
 /** The stored body back as a request (bigints restored). */
 function revive(stored: StoredBody): RelayRequest {
+  const swap = (stored as { swap?: { intent: Record<string, unknown>; signature: string } }).swap;
+  const revived = { ...stored, intent: reviveIntent(stored.intent) };
+  // A swap-and-pay's swap (swap-and-pay.ts) has its own intent.
+  return (swap ? { ...revived, swap: { ...swap, intent: reviveIntent(swap.intent) } } : revived) as unknown as RelayRequest;
+}
+
+function reviveIntent(stored: Record<string, unknown>): Record<string, unknown> {
   const intent: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(stored.intent)) {
+  for (const [k, v] of Object.entries(stored)) {
     intent[k] = bigintFields.has(k) ? BigInt(v as string) : k === "amounts" ? (v as string[]).map(BigInt) : v;
   }
-  return { ...stored, intent } as unknown as RelayRequest;
+  return intent;
 }

@@ -117,7 +117,10 @@ const read = (path: string, id: string, summary: string, ok: string, params: rea
 });
 
 const operations: readonly Operation[] = [
-  ...intentOps("payment", "/v1/payments", "Payment", "PaymentResponse", [...SPEND, "DESTINATION_NOT_ALLOWED"]),
+  // A swap-and-pay (the payment body's swap fields) also answers the swap's codes.
+  ...intentOps("payment", "/v1/payments", "Payment", "PaymentResponse", [
+    ...SPEND, "DESTINATION_NOT_ALLOWED", "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",
+  ]),
   ...intentOps("execute", "/v1/execute", "Execute", "ExecuteResponse", [...SPEND, "PROTOCOL_NOT_APPROVED", "DESTINATION_NOT_ALLOWED"]),
   ...intentOps("swap", "/v1/swap", "Swap", "PaymentResponse", [
     "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",

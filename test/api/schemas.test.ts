@@ -20,8 +20,12 @@ describe("OpenAPI JSON Schemas", () => {
     expect(Object.keys(s.properties)).toEqual([
       "bot", "to", "token", "amount", "deadline", "ref", "signature", "chainId", "vaultAddress", "idempotencyKey", "memo", "metadata",
       "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding",
+      // swap-and-pay (DESIGN.md §10): optional, all or none
+      "swapSignature", "swapFromToken", "swapMaxFromAmount", "swapToToken", "swapMinToAmount", "swapDeadline", "swapRef",
     ]);
     expect(s.required).toEqual(["bot", "to", "token", "amount", "deadline", "ref", "signature", "chainId", "vaultAddress"]);
+    expect(s.properties.swapMaxFromAmount).toMatchObject({ type: "string", pattern: "^[0-9]{1,78}$" });
+    expect(s.properties.swapRef).toMatchObject({ type: "string", pattern: "^0x[0-9a-fA-F]{64}$" });
     expect(s.properties.amount).toMatchObject({ type: "string", pattern: "^[0-9]{1,78}$" });
     expect(s.properties.chainId).toMatchObject({ type: "integer" });
     expect(s.properties.idempotencyKey).toMatchObject({ anyOf: [{ type: "string", format: "uuid" }, { type: "null" }] });

@@ -2,7 +2,7 @@
 // these return, `relay sign` prints it. Only the vault's domain is read from the chain.
 import { keccak256, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { signExecuteRequest, signPaymentRequest, signSwapRequest, type BodyExtras } from "../../client/bodies.ts";
+import { signExecuteRequest, signPaymentRequest, signSwapAndPayRequest, signSwapRequest, swapForPayment, type BodyExtras } from "../../client/bodies.ts";
 import { defaultDeadline, randomRef, refFromString } from "../../client/sign.ts";
 import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody, X402Funding } from "../../client/types.ts";
 import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
@@ -31,6 +31,9 @@ export interface PaymentOptions extends IntentOptions {
   resourceUrl?: string;
   /** JSON text of an object. */
   x402Funding?: string;
+  /** Swap-and-pay: the token swapped into `token` to pay, and the most of it to spend. */
+  swapFrom?: string;
+  swapMax?: string;
 }
 
 export interface ExecuteOptions extends IntentOptions {
@@ -135,14 +138,21 @@ export function paymentExtrasFrom(options: PaymentOptions): OffChainFields {
   };
 }
 
-/** A signed `POST /v1/payments` body. */
+/**
+ * A signed `POST /v1/payments` body; with `--swap-from`/`--swap-max`, a swap-and-pay: the bot also
+ * signs a swap of at most that much of `--swap-from` for at least the payment's amount of its token.
+ */
 export async function buildPayment(settings: Settings, options: PaymentOptions): Promise<PaymentRequestBody> {
   const to = resolveAddress(settings, options.to, "--to");
+  if ((options.swapFrom === undefined) !== (options.swapMax === undefined)) throw usage("--swap-from and --swap-max go together");
   const extras = { ...extrasFrom(options), ...paymentExtrasFrom(options) };
   const chain = chainAccess(settings);
   const { token, amount } = await chain.amount(options.token, options.amount, options.baseUnits);
   const intent = { bot: chain.account.address, to, token: token.address, amount, deadline: deadlineFrom(options.deadline), ref: refFrom(options.ref) };
-  return signPaymentRequest(chain.account, await chain.domain(), intent, extras);
+  if (options.swapFrom === undefined || options.swapMax === undefined) return signPaymentRequest(chain.account, await chain.domain(), intent, extras);
+  const from = await chain.amount(options.swapFrom, options.swapMax, options.baseUnits);
+  const swap = swapForPayment(intent, from.token.address, from.amount, randomRef());
+  return signSwapAndPayRequest(chain.account, await chain.domain(), intent, swap, extras);
 }
 
 /** A signed `POST /v1/execute` body. `--token`/`--amount` pair up in order. */

@@ -89,7 +89,9 @@ type Fields = Record<string, unknown>;
 export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()): ReviewView {
   const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
   const call = callView(item.call);
-  const { summary, amounts, recipient } = whatItDoes(item.kind, intent, withRelayerTokens(tokens, item.amounts), call);
+  const book = withRelayerTokens(tokens, item.amounts);
+  const does = whatItDoes(item.kind, intent, book, call);
+  const { summary, amounts, recipient } = withSwap(does, (item as Fields).swap, book);
   return {
     requestId: item.requestId,
     kind: item.kind,
@@ -158,6 +160,17 @@ function callView(raw: unknown): CallView | undefined {
     function: str(raw.signature) ?? str(raw.function) ?? "?",
     arguments: args.map((a): [string, string] => [str(a.name) ?? "?", str(a.text) ?? String(a.value)]),
     summary,
+  };
+}
+
+/** A swap-and-pay (the item's `swap`): the summary and amounts say what the swap may spend too. */
+function withSwap(does: ReturnType<typeof whatItDoes>, swap: unknown, tokens: TokenBook): ReturnType<typeof whatItDoes> {
+  if (!isRecord(swap) || !isRecord(swap.intent)) return does;
+  const spends = tokenAmount(swap.intent.maxFromAmount, swap.intent.fromToken, tokens);
+  return {
+    ...does,
+    summary: `${does.summary}, swapping at most ${spends?.human ?? "?"} for it`,
+    amounts: [...does.amounts, ...(spends === undefined ? [] : [`${spends.line} at most, swapped`])],
   };
 }
 

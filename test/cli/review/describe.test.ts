@@ -30,6 +30,14 @@ describe("describeReview", () => {
     expect(view.valueUsd).toBeUndefined();
   });
 
+  it("a swap-and-pay says what its swap may spend", () => {
+    const item = heldPayment("req_sp", 25, { swap: { intent: { fromToken: WETH, maxFromAmount: "10000000000000000", toToken: USDC, minToAmount: "25000000" } } });
+    const view = describeReview(item, tokens);
+    expect(view.summary).toBe("pay 25 USDC to 0x7099…79C8, swapping at most 0.01 WETH for it");
+    expect(view.amounts).toEqual(["25 USDC (25000000)", "0.01 WETH (10000000000000000) at most, swapped"]);
+    expect(formatDetail(view, NOW)).toContain("Amount:");
+  });
+
   it("describes a swap and an execute", () => {
     const swap = describeReview(
       heldPayment("req_s", 0, { kind: "swap", intent: { fromToken: USDC, maxFromAmount: "3000000000", toToken: WETH, minToAmount: "1000000000000000000" } }),
