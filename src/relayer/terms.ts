@@ -9,6 +9,7 @@
 // cached in memory. A vault's owner is read from the chain and cached for a short while.
 import { getAddress, type Address } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
+import type { TosAcceptance, TosStatus } from "../client/types.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { relayError } from "../errors.ts";
 import type { Ledger } from "../ledger/index.ts";
@@ -34,28 +35,10 @@ const MAX_MESSAGE_LENGTH = 2_048;
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 
-/** GET /v1/tos/status's answer. `accepted` is true when nothing blocks the wallet's vaults. */
-export interface TermsStatus {
-  wallet: Address;
-  /** Whether this relayer requires an accepted terms version. */
-  required: boolean;
-  /** The version owners must accept; null when none is required. */
-  version: string | null;
-  url?: string;
-  accepted: boolean;
-  /** The version this wallet accepted last, and when (ISO 8601). */
-  acceptedVersion?: string;
-  acceptedAt?: string;
-  /** When not yet accepted: the text to sign now (personal_sign) and send to POST /v1/tos/accept. */
-  message?: string;
-}
-
-/** POST /v1/tos/accept's answer. */
-export interface TermsAcceptanceAnswer {
-  wallet: Address;
-  version: string;
-  acceptedAt: string;
-}
+/** GET /v1/tos/status's answer, the very type the client reads. `accepted` is true when nothing blocks the wallet's vaults. */
+export type TermsStatus = TosStatus;
+/** POST /v1/tos/accept's answer, the very type the client reads. */
+export type TermsAcceptanceAnswer = TosAcceptance;
 
 export interface TermsDeps {
   terms?: TermsConfig;
