@@ -22,6 +22,9 @@ export interface Tap {
   /**
    * On the relayer's next broadcast: wait until `afterSimulations` payments have been simulated
    * (counting from now; a batch simulation counts each of its payments), run `action` on the chain (mined), then forward it.
+   * The relayer's next read of its pending nonce (as it signs its next transaction) waits for those
+   * simulations too, so that every payment simulated by then is queued before the relayer groups
+   * the ones after its first transaction into a batch, however slow the machine.
    */
   beforeNextBroadcast(action: () => Promise<unknown>, afterSimulations?: number): void;
 }
@@ -49,12 +52,14 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
   const broadcasts: Broadcast[] = [];
   let simulations = 0;
   let pending: { action: () => Promise<unknown>; simulations: number } | undefined;
+  let nonceReadAfter: number | undefined;
   const simulated: Array<() => void> = [];
 
   const tap: Tap = {
     broadcasts,
     beforeNextBroadcast(action, afterSimulations = 0) {
       pending = { action, simulations: simulations + afterSimulations };
+      nonceReadAfter = pending.simulations;
     },
   };
 
@@ -65,6 +70,11 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
   }
 
   const request = async (args: { method: string; params?: unknown }): Promise<unknown> => {
+    if (args.method === "eth_getTransactionCount" && nonceReadAfter !== undefined) {
+      const after = nonceReadAfter;
+      nonceReadAfter = undefined;
+      await untilSimulated(after);
+    }
     if (args.method === "eth_sendRawTransaction") {
       const raw = (args.params as [Hex])[0];
       const tx = parseTransaction(raw);
