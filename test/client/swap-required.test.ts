@@ -4,18 +4,15 @@
 // signed swap built from an option (swapSignature, swapFromToken, swapMaxFromAmount, swapToToken,
 // swapMinToAmount, swapDeadline, swapRef), under a new idempotency key (the body differs, so the
 // first key would be IDEMPOTENCY_CONFLICT).
-//
-// The second answer depends on whether the relayer executes swap-and-pay, which it says in its
-// OpenAPI document (the payment body lists `swapSignature`): then the payment is approved, paid
-// from the swap; a relayer without it ignores the unknown fields and answers SWAP_REQUIRED again.
+// The second answer is approved: paid from the swap, in one transaction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, type Address } from "viem";
+import type { Address } from "viem";
 import { RelayClient, type PaymentRequestBody, type PaymentResponse } from "../../src/client/index.ts";
 import { defaultDeadline, randomRef, signSwapIntent } from "../../src/client/sign.ts";
 import type { SwapIntent } from "../../src/eip712/types.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import { balanceOf, get, ownerCall, paymentBody, startEnv, type Env } from "../relayer/harness.ts";
+import { balanceOf, ownerCall, paymentBody, startEnv, type Env } from "../relayer/harness.ts";
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 
@@ -24,7 +21,6 @@ describe("the SDK's auto-swap wire sequence: SWAP_REQUIRED, then the payment re-
   let relay: RelayClient;
   let usdc: Address;
   let weth: Address;
-  let swapAndPay: boolean;
 
   beforeAll(async () => {
     env = await startEnv();
@@ -33,8 +29,6 @@ describe("the SDK's auto-swap wire sequence: SWAP_REQUIRED, then the payment re-
     weth = env.token("WETH");
     const held = await balanceOf(env, usdc, env.vault);
     await ownerCall(env, "withdraw", [usdc, held - USDC(10), env.ownerAccount.address]);
-    const openapi = await get(`${env.url}/v1/openapi.json`);
-    swapAndPay = openapi.text.includes('"swapSignature"');
   });
   afterAll(() => env?.close());
 
@@ -77,27 +71,19 @@ describe("the SDK's auto-swap wire sequence: SWAP_REQUIRED, then the payment re-
     } as PaymentRequestBody;
     const second = await relay.submitPayment(resent);
 
-    if (swapAndPay) {
-      // The relayer executes swap-and-pay: paid from the swap, the vault's WETH down by at most
-      // swapMaxFromAmount, both signed intents used on-chain.
-      expect(second).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-      expect(second.errorCode).toBeUndefined();
-      expect(await balanceOf(env, usdc, to)).toBe(amount);
-      const wethAfter = await balanceOf(env, weth, env.vault);
-      expect(wethBefore - wethAfter).toBeGreaterThan(0n);
-      expect(wethBefore - wethAfter).toBeLessThanOrEqual(swap.maxFromAmount);
-      const domain = env.manifest.domain as never;
-      const paymentHash = hashIntent("payment", domain, { bot: payment.bot, to, token: usdc, amount, deadline: BigInt(payment.deadline), ref: payment.ref });
-      for (const hash of [paymentHash, hashIntent("swap", domain, swap)]) {
-        const used = await env.clients.publicClient.readContract({ address: env.vault, abi: readArtifact("ServiceVault").abi, functionName: "usedIntents", args: [hash] });
-        expect(used, `intent ${hash} used on-chain`).toBe(true);
-      }
-    } else {
-      // A relayer without swap-and-pay ignores the swap fields: the same answer as step 1, nothing moved.
-      expect(second).toMatchObject({ status: "rejected", errorCode: "SWAP_REQUIRED" });
-      expect(second.requestId).not.toBe(first.requestId);
-      expect(await balanceOf(env, usdc, to)).toBe(0n);
-      expect(await env.clients.publicClient.readContract({ address: weth, abi: erc20Abi, functionName: "balanceOf", args: [env.vault] })).toBe(wethBefore);
+    // Paid from the swap, the vault's WETH down by at most swapMaxFromAmount, both signed intents
+    // used on-chain.
+    expect(second).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(second.errorCode).toBeUndefined();
+    expect(await balanceOf(env, usdc, to)).toBe(amount);
+    const wethAfter = await balanceOf(env, weth, env.vault);
+    expect(wethBefore - wethAfter).toBeGreaterThan(0n);
+    expect(wethBefore - wethAfter).toBeLessThanOrEqual(swap.maxFromAmount);
+    const domain = env.manifest.domain as never;
+    const paymentHash = hashIntent("payment", domain, { bot: payment.bot, to, token: usdc, amount, deadline: BigInt(payment.deadline), ref: payment.ref });
+    for (const hash of [paymentHash, hashIntent("swap", domain, swap)]) {
+      const used = await env.clients.publicClient.readContract({ address: env.vault, abi: readArtifact("ServiceVault").abi, functionName: "usedIntents", args: [hash] });
+      expect(used, `intent ${hash} used on-chain`).toBe(true);
     }
   });
 });
