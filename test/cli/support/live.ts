@@ -31,9 +31,10 @@ export interface LiveRelay {
   stop(): Promise<void>;
 }
 
-export async function startLiveRelay(prefix = "relay-cli-live-"): Promise<LiveRelay> {
+/** `serveArgs`: more flags for `relay serve` (e.g. `--terms-version`). */
+export async function startLiveRelay(prefix = "relay-cli-live-", serveArgs: readonly string[] = []): Promise<LiveRelay> {
   const stateDir = mkdtempSync(path.join(tmpdir(), prefix));
-  const serve = runMain(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir]);
+  const serve = runMain(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir, ...serveArgs]);
   await serve.waitFor(/relay: ready/, 120_000);
   const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
   const clients = clientsFor(manifest.rpcUrl, manifest.chainId);
