@@ -7,7 +7,7 @@
 import { keccak256, type Address, type Hex } from "viem";
 import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "../eip712/types.ts";
 import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
-import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapAndPayRequestBody, SwapRequestBody } from "./types.ts";
+import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapAndPayFields, SwapAndPayRequestBody, SwapRequestBody } from "./types.ts";
 
 /** Unsigned, off-chain extras of a request body. */
 export interface BodyExtras extends OffChainFields {
@@ -51,8 +51,12 @@ export function swapAndPayRequestBody(
   swapSignature: Hex,
   extras: BodyExtras = {},
 ): SwapAndPayRequestBody {
+  return { ...paymentRequestBody(domain, payment, paymentSignature, extras), ...swapFields(swap, swapSignature) };
+}
+
+/** The seven swap fields a swap-and-pay adds to a payment's body: `swap` and its signature, on the wire. */
+export function swapFields(swap: SwapIntent, swapSignature: Hex): SwapAndPayFields {
   return {
-    ...paymentRequestBody(domain, payment, paymentSignature, extras),
     swapSignature,
     swapFromToken: swap.fromToken,
     swapMaxFromAmount: swap.maxFromAmount.toString(),

@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { RelayClient, type PaymentRequestBody, type PaymentResponse } from "../../src/client/index.ts";
+import { swapFields } from "../../src/client/bodies.ts";
 import { defaultDeadline, randomRef, signSwapIntent } from "../../src/client/sign.ts";
 import type { SwapIntent } from "../../src/eip712/types.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
@@ -58,17 +59,7 @@ describe("the SDK's auto-swap wire sequence: SWAP_REQUIRED, then the payment re-
       ref: randomRef(),
     };
     const swapSignature = await signSwapIntent(env.bot, env.manifest.domain as never, swap);
-    const resent = {
-      ...payment,
-      idempotencyKey: crypto.randomUUID(),
-      swapSignature,
-      swapFromToken: swap.fromToken,
-      swapMaxFromAmount: swap.maxFromAmount.toString(),
-      swapToToken: swap.toToken,
-      swapMinToAmount: swap.minToAmount.toString(),
-      swapDeadline: swap.deadline.toString(),
-      swapRef: swap.ref,
-    } as PaymentRequestBody;
+    const resent = { ...payment, idempotencyKey: crypto.randomUUID(), ...swapFields(swap, swapSignature) } as PaymentRequestBody;
     const second = await relay.submitPayment(resent);
 
     // Paid from the swap, the vault's WETH down by at most swapMaxFromAmount, both signed intents
