@@ -1,8 +1,11 @@
 // The request spine. A signed intent goes through these named steps, in DESIGN.md §7's order:
 //
-//   validate → idempotency → read (vault, policy snapshot at one block) → vault exists → signature
-//   → rate limit → deadline → bot active → pause → terms → replay → policy → balance → simulate (same block)
-//   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
+//   validate → idempotency → signature (on the vault's cached domain, before any chain read) → read
+//   (vault, policy snapshot at one block) → vault exists → rate limit → deadline → bot active → pause
+//   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
+//   swap-and-pay's swap (swap-and-pay.ts) → simulate (same block; an execute is then valued by what it
+//   moves, outflows.ts) → record (duplicate check + spend windows, one transaction) → path → [scan]
+//   → submit → answer
 //
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
@@ -181,7 +184,9 @@ export class Relayer {
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
-    checkDeadline(request, BigInt(Math.floor(Date.now() / 1000)), snapshot, this.#parts.config.maxDeadlineSeconds);
+    const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
+    const { maxDeadlineSeconds } = this.#parts.config;
+    checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
     await this.#checkTerms(chain, request);
     this.#checkNotInLedger(request, intentHash);
@@ -189,7 +194,7 @@ export class Relayer {
     // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
     // for the balance check (and the vault checks the payment's balance after the swap).
     const swapLeg = isSwapAndPay(request)
-      ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds: BigInt(Math.floor(Date.now() / 1000)), maxDeadlineSeconds: this.#parts.config.maxDeadlineSeconds })
+      ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
       : undefined;
     if (swapLeg) this.#checkNotInLedger(request, swapLeg.intentHash);
     else {

@@ -4,8 +4,9 @@
 // cap, the vault's balance of the from-token, the route and the slippage floor — over its own
 // policy snapshot read at the payment's block. Its value is not added to the bot's swap volume
 // window: the request is a payment, counted in the payment windows, which bound what the swap's
-// output can pay out. Both execute in one vault call, executeSwapAndPayment (its calldata: intents.ts); its swap hash is linked to the
-// request in the ledger so duplicate, refusal and replay checks see it too.
+// output can pay out. Both execute in one vault call, executeSwapAndPayment (its calldata:
+// intents.ts); its swap hash is linked to the request in the ledger so duplicate, refusal and
+// replay checks see it too.
 import type { Hex } from "viem";
 import type { PaymentRequest, SwapRequest } from "../api/validate.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
