@@ -123,7 +123,7 @@ function explicitChainId(flags: SettingsFlags, env: Env): number | undefined {
  * `<stateDir>/devnet.json`, unless a chain id was asked for that it does not describe and the
  * state directory has that chain's `devnet-<chainId>.json` (a devnet of several chains).
  */
-function loadManifest(stateDir: string, chainId: number | undefined): Manifest | undefined {
+export function loadManifest(stateDir: string, chainId: number | undefined): Manifest | undefined {
   const primary = readIfPresent(manifestPath(stateDir));
   if (chainId === undefined || primary?.chainId === chainId) return primary;
   return readIfPresent(chainManifestPath(stateDir, chainId)) ?? primary;

@@ -12,8 +12,9 @@ import type { VaultDomain } from "../../eip712/types.ts";
 import { connectChain } from "../commands/chain.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
-import { requireOwnerKey, type Settings } from "../settings.ts";
-import { describeReview, tokenBook, type TokenBook } from "./describe.ts";
+import { loadManifest, requireOwnerKey, type Settings } from "../settings.ts";
+import { botBook, describeReview, tokenBook, type BotBook, type TokenBook } from "./describe.ts";
+import { followManifestUrl } from "./follow-manifest.ts";
 import { intentCanceller } from "./cancel.ts";
 import { formatDecision, formatDetail, formatList, oneLine } from "./format.ts";
 import { cancelFailure, formatCancelled, rejectReview } from "./reject.ts";
@@ -29,10 +30,22 @@ export const NO_TTY_MESSAGE =
 /** The Ink screen. Without a terminal on both stdin and stdout it refuses, naming the commands to use. */
 export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<void> {
   if (!io.stdout.isTTY || !process.stdin.isTTY) throw new CliError(NO_TTY_MESSAGE, EXIT.USAGE);
+  const settings = await settingsFor(flags, io);
   // One attempt per call: the screen shows "reconnecting" and tries again by itself.
-  const { source, tokens } = openReviews(await settingsFor(flags, io), { retry: { maxAttempts: 1 } });
+  const opened = openReviews(settings, { retry: { maxAttempts: 1 } });
+  // A relayer URL read from the manifest follows the manifest when the relayer restarts elsewhere;
+  // one the owner gave (flag, RELAY_URL, a profile) is kept.
+  const follows = settings.sources.relayerUrl === "manifest" || settings.sources.relayerUrl === "default";
+  const source = follows
+    ? followManifestUrl({
+        url: settings.relayerUrl,
+        readUrl: () => manifestRelayerUrl(settings),
+        sourceFor: (relayerUrl) => openReviews({ ...settings, relayerUrl }, { retry: { maxAttempts: 1 } }).source,
+      })
+    : opened.source;
+  const { tokens, bots } = opened;
   const [{ render }, { createElement }, { ReviewApp }] = await Promise.all([import("ink"), import("react"), import("./ui/app.ts")]);
-  const app = render(createElement(ReviewApp, { source, tokens }), { exitOnCtrlC: true });
+  const app = render(createElement(ReviewApp, { source, tokens, bots }), { exitOnCtrlC: true });
   const stop = (): void => app.unmount();
   io.signal.addEventListener("abort", stop, { once: true });
   try {
@@ -43,17 +56,17 @@ export async function reviewInteractive(flags: ReviewFlags, io: CliIO): Promise<
 }
 
 export async function reviewList(flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = openReviews(await settingsFor(flags, io));
+  const { source, tokens, bots } = openReviews(await settingsFor(flags, io));
   const reviews = await source.list(io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify({ reviews })}\n`);
-  else io.stdout.write(formatList(reviews.map((item) => describeReview(item, tokens)), Date.now()));
+  else io.stdout.write(formatList(reviews.map((item) => describeReview(item, tokens, bots)), Date.now()));
 }
 
 export async function reviewShow(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
-  const { source, tokens } = openReviews(await settingsFor(flags, io));
+  const { source, tokens, bots } = openReviews(await settingsFor(flags, io));
   const item = await source.detail(requestId, io.signal);
   if (flags.json) io.stdout.write(`${JSON.stringify(item)}\n`);
-  else io.stdout.write(formatDetail(describeReview(item, tokens), Date.now()));
+  else io.stdout.write(formatDetail(describeReview(item, tokens, bots), Date.now()));
 }
 
 export async function reviewApprove(requestId: string, flags: ReviewFlags, io: CliIO): Promise<void> {
@@ -87,6 +100,7 @@ interface OpenedReviews {
   settings: Settings;
   source: ReviewSource;
   tokens: TokenBook;
+  bots: BotBook;
 }
 
 /** The owner's account, a relay client and the source built on them (it can cancel on-chain with the owner key). */
@@ -109,7 +123,18 @@ export function openReviews(settings: Settings, clientOptions: { retry?: { maxAt
     filter,
     cancelIntent: intentCanceller(settings, ownerKey),
   });
-  return { settings, source, tokens: tokenBook(settings.tokens) };
+  return { settings, source, tokens: tokenBook(settings.tokens), bots: botBook(settings.manifest?.accounts.bots) };
+}
+
+// The relayer URL the state directory's manifest of this chain names now (a restarted `relay serve`
+// rewrites it); undefined while it names none or cannot be read, e.g. between a stop and a start.
+function manifestRelayerUrl(settings: Settings): string | undefined {
+  try {
+    const manifest = loadManifest(settings.stateDir, settings.chainId);
+    return manifest?.chainId === settings.chainId ? manifest.relayerUrl : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 // Each vault's EIP-712 domain, read once from the chain.

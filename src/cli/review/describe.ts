@@ -22,6 +22,14 @@ export interface TokenInfo {
 /** Known tokens by lower-case address. */
 export type TokenBook = ReadonlyMap<string, TokenInfo>;
 
+/** The owner's own names for bots (`default`, `reviewed`, …) by lower-case address: the devnet manifest's `accounts.bots`. */
+export type BotBook = ReadonlyMap<string, string>;
+
+/** A bot book from a manifest's `accounts.bots` (name → key pair); empty without a manifest. */
+export function botBook(bots: Readonly<Record<string, { address: string }>> | undefined): BotBook {
+  return new Map(Object.entries(bots ?? {}).map(([name, bot]) => [bot.address.toLowerCase(), name]));
+}
+
 /** A token book from the CLI settings' `tokens` (symbol → address and decimals). */
 export function tokenBook(tokens: Readonly<Record<string, { address: string; decimals: number }>>): TokenBook {
   return new Map(Object.entries(tokens).map(([symbol, t]) => [t.address.toLowerCase(), { symbol, decimals: t.decimals }]));
@@ -41,6 +49,8 @@ export interface ReviewView {
   chainId: number;
   vault: string;
   bot: string;
+  /** The bot's name in the owner's manifest (e.g. "reviewed"); undefined for a bot it does not name. */
+  botName: string | undefined;
   intentHash: string;
   /** One line saying what the request would do, e.g. "pay 5 USDC to 0x1234…abcd". */
   summary: string;
@@ -86,7 +96,7 @@ export interface CallView {
 
 type Fields = Record<string, unknown>;
 
-export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()): ReviewView {
+export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), bots: BotBook = new Map()): ReviewView {
   const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
   const call = callView(item.call);
   const book = withRelayerTokens(tokens, item.amounts);
@@ -99,12 +109,14 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map()):
     chainId: item.chainId,
     vault: item.vault,
     bot: item.bot,
+    botName: bots.get(item.bot.toLowerCase()),
     intentHash: item.intentHash,
     summary,
     amounts,
     recipient,
     valueUsd: usdText(item),
-    memo: typeof item.memo === "string" && item.memo !== "" ? item.memo : undefined,
+    // The bot's words: shown on the list line too, so control characters are made visible.
+    memo: shown(item.memo),
     metadata: Object.entries(item.metadata ?? {}).map(([key, value]) => [key, String(value)]),
     invoiceId: shown(item.invoiceId),
     orderId: shown(item.orderId),
@@ -290,6 +302,15 @@ export function timeLeft(untilMs: number | undefined, nowMs: number): string {
   if (h > 0) return `${h}h ${String(m).padStart(2, "0")}m`;
   if (m > 0) return `${m}m ${String(s).padStart(2, "0")}s`;
   return `${s}s`;
+}
+
+/**
+ * The bot as the owner knows it: on a list line its manifest name, else its short address; in a
+ * detail, the name with the full address beside it, else the address.
+ */
+export function botLabel(v: Pick<ReviewView, "bot" | "botName">, form: "line" | "detail"): string {
+  if (v.botName === undefined) return form === "line" ? shortAddress(v.bot) : v.bot;
+  return form === "line" ? v.botName : `${v.botName} (${v.bot})`;
 }
 
 /** 0x1234…abcd */

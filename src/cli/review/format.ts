@@ -1,6 +1,6 @@
 // Plain-text output of the non-interactive review commands (`relay review list|show|approve|reject`).
 import type { ReviewDecisionResponse } from "../../client/types.ts";
-import { timeLeft, type ReviewView } from "./describe.ts";
+import { botLabel, timeLeft, type ReviewView } from "./describe.ts";
 
 /** One line per review: id, kind, what it does, USD value, time left; or a sentence when there are none. */
 export function formatList(views: readonly ReviewView[], nowMs: number): string {
@@ -25,7 +25,7 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
     ...v.amounts.map((a): [string, string] => ["Amount", a]),
     ["USD value", v.valueUsd ?? "unknown"],
     [v.kind === "execute" ? "Contract" : "Recipient", v.recipient ?? "unknown"],
-    ["Bot", v.bot],
+    ["Bot", botLabel(v, "detail")],
     ["Vault", `${v.vault} on chain ${v.chainId}`],
     ["Held because", v.heldBecause],
     ["Memo", v.memo ?? "(none)"],

@@ -2,11 +2,14 @@
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
-import { tokenBook } from "../../../src/cli/review/describe.ts";
+import { botBook, tokenBook } from "../../../src/cli/review/describe.ts";
 import { ReviewApp } from "../../../src/cli/review/ui/app.ts";
-import { CancellingSource, MemorySource, SPENDER, USDC, VAULT, heldApprove, heldPayment } from "./support/memory-source.ts";
+import { BOT, CancellingSource, MemorySource, SPENDER, USDC, VAULT, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 } });
+// The manifest's bots (name → address), as `relay review` reads them.
+const bots = botBook({ reviewed: { address: BOT.toLowerCase() } });
+const STRANGER = "0x976EA74026E726554dB657fA54763abd0C3a0aa9";
 const NOW = 1_700_000_000_000;
 const ENTER = "\r";
 const DOWN = "\u001b[B";
@@ -16,7 +19,7 @@ let instance: ReturnType<typeof render> | undefined;
 afterEach(() => instance?.unmount());
 
 function start(source: MemorySource, options: { refreshMs?: number; retryMs?: number } = {}) {
-  instance = render(h(ReviewApp, { source, tokens, now: () => NOW, refreshMs: options.refreshMs ?? 60_000, retryMs: options.retryMs ?? 20 }));
+  instance = render(h(ReviewApp, { source, tokens, bots, now: () => NOW, refreshMs: options.refreshMs ?? 60_000, retryMs: options.retryMs ?? 20 }));
   return instance;
 }
 
@@ -45,6 +48,26 @@ describe("relay review screen", () => {
     expect(text).toMatch(/2 pending/);
     expect(text).toMatch(/req_one .*pay 5 USDC to 0x7099…79C8.*\$5\.00.*24h 00m left/);
     expect(text).toMatch(/req_two .*pay 1250\.5 USDC.*\$1,250\.50/);
+  });
+
+  it("names the manifest's bots and shows each memo on its line, so two 7.25 USDC requests look different", async () => {
+    const app = start(
+      new MemorySource([
+        heldPayment("req_one", 7.25, { memo: "invoice 1001" }),
+        heldPayment("req_two", 7.25, { memo: "invoice 1002: a memo far too long to fit on the line in full" }),
+        heldPayment("req_odd", 7.25, { bot: STRANGER, memo: "bell\u0007" }),
+      ]),
+    );
+    const text = await frame(app, /req_odd/);
+    const line = (id: string) => text.split("\n").find((l) => l.includes(id)) ?? "";
+    expect(line("req_one")).toMatch(/req_one\s+payment pay 7\.25 USDC to 0x7099…79C8\s+\$7\.25\s+by reviewed\s+“invoice 1001”\s+24h 00m left/);
+    // A long memo is cut to what the terminal's 100 columns leave, never the time left.
+    expect(line("req_two")).toMatch(/by reviewed\s+“invoice 1002:[^”]*…”\s+24h 00m left$/);
+    // A bot the manifest does not name is shown by its address; the bot's control characters are made visible.
+    expect(line("req_odd")).toMatch(/req_odd\s+payment pay 7\.25 USDC.*by 0x976E…0aa9\s+“bell\ufffd”/);
+    expect(line("req_one").replace("req_one", "")).not.toBe(line("req_two").replace("req_two", ""));
+    await press(app, ENTER);
+    expect(await frame(app, /Held because/)).toMatch(new RegExp(`Bot\\s+reviewed \\(${BOT}\\)`));
   });
 
   it("opens the detail pane with the reason for holding, the memo, metadata and each agent's verdict", async () => {

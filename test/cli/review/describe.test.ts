@@ -1,14 +1,32 @@
 // Reading review items into what the owner sees, and the text output of the non-interactive commands.
 import { describe, expect, it } from "vitest";
-import { describeReview, timeLeft, toMs, tokenBook } from "../../../src/cli/review/describe.ts";
+import { botBook, botLabel, describeReview, timeLeft, toMs, tokenBook } from "../../../src/cli/review/describe.ts";
 import { formatDecision, formatDetail, formatList } from "../../../src/cli/review/format.ts";
-import { SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
+import { BOT, SPENDER, USDC, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const WETH = "0x4200000000000000000000000000000000000006";
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 }, WETH: { address: WETH, decimals: 18 } });
 const NOW = 1_700_000_000_000;
 
 describe("describeReview", () => {
+  it("names a bot the manifest names (any address case), and keeps the address of one it does not", () => {
+    const bots = botBook({ default: { address: "0x70997970C51812dc3A010C7d01b50e0d17dc79C8" }, reviewed: { address: BOT.toLowerCase() } });
+    const named = describeReview(heldPayment("req_a", 1), tokens, bots);
+    expect(named.botName).toBe("reviewed");
+    expect(botLabel(named, "line")).toBe("reviewed");
+    expect(botLabel(named, "detail")).toBe(`reviewed (${BOT})`);
+    expect(formatDetail(named, NOW)).toMatch(new RegExp(`Bot:\\s+reviewed \\(${BOT}\\)`));
+    const stranger = describeReview(heldPayment("req_b", 1), tokens, botBook(undefined));
+    expect(stranger.botName).toBeUndefined();
+    expect(botLabel(stranger, "line")).toBe("0x3C44…93BC");
+    expect(botLabel(stranger, "detail")).toBe(BOT);
+  });
+
+  it("makes the memo's control characters visible", () => {
+    expect(describeReview(heldPayment("req_a", 1, { memo: "rent\u001b[2J" }), tokens).memo).toBe("rent\ufffd[2J");
+    expect(describeReview(heldPayment("req_a", 1, { memo: "" }), tokens).memo).toBeUndefined();
+  });
+
   it("shows a payment in human units with its symbol, recipient and USD value", () => {
     const view = describeReview(heldPayment("req_a", 0.25), tokens);
     expect(view.summary).toBe("pay 0.25 USDC to 0x7099…79C8");

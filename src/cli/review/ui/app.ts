@@ -1,16 +1,18 @@
 // The `relay review` screen: the list of held requests, a detail pane, approve and reject prompts,
 // keyboard help, a status line; refreshed by itself. Everything it does goes through a ReviewSource.
-import { Box, useApp, useInput } from "ink";
-import { createElement as h, useEffect, useMemo, useState, type ReactElement } from "react";
+// On a terminal the screen fills its height: the header and the footer stay put and the list scrolls
+// between them, so a short terminal or a long list never pushes the header off the top.
+import { Box, useApp, useBoxMetrics, useInput, useStdout, useWindowSize, type DOMElement } from "ink";
+import { createElement as h, useEffect, useMemo, useRef, useState, type ReactElement } from "react";
 import type { ReviewItem } from "../../../client/types.ts";
-import { describeReview, type TokenBook } from "../describe.ts";
+import { describeReview, type BotBook, type TokenBook } from "../describe.ts";
 import { formatDecision, oneLine } from "../format.ts";
 import { cancelFailure, formatCancelled, rejectReview } from "../reject.ts";
 import type { ReviewSource } from "../source.ts";
 import { ReviewDetail } from "./detail.ts";
 import { Help } from "./help.ts";
 import { effectiveSelection, handleKey, initialUiState, type Effect, type UiState } from "./keys.ts";
-import { ReviewList } from "./list.ts";
+import { ReviewList, scrollWindow, type ListWindow } from "./list.ts";
 import { CancelPrompt, ConfirmPrompt, ReasonPrompt } from "./prompt.ts";
 import { Footer, Header, type Notice } from "./status.ts";
 import { useReviewFeed } from "./use-feed.ts";
@@ -18,6 +20,8 @@ import { useReviewFeed } from "./use-feed.ts";
 export interface ReviewAppProps {
   source: ReviewSource;
   tokens?: TokenBook;
+  /** The owner's names for bots (the manifest's), shown instead of their addresses. */
+  bots?: BotBook;
   /** How often the list reloads by itself. Default 5000 ms. */
   refreshMs?: number;
   /** How often to try again while the relayer is unreachable. Default 1000 ms. */
@@ -26,7 +30,7 @@ export interface ReviewAppProps {
   now?: () => number;
 }
 
-export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, now = Date.now }: ReviewAppProps): ReactElement {
+export function ReviewApp({ source, tokens, bots, refreshMs = 5000, retryMs = 1000, now = Date.now }: ReviewAppProps): ReactElement {
   const { exit } = useApp();
   const feed = useReviewFeed(source, { refreshMs, retryMs });
   const [ui, setUi] = useState<UiState>(initialUiState);
@@ -35,11 +39,11 @@ export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, no
   const [busy, setBusy] = useState(false);
   const clock = useClock(now);
 
-  const views = useMemo(() => feed.reviews.map((item) => describeReview(item, tokens)), [feed.reviews, tokens]);
+  const views = useMemo(() => feed.reviews.map((item) => describeReview(item, tokens, bots)), [feed.reviews, tokens, bots]);
   const ids = views.map((v) => v.requestId);
   const selectedId = ui.mode === "list" ? effectiveSelection(ui, ids) : (ui.selectedId ?? effectiveSelection(ui, ids));
   const selectedItem = opened?.requestId === selectedId ? opened : feed.reviews.find((r) => r.requestId === selectedId);
-  const selected = selectedItem === undefined ? undefined : describeReview(selectedItem, tokens);
+  const selected = selectedItem === undefined ? undefined : describeReview(selectedItem, tokens, bots);
 
   // The detail pane shows the relayer's latest copy of the review, fetched when it is opened.
   const open = (id: string): void => {
@@ -87,17 +91,44 @@ export function ReviewApp({ source, tokens, refreshMs = 5000, retryMs = 1000, no
   });
 
   const showDetail = ui.mode === "detail" || (ui.back === "detail" && (ui.mode === "confirm" || ui.mode === "reason" || ui.mode === "cancel"));
+  const screen = useScreenHeight();
+  const { columns } = useWindowSize();
+  const body = useRef<DOMElement>(null);
+  const bodySize = useBoxMetrics(body);
+  const offset = useRef(0);
+  let window: ListWindow | undefined;
+  if (screen !== undefined) {
+    const available = bodySize.hasMeasured ? bodySize.height : Math.max(1, screen - 3);
+    // Beside the detail pane, the list keeps only the lines around the selection.
+    const rows = showDetail ? Math.max(1, Math.min(3, Math.floor(available / 4))) : available;
+    window = scrollWindow(views.length, selectedId === undefined ? -1 : ids.indexOf(selectedId), rows, offset.current);
+    offset.current = window.offset;
+  }
+  const range = window !== undefined && window.rows < views.length ? { first: window.offset + 1, last: Math.min(views.length, window.offset + window.rows) } : undefined;
   return h(
     Box,
-    { flexDirection: "column" },
-    h(Header, { count: views.length, connection: feed.connection }),
-    ui.mode === "help" ? h(Help) : h(ReviewList, { views, selectedId, now: clock }),
-    showDetail && selected !== undefined ? h(ReviewDetail, { view: selected, now: clock }) : null,
+    { flexDirection: "column", ...(screen === undefined ? {} : { height: screen }) },
+    h(Header, { count: views.length, connection: feed.connection, range }),
+    h(
+      Box,
+      // flexBasis 0: the body gets what the header, the prompts and the footer leave, whatever it holds.
+      { ref: body, flexDirection: "column", ...(screen === undefined ? {} : { flexGrow: 1, flexShrink: 1, flexBasis: 0, overflow: "hidden" }) },
+      ui.mode === "help" ? h(Help) : h(ReviewList, { views, selectedId, now: clock, columns, ...(window === undefined ? {} : { window }) }),
+      showDetail && selected !== undefined ? h(ReviewDetail, { view: selected, now: clock }) : null,
+    ),
     ui.mode === "confirm" && selected !== undefined ? h(ConfirmPrompt, { summary: `${selected.requestId} (${selected.summary})` }) : null,
     ui.mode === "reason" ? h(ReasonPrompt, { value: ui.reason }) : null,
     ui.mode === "cancel" ? h(CancelPrompt, { reason: ui.reason }) : null,
     h(Footer, { notice, error: feed.error }),
   );
+}
+
+// The rows the screen may fill: one less than the terminal's (the cursor's line), tracking resizes;
+// undefined when the output is not a terminal (tests, a pipe), and then everything is drawn.
+function useScreenHeight(): number | undefined {
+  const stdout = useStdout().stdout as Partial<NodeJS.WriteStream>;
+  const { rows } = useWindowSize();
+  return stdout.isTTY === true && (stdout.rows ?? 0) > 0 ? Math.max(4, rows - 1) : undefined;
 }
 
 // The current time, ticking every second so that "time left" counts down.

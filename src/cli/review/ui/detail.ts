@@ -4,7 +4,7 @@
 // said, and how long is left to decide.
 import { Box, Text } from "ink";
 import { createElement as h, type ReactElement } from "react";
-import { timeLeft, type ReviewView } from "../describe.ts";
+import { botLabel, timeLeft, type ReviewView } from "../describe.ts";
 import { offChainRows } from "../format.ts";
 
 export interface ReviewDetailProps {
@@ -29,7 +29,7 @@ export function ReviewDetail({ view: v, now }: ReviewDetailProps): ReactElement 
     row("USD value", v.valueUsd ?? "unknown"),
     // An execute's target is the contract called, not who gains: for an approve that is the spender above.
     row(v.kind === "execute" ? "Contract" : "Recipient", v.recipient ?? "unknown"),
-    row("Bot", v.bot),
+    row("Bot", botLabel(v, "detail")),
     row("Held because", v.heldBecause),
     row("Memo", v.memo ?? "(none)"),
     ...v.metadata.map(([key, value], i) => row(i === 0 ? "Metadata" : "", `${key}: ${value}`, `meta-${key}`)),

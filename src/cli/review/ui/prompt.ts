@@ -3,13 +3,13 @@ import { Box, Text } from "ink";
 import { createElement as h, type ReactElement } from "react";
 
 export function ConfirmPrompt({ summary }: { summary: string }): ReactElement {
-  return h(Box, null, h(Text, { color: "yellow" }, `Approve: ${summary}? `), h(Text, { bold: true }, "[y/N]"));
+  return h(Box, { flexShrink: 0 }, h(Text, { color: "yellow" }, `Approve: ${summary}? `), h(Text, { bold: true }, "[y/N]"));
 }
 
 export function ReasonPrompt({ value }: { value: string }): ReactElement {
   return h(
     Box,
-    { flexDirection: "column" },
+    { flexDirection: "column", flexShrink: 0 },
     h(Box, null, h(Text, { color: "yellow" }, "Reason for rejecting: "), h(Text, null, value), h(Text, { inverse: true }, " ")),
     h(Text, { dimColor: true }, "enter to reject, esc to cancel"),
   );
@@ -18,7 +18,7 @@ export function ReasonPrompt({ value }: { value: string }): ReactElement {
 export function CancelPrompt({ reason }: { reason: string }): ReactElement {
   return h(
     Box,
-    { flexDirection: "column" },
+    { flexDirection: "column", flexShrink: 0 },
     h(Text, null, `Reject with reason: ${reason}`),
     h(Box, null, h(Text, { color: "yellow" }, "Also cancel this signed intent on-chain (it can then never execute, at any relayer)? "), h(Text, { bold: true }, "[Y/n]")),
     h(Text, { dimColor: true }, "y or enter: reject and cancel on-chain (owner key, costs gas); n: reject at this relayer only; esc: edit the reason"),

@@ -10,12 +10,19 @@ const CONNECTION: Record<Connection, { text: string; color: string }> = {
   reconnecting: { text: "reconnecting…", color: "yellow" },
 };
 
-export function Header({ count, connection }: { count: number; connection: Connection }): ReactElement {
+export interface HeaderProps {
+  count: number;
+  connection: Connection;
+  /** Which lines of the list are on screen, when not all of them fit. */
+  range?: { first: number; last: number } | undefined;
+}
+
+export function Header({ count, connection, range }: HeaderProps): ReactElement {
   const { text, color } = CONNECTION[connection];
   return h(
     Box,
-    { justifyContent: "space-between" },
-    h(Text, { bold: true }, `relay review — ${count} pending`),
+    { justifyContent: "space-between", flexShrink: 0 },
+    h(Text, { bold: true }, `relay review — ${count} pending${range === undefined ? "" : ` (${range.first}–${range.last} shown, ↑/↓ to scroll)`}`),
     h(Text, { color }, text),
   );
 }
@@ -30,7 +37,7 @@ const TONE: Record<Notice["tone"], string> = { info: "cyan", success: "green", e
 export function Footer({ notice, error }: { notice: Notice | undefined; error: string | undefined }): ReactElement {
   return h(
     Box,
-    { flexDirection: "column" },
+    { flexDirection: "column", flexShrink: 0 },
     notice === undefined ? null : h(Text, { color: TONE[notice.tone], wrap: "wrap" }, notice.text),
     error === undefined ? null : h(Text, { color: "red", wrap: "wrap" }, error),
     h(Text, { dimColor: true }, "? help  a approve  r reject  R refresh  q quit"),
