@@ -1,7 +1,8 @@
 // Acceptance of `relay review` in a real terminal: a real `relay serve` (devnet mode) holds two
 // payments of the manifest's `reviewed` bot; the owner approves one and rejects the other with a
 // reason on the Ink screen, answering yes to cancelling it on-chain too, driven through tmux; then the
-// chain and the relayer agree: the rejected intent is cancelled on the vault.
+// chain and the relayer agree: the rejected intent is cancelled on the vault. Then, in a terminal of
+// 12 rows holding 30 held payments, the header stays on screen while the selection walks down the list.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,8 +26,25 @@ const PAYEE_B = "0x15d34AAf54267DB7D7c367839AAf71A00a2C6A65" as Address;
 describe("relay review in a terminal", () => {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-review-tty-"));
   let relay: SpawnedRelay | undefined;
-  let terminal: Terminal | undefined;
+  const terminals: Terminal[] = [];
   let manifest: Manifest;
+  const intents = new Map<string, Hex>();
+  // A payment of the manifest's `reviewed` bot, held for the owner; its request id.
+  const pay = async (to: Address, amount: bigint, memo: string): Promise<string> => {
+    const { publicClient, vault, usdc, bot, relayer } = chainOf(manifest);
+    const domain = await readVaultDomain(publicClient, vault);
+    const intent = { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() };
+    const body = await signPaymentRequest(bot, domain, intent, { memo });
+    const response = await relayer.submitPayment(body);
+    expect(response.status).toBe("pending_review");
+    intents.set(response.requestId, hashIntent("payment", domain, intent));
+    return response.requestId;
+  };
+  const open = (options: { width?: number; height?: number } = {}): Terminal => {
+    const terminal = openTerminal([path.join(projectRoot, "bin", "relay"), "review", "--state-dir", stateDir], { env: {}, cwd: projectRoot, ...options });
+    terminals.push(terminal);
+    return terminal;
+  };
 
   beforeAll(async () => {
     requireTmux();
@@ -36,7 +54,7 @@ describe("relay review in a terminal", () => {
   });
 
   afterAll(async () => {
-    terminal?.close();
+    for (const terminal of terminals) terminal.close();
     if (relay !== undefined && relay.child.exitCode === null) {
       relay.child.kill("SIGINT");
       await relay.exited;
@@ -45,21 +63,7 @@ describe("relay review in a terminal", () => {
   });
 
   it("approves one held payment and rejects another with a reason, cancelling it on-chain", async () => {
-    const { publicClient } = clientsFor(manifest.rpcUrl, manifest.chainId);
-    const vault = manifest.contracts.vault as Address;
-    const usdc = manifest.tokens.USDC!.address as Address;
-    const domain = await readVaultDomain(publicClient, vault);
-    const bot = privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex);
-    const relayer = new RelayClient({ baseUrl: manifest.relayerUrl! });
-    const intents = new Map<string, Hex>();
-    const pay = async (to: Address, amount: bigint, memo: string) => {
-      const intent = { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() };
-      const body = await signPaymentRequest(bot, domain, intent, { memo });
-      const response = await relayer.submitPayment(body);
-      expect(response.status).toBe("pending_review");
-      intents.set(response.requestId, hashIntent("payment", domain, intent));
-      return response.requestId;
-    };
+    const { publicClient, vault, usdc, bot, relayer } = chainOf(manifest);
     const cancelledOnChain = (intentHash: Hex) =>
       publicClient.readContract({ address: vault, abi: readArtifact("ServiceVault").abi, functionName: "cancelledIntents", args: [intentHash] }) as Promise<boolean>;
     const balance = (who: Address) => publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [who] });
@@ -67,16 +71,19 @@ describe("relay review in a terminal", () => {
     const rejectId = await pay(PAYEE_B, 7_000_000n, "invoice 1002");
     const before = { a: await balance(PAYEE_A), b: await balance(PAYEE_B) };
 
-    terminal = openTerminal([path.join(projectRoot, "bin", "relay"), "review", "--state-dir", stateDir], { env: {}, cwd: projectRoot });
+    const terminal = open();
     const screen = await terminal.waitFor(/2 pending.*● online/, 60_000);
     expect(screen).toContain(approveId);
     expect(screen).toContain(rejectId);
-    expect(screen).toMatch(/pay 2\.5 USDC to 0x90F7…b906/);
+    // The bot by its manifest name, and each payment's memo on its line.
+    expect(screen).toMatch(new RegExp(`${approveId}.*pay 2\\.5 USDC to 0x90F7…b906.*by reviewed\\s+“invoice 1001”`));
+    expect(screen).toMatch(new RegExp(`${rejectId}.*pay 7 USDC to 0x15d3…6A65.*by reviewed\\s+“invoice 1002”`));
 
     await select(terminal, approveId);
     terminal.keys("Enter");
     const detail = await terminal.waitFor(/Held because/);
     expect(detail).toMatch(/invoice 1001/);
+    expect(detail).toMatch(new RegExp(`Bot\\s+reviewed \\(${bot.address}\\)`));
     terminal.keys("a");
     await terminal.waitFor(new RegExp(`Approve: ${approveId}`));
     terminal.keys("y");
@@ -108,7 +115,43 @@ describe("relay review in a terminal", () => {
     expect(await cancelledOnChain(intents.get(rejectId)!)).toBe(true);
     expect(await cancelledOnChain(intents.get(approveId)!)).toBe(false);
   });
+
+  it("keeps the header on a 12-row terminal while the selection moves down 30 held payments", async () => {
+    const ids: string[] = [];
+    for (let i = 1; i <= 30; i++) ids.push(await pay(PAYEE_A, 7_250_000n, `order ${i}`));
+
+    const terminal = open({ width: 150, height: 12 });
+    const first = await terminal.waitFor(/30 pending.*● online/, 60_000);
+    const header = /^relay review — 30 pending \(\d+–\d+ shown, ↑\/↓ to scroll\)\s+● online$/;
+    expect(first.split("\n")[0]).toMatch(header);
+    expect(first).toMatch(new RegExp(`› ${ids[0]}.*by reviewed\\s+“order 1”`));
+    expect(first).toMatch(/\? help {2}a approve/);
+    expect(first).not.toContain(ids[29]);
+
+    for (let i = 1; i < ids.length; i++) {
+      terminal.keys("j");
+      const screen = await terminal.waitFor(new RegExp(`› ${ids[i]}`), 10_000);
+      const lines = screen.split("\n");
+      // The header is still the first line and the footer still on screen, whichever line is selected.
+      expect(lines[0]).toMatch(header);
+      expect(screen).toMatch(/\? help {2}a approve/);
+      expect(screen).toMatch(new RegExp(`› ${ids[i]}.*“order ${i + 1}”`));
+    }
+    const last = terminal.screen();
+    expect(last.split("\n")[0]).toMatch(/30 pending \(\d+–30 shown/);
+    expect(last).not.toContain(ids[0]);
+  });
 });
+
+function chainOf(manifest: Manifest) {
+  return {
+    publicClient: clientsFor(manifest.rpcUrl, manifest.chainId).publicClient,
+    vault: manifest.contracts.vault as Address,
+    usdc: manifest.tokens.USDC!.address as Address,
+    bot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
+    relayer: new RelayClient({ baseUrl: manifest.relayerUrl! }),
+  };
+}
 
 /** Move the selection (›) onto the line of `requestId`. */
 async function select(terminal: Terminal, requestId: string): Promise<void> {
