@@ -1,6 +1,8 @@
-// `relay review` keeps working across a relayer restart: with `relay devnet` and `relay serve
-// --rpc-url` as separate processes, the screen shows "reconnecting…" while the relayer is down,
-// comes back online by itself when it returns on the same port, and can still approve.
+// `relay review` keeps working across relayer restarts: with `relay devnet` and `relay serve
+// --rpc-url` as separate processes, the screen shows "reconnecting…" while the relayer is down and
+// comes back online by itself when it returns on the same port; when it returns on another port, the
+// screen reads the new URL from the manifest and comes back too, and can still approve. A screen told
+// its URL by RELAY_URL keeps that URL: it is still reconnecting after the move.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -19,7 +21,7 @@ import { openTerminal, requireTmux, type Terminal } from "./support/tmux.ts";
 describe("relay review across a relayer restart", () => {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-review-restart-"));
   const started: SpawnedRelay[] = [];
-  let terminal: Terminal | undefined;
+  const terminals: Terminal[] = [];
   let rpcUrl: string;
 
   const manifest = (): Manifest => JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
@@ -44,29 +46,45 @@ describe("relay review across a relayer restart", () => {
   });
 
   afterAll(async () => {
-    terminal?.close();
+    for (const terminal of terminals) terminal.close();
     for (const relay of started.reverse()) await stop(relay);
     rmSync(stateDir, { recursive: true, force: true });
   });
 
-  it("shows reconnecting while the relayer is down, then approves after it is back", async () => {
+  it("shows reconnecting while the relayer is down, follows it to a new port, then approves", async () => {
     const first = await serve("0");
     const { relayerUrl, chainId, contracts, tokens, accounts } = manifest();
     const port = new URL(relayerUrl!).port;
-
-    terminal = openTerminal([path.join(projectRoot, "bin", "relay"), "review", "--state-dir", stateDir], { env: {}, cwd: projectRoot });
+    const review = (env: Record<string, string>): Terminal => {
+      const terminal = openTerminal([path.join(projectRoot, "bin", "relay"), "review", "--state-dir", stateDir], { env, cwd: projectRoot });
+      terminals.push(terminal);
+      return terminal;
+    };
+    const terminal = review({});
+    // The same screen with the URL given explicitly: it must not be moved by the manifest.
+    const pinned = review({ RELAY_URL: relayerUrl! });
     await terminal.waitFor(/0 pending.*● online/, 60_000);
+    await pinned.waitFor(/0 pending.*● online/, 60_000);
 
     await stop(first);
     await terminal.waitFor(/reconnecting…/, 30_000);
-    await serve(port);
+    const second = await serve(port);
     await terminal.waitFor(/● online/, 30_000);
+    await pinned.waitFor(/● online/, 30_000);
 
-    // A payment held by the restarted relayer shows up by itself and can be approved.
+    // Back on another port: the manifest names the new URL, and the screen follows it by itself.
+    await stop(second);
+    await terminal.waitFor(/reconnecting…/, 30_000);
+    await serve("0");
+    const movedUrl = manifest().relayerUrl!;
+    expect(new URL(movedUrl).port).not.toBe(port);
+    await terminal.waitFor(/0 pending.*● online/, 30_000);
+
+    // A payment held by the relayer on its new port shows up by itself and can be approved.
     const { publicClient } = clientsFor(rpcUrl, chainId);
     const domain = await readVaultDomain(publicClient, contracts.vault as Address);
     const bot = privateKeyToAccount(accounts.bots.reviewed.privateKey as Hex);
-    const relayer = new RelayClient({ baseUrl: relayerUrl! });
+    const relayer = new RelayClient({ baseUrl: movedUrl });
     const intent = { bot: bot.address, to: accounts.operator.address as Address, token: tokens.USDC!.address as Address, amount: 1_000_000n, deadline: defaultDeadline(), ref: randomRef() };
     const held = await relayer.submitPayment(await signPaymentRequest(bot, domain, intent));
     expect(held.status).toBe("pending_review");
@@ -76,5 +94,10 @@ describe("relay review across a relayer restart", () => {
     terminal.keys("y");
     await terminal.waitFor(new RegExp(`${held.requestId}: approved, tx 0x[0-9a-f]{64}`), 60_000);
     expect((await relayer.getPayment(held.requestId)).status).toBe("approved");
+
+    // The screen pinned by RELAY_URL still tries the old port, as told (it retries every second).
+    const pinnedScreen = pinned.screen();
+    expect(pinnedScreen).toMatch(/reconnecting…/);
+    expect(pinnedScreen).not.toContain(held.requestId);
   });
 });
