@@ -9,7 +9,7 @@ import {
   type PaymentResponse,
   type RetryEvent,
   type RetryPolicy,
-} from "../../src/client/index.ts";
+} from "../../packages/client/src/index.ts";
 import { refusedUrl, startScriptedServer, type ScriptedServer } from "./support/scripted-server.ts";
 
 const VAULT = "0x1111111111111111111111111111111111111111" as Address;

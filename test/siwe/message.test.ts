@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSiweMessage } from "viem/siwe";
-import { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type SiweMessageFields } from "../../src/siwe/message.ts";
+import { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type SiweMessageFields } from "../../packages/client/src/siwe-message.ts";
 
 const ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 

@@ -2,7 +2,7 @@
 // keyboard help, a status line; refreshed by itself. Everything it does goes through a ReviewSource.
 import { Box, useApp, useInput } from "ink";
 import { createElement as h, useEffect, useMemo, useState, type ReactElement } from "react";
-import type { ReviewItem } from "../../../client/types.ts";
+import type { ReviewItem } from "../../../../packages/client/src/types.ts";
 import { describeReview, type TokenBook } from "../describe.ts";
 import { formatDecision, oneLine } from "../format.ts";
 import { cancelFailure, formatCancelled, rejectReview } from "../reject.ts";
