@@ -233,6 +233,7 @@ describe("reads", () => {
     await relay.getExecute("e-1");
     await relay.getSwap("s 1");
     await relay.health();
+    await relay.ready();
     expect(server.received.map((r) => `${r.method} ${r.url}`)).toEqual([
       `GET /v1/vault/${VAULT}/value?chainId=84532`,
       `GET /v1/vault/${VAULT}/rebalance-tokens?chainId=8453`,
@@ -246,6 +247,7 @@ describe("reads", () => {
       "GET /v1/execute/e-1",
       "GET /v1/swap/s%201",
       "GET /healthz",
+      "GET /readyz",
     ]);
   });
 

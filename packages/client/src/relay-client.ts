@@ -225,9 +225,17 @@ export class RelayClient {
     return this.#get(`/v1/vault/${seg(vault)}/protocol/${seg(protocol)}`, { chainId }, options);
   }
 
-  /** `GET /healthz`. */
+  /** `GET /healthz`: the relayer process answers. */
   health(options?: CallOptions): Promise<HealthStatus> {
     return this.#get("/healthz", {}, options);
+  }
+
+  /**
+   * `GET /readyz`: every chain reachable and the ledger open. Not ready is a 503 SERVICE_UNAVAILABLE,
+   * retried like any 5xx, so this also waits a little for a relayer that is starting.
+   */
+  ready(options?: CallOptions): Promise<HealthStatus> {
+    return this.#get("/readyz", {}, options);
   }
 
   // ---- owners: Sign-In with Ethereum and reviews ---------------------------------------------------

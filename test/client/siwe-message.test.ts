@@ -71,6 +71,12 @@ describe("buildSiweMessage", () => {
     expect(text.endsWith("\nRequest ID: \nResources:")).toBe(true);
   });
 
+  it("takes an address in one case (no checksum to check) and writes its EIP-55 form", () => {
+    for (const address of [ADDRESS.toLowerCase(), `0x${ADDRESS.slice(2).toUpperCase()}`, ADDRESS]) {
+      expect(buildSiweMessage({ ...minimal, address }).split("\n")[1]).toBe(ADDRESS);
+    }
+  });
+
   it.each<[string, Partial<SiweMessageFields>, RegExp]>([
     ["domain", { domain: "bad domain" }, /domain must be an RFC 3986 authority/],
     ["scheme", { scheme: "1http" }, /scheme must be a URI scheme/],
