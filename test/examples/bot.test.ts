@@ -138,18 +138,19 @@ describe("the client package", () => {
     expect(packed.size).toBeLessThan(100_000);
   });
 
-  it("ships no node: import, no undici and no .ts import path in its JavaScript and .d.ts", () => {
+  it("ships no node: import, no undici, no Buffer or process (Bun and browsers) and no .ts import path", () => {
     const dist = path.join(app, "node_modules", "relay-client", "dist");
     const files = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter((file) => /\.(js|d\.ts)$/.test(file));
     expect(files.length).toBeGreaterThan(20);
     for (const file of files) {
       const text = readFileSync(path.join(dist, file), "utf8");
-      expect({ file, node: /["']node:/.test(text), undici: /undici/.test(text), ts: /["']\.{1,2}\/[^"']+\.ts["']/.test(text) }).toEqual({
-        file,
-        node: false,
-        undici: false,
-        ts: false,
-      });
+      const found = {
+        node: /["']node:/.test(text),
+        undici: /undici/.test(text),
+        nodeGlobals: /\b(Buffer|process)\./.test(text),
+        tsPath: /["']\.{1,2}\/[^"']+\.ts["']/.test(text),
+      };
+      expect({ file, ...found }).toEqual({ file, node: false, undici: false, nodeGlobals: false, tsPath: false });
     }
   });
 

@@ -225,7 +225,7 @@ export class RelayClient {
     return this.#get(`/v1/vault/${seg(vault)}/protocol/${seg(protocol)}`, { chainId }, options);
   }
 
-  /** `GET /healthz`: the relayer process answers. */
+  /** `GET /healthz`: the relayer is up. */
   health(options?: CallOptions): Promise<HealthStatus> {
     return this.#get("/healthz", {}, options);
   }
