@@ -13,10 +13,10 @@ import path from "node:path";
 import { Worker } from "node:worker_threads";
 import type { Address, Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { paymentRequestBody } from "../src/client/bodies.ts";
-import { signPaymentIntent } from "../src/client/sign.ts";
+import { paymentRequestBody } from "../packages/client/src/bodies.ts";
+import { signPaymentIntent } from "../packages/client/src/sign.ts";
 import { startDevnet } from "../src/devnet/start.ts";
-import type { PaymentIntent } from "../src/eip712/types.ts";
+import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { chainFromManifest, parseRelayerConfig } from "../src/relayer/config.ts";
 import { startRelayer } from "../src/relayer/service.ts";
 

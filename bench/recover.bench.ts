@@ -7,7 +7,7 @@ import { checksumAddressFromBytes } from "../src/crypto/address.ts";
 import { keccakBackend } from "../src/crypto/keccak.ts";
 import { hashIntent } from "../src/eip712/hash.ts";
 import { recoverSigner, secp256k1Backend } from "../src/eip712/recover.ts";
-import { intentTypes, type PaymentIntent, type VaultDomain } from "../src/eip712/types.ts";
+import { intentTypes, type PaymentIntent, type VaultDomain } from "../packages/client/src/intent-types.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SAMPLES = 64;

@@ -19,9 +19,9 @@ import { devKeyPair } from "../src/devnet/accounts.ts";
 import { startDevnet } from "../src/devnet/start.ts";
 import { chainFromManifest, parseRelayerConfig } from "../src/relayer/config.ts";
 import { startRelayer } from "../src/relayer/service.ts";
-import { paymentRequestBody } from "../src/client/bodies.ts";
-import { signPaymentIntent } from "../src/client/sign.ts";
-import type { PaymentIntent } from "../src/eip712/types.ts";
+import { paymentRequestBody } from "../packages/client/src/bodies.ts";
+import { signPaymentIntent } from "../packages/client/src/sign.ts";
+import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 
 const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);

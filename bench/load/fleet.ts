@@ -7,10 +7,10 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import type { Clients } from "../../src/chain/clients.ts";
 import { createSender } from "../../src/chain/sender.ts";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
-import { readVaultDomain } from "../../src/client/sign.ts";
+import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { keccak256Hex } from "../../src/crypto/keccak.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
-import type { VaultDomain } from "../../src/eip712/types.ts";
+import type { VaultDomain } from "../../packages/client/src/intent-types.ts";
 
 export interface LoadBot {
   address: Address;

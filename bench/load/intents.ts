@@ -3,9 +3,9 @@
 // idempotency key. Bodies are made in batches ahead of the send loop, so signing never sets the pace.
 import { createRequire } from "node:module";
 import type { Address, Hex } from "viem";
-import { paymentRequestBody } from "../../src/client/bodies.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { hashIntentBytes } from "../../src/eip712/hash.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import type { Fleet } from "./fleet.ts";
 
 interface Secp256k1Sign {

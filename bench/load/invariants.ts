@@ -7,7 +7,7 @@
 //   before the run, with the chain's final nonce equal to that start plus their count.
 import { parseAbiItem, type Address, type EIP1193Provider, type Hex } from "viem";
 import { clientsFor } from "../../src/chain/clients.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 
 export interface CheckedRequest {
   intentHash: Hex;

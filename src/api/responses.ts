@@ -1,5 +1,5 @@
 // JSON Schemas (draft 2020-12, as OpenAPI 3.1 uses) of every response body the relayer sends: the
-// wire shapes of src/client/types.ts, and the `{error, code, details?}` envelope of every error.
+// wire shapes of packages/client/src/types.ts, and the `{error, code, details?}` envelope of every error.
 // They are the `components.schemas` of the OpenAPI document; `ref(name)` points at one of them.
 import { errorCodes, maxDetailsLength } from "../errors.ts";
 

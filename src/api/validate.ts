@@ -22,7 +22,7 @@
 import type { Address, Hex } from "viem";
 import type { z } from "zod";
 import { keccak256Hex } from "../crypto/keccak.ts";
-import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../eip712/types.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { isErrorCode, RelayError, relayError } from "../errors.ts";
 import { offChainFieldsOf, type OffChainFields } from "./off-chain.ts";
 import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";

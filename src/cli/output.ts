@@ -1,7 +1,7 @@
 // What commands print and which exit code they end with: results on stdout (text or `--json`),
 // request statuses mapped to exit codes, and the relay client's errors turned into one-line CliErrors.
-import { RelayApiError, RelayUnreachableError, StillPendingError } from "../client/errors.ts";
-import type { RequestStatus } from "../client/types.ts";
+import { RelayApiError, RelayUnreachableError, StillPendingError } from "../../packages/client/src/errors.ts";
+import type { RequestStatus } from "../../packages/client/src/types.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 
 /** Print a result: `value` as one line of JSON with `--json`, else the text lines (aligned `key  value`). */

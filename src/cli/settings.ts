@@ -8,7 +8,7 @@ import type { Address, Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { ETH_MARKER, ETH_TOKEN, isEth } from "../chain/eth.ts";
 import { parseAddress } from "../crypto/address.ts";
-import { parseUnits } from "../client/units.ts";
+import { parseUnits } from "../../packages/client/src/units.ts";
 import { chainManifestPath, manifestPath, readManifest, type Manifest } from "../devnet/manifest.ts";
 import { CANONICAL_TOKENS, TOKENS, isSupportedChainId, SUPPORTED_CHAIN_IDS } from "../devnet/tokens.ts";
 import { defaultStateDir } from "../paths.ts";

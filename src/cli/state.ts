@@ -6,7 +6,7 @@ import path from "node:path";
 import { Low, type Adapter } from "lowdb";
 import { privateStateDir, writePrivateFile } from "../private-files.ts";
 import type { Address } from "viem";
-import type { RequestKind, RequestStatus } from "../client/types.ts";
+import type { RequestKind, RequestStatus } from "../../packages/client/src/types.ts";
 
 export const CLI_STATE_FILE = "cli.json";
 /** How many recent requests are kept. */

@@ -8,7 +8,7 @@ import { devRoles } from "./accounts.ts";
 import { deploySuite } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
-import { readVaultDomain } from "../client/sign.ts";
+import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { privateStateDir } from "../private-files.ts";
 
 export interface DevnetOptions {

@@ -8,8 +8,8 @@
 // still bounds-checked and a malformed value throws a TypeError rather than hashing garbage.
 import type { Hex } from "viem";
 import { keccak256 } from "../crypto/keccak.ts";
-import type { ExecuteIntent, IntentKind, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain } from "./types.ts";
-import { intentTypes } from "./types.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain } from "../../packages/client/src/intent-types.ts";
+import { intentTypes } from "../../packages/client/src/intent-types.ts";
 
 /** What `hashIntent` can hash: the three intents and the owner's ReviewApproval. */
 export type HashKind = IntentKind | "review";
@@ -131,7 +131,7 @@ function writeMember(buf: Buffer, offset: number, type: string, value: unknown, 
 
 // ---- struct hashes ------------------------------------------------------------------------------
 
-// Each struct's encoding, driven by its members in src/eip712/types.ts: the type hash, then one
+// Each struct's encoding, driven by its members in packages/client/src/intent-types.ts: the type hash, then one
 // word per member (arrays are replaced by the hash of their words).
 interface StructEncoding {
   members: readonly { name: string; type: string }[];

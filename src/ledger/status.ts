@@ -1,5 +1,5 @@
 // Internal request states and their public (SPEC) mapping.
-import { intentKinds, type IntentKind } from "../eip712/types.ts";
+import { intentKinds, type IntentKind } from "../../packages/client/src/intent-types.ts";
 
 /** The kinds of request the relayer accepts. */
 export type RequestKind = IntentKind;

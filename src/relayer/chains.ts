@@ -4,7 +4,7 @@
 // the domain name, which the factory fixes: it is read from the factory once, and left out while
 // the chain does not answer, so the list itself never depends on a node being up.
 import type { Address } from "viem";
-import type { ChainInfo, ChainList, ChainToken } from "../client/types.ts";
+import type { ChainInfo, ChainList, ChainToken } from "../../packages/client/src/types.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 import { networkName } from "../devnet/tokens.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";

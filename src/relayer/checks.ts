@@ -6,7 +6,7 @@ import { isEth } from "../chain/eth.ts";
 import { relayError } from "../errors.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { hashIntent } from "../eip712/hash.ts";
-import type { VaultDomain } from "../eip712/types.ts";
+import type { VaultDomain } from "../../packages/client/src/intent-types.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
 import { formatUsd } from "./usd.ts";
 import { selectorOf } from "./path.ts";

@@ -18,7 +18,7 @@ import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type ExecuteRequest, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
-import type { IntentKind } from "../eip712/types.ts";
+import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
 import { parseScenario, type Scanner, type Scenario } from "./ai/index.ts";

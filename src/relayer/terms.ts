@@ -2,20 +2,20 @@
 // an owner's signed acceptance (POST /v1/tos/accept), and the spine's check that a vault's owner has
 // accepted the configured version before any of the vault's intents runs.
 //
-// An acceptance is the wallet's EIP-191 signature over the fixed text of src/terms/message.ts, which
+// An acceptance is the wallet's EIP-191 signature over the fixed text of packages/client/src/terms-message.ts, which
 // names the wallet, the terms version (and URL) and when it was issued. The relayer rebuilds that text
 // itself and recovers the signer, so a signature counts for one wallet and one version only. Accepted
 // versions are kept in the ledger; a version once accepted stays accepted, so positive lookups are
 // cached in memory. A vault's owner is read from the chain and cached for a short while.
 import { getAddress, type Address } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
-import type { TosAcceptance, TosStatus } from "../client/types.ts";
+import type { TosAcceptance, TosStatus } from "../../packages/client/src/types.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { relayError } from "../errors.ts";
 import type { Ledger } from "../ledger/index.ts";
 import { admitUnauthenticated, chargeFailure, type RateLimiter } from "../server/rate-limit.ts";
 import { personalMessageDigest } from "../siwe/digest.ts";
-import { issuedAtOf, termsMessage } from "../terms/message.ts";
+import { issuedAtOf, termsMessage } from "../../packages/client/src/terms-message.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { RelayerConfig } from "./config.ts";
 import { addressParam } from "./reads.ts";

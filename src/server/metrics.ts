@@ -5,7 +5,7 @@
 // that match no route are labelled "unmatched", so the number of series stays bounded whatever
 // clients send. Unusual HTTP methods are labelled "OTHER" for the same reason.
 import type { FastifyInstance } from "fastify";
-import type { IntentKind } from "../eip712/types.ts";
+import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { ErrorCode } from "../errors.ts";
 import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from "./prometheus.ts";
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, requestFingerprint } from "../../src/api/fingerprint.ts";
 import { validateBody } from "../../src/api/validate.ts";
-import type { IntentKind } from "../../src/eip712/types.ts";
+import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import { bodies, executeBody, OTHER_KEY, paymentBody, swapBody } from "./bodies.ts";
 
 const fp = (kind: IntentKind, body: Record<string, unknown>, headers = {}) =>

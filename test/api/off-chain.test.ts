@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { requestFingerprint } from "../../src/api/fingerprint.ts";
 import { requestBodyJsonSchemas } from "../../src/api/schemas.ts";
 import { validateBody } from "../../src/api/validate.ts";
-import type { IntentKind } from "../../src/eip712/types.ts";
+import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import { RelayError, type ErrorCode } from "../../src/errors.ts";
 import { bodies, paymentBody } from "./bodies.ts";
 

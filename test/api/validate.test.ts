@@ -4,7 +4,7 @@ import { reviewApproveBodySchema } from "../../src/api/schemas.ts";
 import { validateBody, validateOwnerBody, type HeaderBag, type ValidateOptions } from "../../src/api/validate.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
-import type { IntentKind } from "../../src/eip712/types.ts";
+import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import { RelayError, type ErrorCode } from "../../src/errors.ts";
 import { vectorNamed } from "../support/vectors.ts";
 import { bodies, CALLDATA, executeBody, KEY, OTHER_KEY, paymentBody, swapBody } from "./bodies.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { applyLimitFlags, parseDuration, parseLimit, UNLIMITED } from "../../src/cli/commands/limits.ts";
 import { deadlineFrom, metadataFrom, refFrom } from "../../src/cli/commands/intents.ts";
-import { refFromString } from "../../src/client/sign.ts";
+import { refFromString } from "../../packages/client/src/sign.ts";
 
 describe("limits from flags", () => {
   it("parses USD amounts with 6 decimals and windows with units", () => {

@@ -1,6 +1,6 @@
 // Output formatting, exit codes, client errors as one-line CliErrors, and the waiting progress.
 import { describe, expect, it } from "vitest";
-import { RelayApiError, RelayUnreachableError, StillPendingError } from "../../src/client/errors.ts";
+import { RelayApiError, RelayUnreachableError, StillPendingError } from "../../packages/client/src/errors.ts";
 import { CliError, EXIT } from "../../src/cli/io.ts";
 import { cliErrorFromClient, exitCodeForStatus, formatFields } from "../../src/cli/output.ts";
 import { formatElapsed, startProgress } from "../../src/cli/progress.ts";

@@ -9,7 +9,7 @@ import {
   type PaymentResponse,
   type RetryEvent,
   type RetryPolicy,
-} from "../../src/client/index.ts";
+} from "../../packages/client/src/index.ts";
 import { refusedUrl, startScriptedServer, type ScriptedServer } from "./support/scripted-server.ts";
 
 const VAULT = "0x1111111111111111111111111111111111111111" as Address;
@@ -72,6 +72,7 @@ describe("automatic retries of a payment submit", () => {
     expect(await relay.submitPayment(payment)).toEqual(approved);
     expect(server.received).toHaveLength(2);
     expect(retries[0]!.error).toBeInstanceOf(RelayApiError);
+    expect(retries[0]!.error).toMatchObject({ code: "RPC_ERROR", retryable: true });
   });
 
   it("500 INTERNAL_ERROR twice, then 200, always the same body", async () => {
@@ -102,7 +103,7 @@ describe("automatic retries of a payment submit", () => {
     const { relay, retries } = client();
     const error = await relay.submitPayment(payment).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RelayApiError);
-    expect(error).toMatchObject({ status: 400, code: "INVALID_SIGNATURE", details: "signer mismatch", requestId: "rid-7" });
+    expect(error).toMatchObject({ status: 400, code: "INVALID_SIGNATURE", details: "signer mismatch", requestId: "rid-7", retryable: false });
     expect(server.received).toHaveLength(1);
     expect(retries).toHaveLength(0);
   });
@@ -110,7 +111,7 @@ describe("automatic retries of a payment submit", () => {
   it("409 is never retried", async () => {
     server.script({ status: 409, body: { error: "key reused", code: "IDEMPOTENCY_CONFLICT" } }, { status: 200, body: approved });
     const { relay } = client();
-    await expect(relay.submitPayment(payment)).rejects.toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+    await expect(relay.submitPayment(payment)).rejects.toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT", retryable: false });
     expect(server.received).toHaveLength(1);
   });
 
@@ -177,7 +178,7 @@ describe("unreachable relayer", () => {
     const relay = new RelayClient({ baseUrl: await refusedUrl(), retry: { ...fast, maxAttempts: 3, onRetry: (e) => retries.push(e) } });
     const error = await relay.getPayment("req-1").catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RelayUnreachableError);
-    expect((error as RelayUnreachableError).timedOut).toBe(false);
+    expect(error).toMatchObject({ timedOut: false, retryable: true });
     expect((error as Error).message).toMatch(/ECONNREFUSED/);
     expect(retries).toHaveLength(2);
   });
@@ -232,6 +233,7 @@ describe("reads", () => {
     await relay.getExecute("e-1");
     await relay.getSwap("s 1");
     await relay.health();
+    await relay.ready();
     expect(server.received.map((r) => `${r.method} ${r.url}`)).toEqual([
       `GET /v1/vault/${VAULT}/value?chainId=84532`,
       `GET /v1/vault/${VAULT}/rebalance-tokens?chainId=8453`,
@@ -245,6 +247,7 @@ describe("reads", () => {
       "GET /v1/execute/e-1",
       "GET /v1/swap/s%201",
       "GET /healthz",
+      "GET /readyz",
     ]);
   });
 
@@ -316,6 +319,44 @@ describe("polling", () => {
     const result = await relay.resolve("payment", pending , { reviewIntervalMs: 10 });
     expect(result).toMatchObject({ status: "rejected", reason: "owner said no" });
     expect(server.received).toHaveLength(1);
+  });
+});
+
+describe("retryable", () => {
+  it("is true for 429 and every 5xx, false for every other 4xx (SPEC.md's retry rules)", async () => {
+    const answers = [
+      { status: 429, code: "RATE_LIMITED", retryable: true },
+      { status: 500, code: "AI_VERIFICATION_TIMEOUT", retryable: true },
+      { status: 503, code: "SERVICE_UNAVAILABLE", retryable: true },
+      { status: 403, code: "EXCEEDS_PER_TX_LIMIT", retryable: false },
+      { status: 422, code: "INSUFFICIENT_BALANCE", retryable: false },
+    ];
+    server.script(...answers.map(({ status, code }) => ({ status, body: { error: "no", code } })));
+    const relay = new RelayClient({ baseUrl: server.url, retry: { maxAttempts: 1 } });
+    const seen = [];
+    for (const _ of answers) seen.push(await relay.submitPayment(payment).catch((e: RelayApiError) => ({ status: e.status, code: e.code, retryable: e.retryable })));
+    expect(seen).toEqual(answers);
+  });
+});
+
+describe("the fetch it sends with", () => {
+  it("is the global fetch unless one is injected, which then carries every attempt", async () => {
+    server.script({ status: 503, body: { error: "busy", code: "SERVICE_UNAVAILABLE" } }, { status: 200, body: approved });
+    const sent: Array<{ url: string; method: string | undefined }> = [];
+    const relay = new RelayClient({
+      baseUrl: server.url,
+      retry: fast,
+      fetch: (url, init) => {
+        sent.push({ url, method: init.method });
+        return fetch(url, init);
+      },
+    });
+    expect(await relay.submitPayment(payment)).toEqual(approved);
+    expect(sent).toEqual([
+      { url: `${server.url}/v1/payments`, method: "POST" },
+      { url: `${server.url}/v1/payments`, method: "POST" },
+    ]);
+    expect(server.received).toHaveLength(2);
   });
 });
 

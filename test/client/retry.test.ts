@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { RelayApiError, RelayUnreachableError } from "../../src/client/errors.ts";
-import { parseRetryAfter } from "../../src/client/http.ts";
-import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep } from "../../src/client/retry.ts";
+import { RelayApiError, RelayUnreachableError } from "../../packages/client/src/errors.ts";
+import { parseRetryAfter } from "../../packages/client/src/http.ts";
+import { DEFAULT_RETRY_POLICY, retryDelayMs, sleep } from "../../packages/client/src/retry.ts";
 
 const policy = { ...DEFAULT_RETRY_POLICY };
 const api = (status: number, code: string, retryAfterSeconds?: number): RelayApiError =>

@@ -10,8 +10,8 @@ import {
   type Hex,
 } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import type { ExecuteIntent, PaymentIntent, ReviewApproval, SwapIntent } from "../../src/eip712/types.ts";
-import { intentTypes } from "../../src/eip712/types.ts";
+import type { ExecuteIntent, PaymentIntent, ReviewApproval, SwapIntent } from "../../packages/client/src/intent-types.ts";
+import { intentTypes } from "../../packages/client/src/intent-types.ts";
 import {
   defaultDeadline,
   intentDigest,
@@ -23,9 +23,9 @@ import {
   signPaymentIntent,
   signReviewApproval,
   signSwapIntent,
-} from "../../src/client/sign.ts";
+} from "../../packages/client/src/sign.ts";
 import { loadVectors, type Vector } from "../support/vectors.ts";
-import { executeRequestBody, paymentRequestBody, signPaymentRequest, signSwapRequest } from "../../src/client/bodies.ts";
+import { executeRequestBody, paymentRequestBody, signPaymentRequest, signSwapRequest } from "../../packages/client/src/bodies.ts";
 
 const vectors = loadVectors();
 

@@ -5,11 +5,11 @@ import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
 import { privateKeyToAccount, toAccount } from "viem/accounts";
-import { RelayApiError, RelayClient, signInWithEthereum } from "../../src/client/index.ts";
+import { RelayApiError, RelayClient, signInWithEthereum } from "../../packages/client/src/index.ts";
 import { buildApp } from "../../src/server/app.ts";
 import { OwnerAuth } from "../../src/server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../../src/server/routes/auth.ts";
-import { parseSiweMessage, siweTarget, type SiweMessage } from "../../src/siwe/message.ts";
+import { parseSiweMessage, siweTarget, type SiweMessage } from "../../packages/client/src/siwe-message.ts";
 
 const owner = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 

@@ -7,10 +7,10 @@
 // The second answer is approved: paid from the swap, in one transaction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
-import { RelayClient, type PaymentRequestBody, type PaymentResponse } from "../../src/client/index.ts";
-import { swapFields } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signSwapIntent } from "../../src/client/sign.ts";
-import type { SwapIntent } from "../../src/eip712/types.ts";
+import { RelayClient, type PaymentRequestBody, type PaymentResponse } from "../../packages/client/src/index.ts";
+import { swapFields } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signSwapIntent } from "../../packages/client/src/sign.ts";
+import type { SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { balanceOf, ownerCall, paymentBody, startEnv, type Env } from "../relayer/harness.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { formatUnits, parseUnits } from "../../src/client/units.ts";
+import { formatUnits, parseUnits } from "../../packages/client/src/units.ts";
 
 describe("parseUnits", () => {
   it("parses plain decimals", () => {

@@ -1,5 +1,5 @@
 import { hashTypedData, zeroAddress, type Address, type Hex } from "viem";
-import { intentTypes } from "../../src/eip712/types.ts";
+import { intentTypes } from "../../packages/client/src/intent-types.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { account, revertOf, setupFixture, type Fixture } from "./fixture.ts";
 

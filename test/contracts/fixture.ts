@@ -20,7 +20,7 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { startChain, TEST_MNEMONIC, type LocalChain } from "../../src/chain/hardhat.ts";
-import { intentTypes, type ExecuteIntent, type PaymentIntent, type SwapIntent, type VaultDomain } from "../../src/eip712/types.ts";
+import { intentTypes, type ExecuteIntent, type PaymentIntent, type SwapIntent, type VaultDomain } from "../../packages/client/src/intent-types.ts";
 
 export const account = (index: number): LocalAccount => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index });
 

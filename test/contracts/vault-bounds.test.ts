@@ -3,7 +3,7 @@
 // chain to prove nothing moved; the positive cases show the owner's own decisions still work.
 import { encodeFunctionData, getAddress, parseAbi, zeroAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaymentIntent, SwapIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { account, calldata, emptyConfig, executeIntent, PRICE, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 describe("ServiceVault: the owner's policy binds a relayer key", () => {

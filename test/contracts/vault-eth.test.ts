@@ -3,7 +3,7 @@
 import { zeroAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ETH_MARKER } from "../../src/chain/eth.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { account, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 const ETHER = 10n ** 18n;

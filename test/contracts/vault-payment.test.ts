@@ -1,6 +1,6 @@
 import { hexToSignature, keccak256, serializeSignature, sliceHex, zeroAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { intentTypes, type PaymentIntent } from "../../src/eip712/types.ts";
+import { intentTypes, type PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { account, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;

@@ -1,6 +1,6 @@
 import { zeroAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ExecuteIntent } from "../../src/eip712/types.ts";
+import type { ExecuteIntent } from "../../packages/client/src/intent-types.ts";
 import { calldata, emptyConfig, executeIntent, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 describe("ServiceVault protocol execution", () => {

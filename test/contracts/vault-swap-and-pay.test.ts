@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { PaymentIntent, SwapIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { abiOf, account, calldata, emptyConfig, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 // executeSwapAndPayment: the bot's swap then the bot's payment in the swap's output token, one

@@ -1,6 +1,6 @@
 import type { Address, Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SwapIntent } from "../../src/eip712/types.ts";
+import type { SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { calldata, emptyConfig, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 describe("ServiceVault swaps", () => {

@@ -10,7 +10,7 @@ import { erc20Abi, type Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { manifestSchema, type Manifest } from "../../src/devnet/manifest.ts";
-import { defaultDeadline, randomRef, readVaultDomain, RelayApiError, RelayClient, signPaymentRequest } from "../../src/client/index.ts";
+import { defaultDeadline, randomRef, readVaultDomain, RelayApiError, RelayClient, signPaymentRequest } from "../../packages/client/src/index.ts";
 import { runMain, spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 
 const BASE_SEPOLIA = 84532;

@@ -13,7 +13,7 @@ import {
   type HashKind,
   type IntentByKind,
 } from "../../src/eip712/hash.ts";
-import { intentTypes, type VaultDomain } from "../../src/eip712/types.ts";
+import { intentTypes, type VaultDomain } from "../../packages/client/src/intent-types.ts";
 import { loadVectors, type Vector } from "../support/vectors.ts";
 
 const kindOfPrimaryType: Record<string, HashKind> = {

@@ -3,7 +3,7 @@
 // the same, and the list still answers, without the domain, while the factory cannot be read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, EIP1193Provider } from "viem";
-import { RelayClient } from "../../src/client/index.ts";
+import { RelayClient } from "../../packages/client/src/index.ts";
 import { get, startEnv, type Env } from "./harness.ts";
 
 describe("GET /v1/chains", () => {

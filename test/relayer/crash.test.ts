@@ -10,8 +10,8 @@ import { erc20Abi, parseAbiItem, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
-import { paymentRequestBody } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { fresh } from "./harness.ts";
 

@@ -8,9 +8,9 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import { createSender, type Sender } from "../../src/chain/sender.ts";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
-import { swapRequestBody } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signSwapIntent } from "../../src/client/sign.ts";
-import type { SwapIntent } from "../../src/eip712/types.ts";
+import { swapRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signSwapIntent } from "../../packages/client/src/sign.ts";
+import type { SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { ownerCall, type Env } from "./harness.ts";
 
 /** USD amounts of the vault's policy (6 decimals): `usd(10)` is ten dollars. */

@@ -13,9 +13,9 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
-import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../src/client/bodies.ts";
-import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../src/client/sign.ts";
-import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../src/eip712/types.ts";
+import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../packages/client/src/bodies.ts";
+import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
+import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
 
 export interface Env {
   devnet: Devnet;

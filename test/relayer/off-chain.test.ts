@@ -3,8 +3,8 @@
 // is held, and its owner reads them back from GET /v1/reviews/:id and the list after signing in with
 // SIWE; they are part of the idempotency fingerprint; a bad one is its own 400 and nothing moves.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RelayClient } from "../../src/client/relay-client.ts";
-import { signInWithEthereum } from "../../src/client/siwe.ts";
+import { RelayClient } from "../../packages/client/src/relay-client.ts";
+import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const OFF_CHAIN = {

@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex, PrivateKeyAccount } from "viem";
 import type { Sender } from "../../src/chain/sender.ts";
-import { RelayClient } from "../../src/client/relay-client.ts";
-import { signInWithEthereum } from "../../src/client/siwe.ts";
-import { signSwapAndPayRequest, swapForPayment } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signReviewApproval } from "../../src/client/sign.ts";
+import { RelayClient } from "../../packages/client/src/relay-client.ts";
+import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
+import { signSwapAndPayRequest, swapForPayment } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signReviewApproval } from "../../packages/client/src/sign.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { balanceOf, fresh, get, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, fundedSender, newBot, readOf, routerQuote, setPair, usd } from "./harness-extra.ts";
 

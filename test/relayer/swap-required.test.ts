@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import type { Sender } from "../../src/chain/sender.ts";
-import type { SwapOption } from "../../src/client/types.ts";
+import type { SwapOption } from "../../packages/client/src/types.ts";
 import { balanceOf, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, fundedSender, newBot, routerQuote, setPair, usd } from "./harness-extra.ts";
 

@@ -6,11 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
-import { RelayClient } from "../../src/client/relay-client.ts";
-import { acceptTerms } from "../../src/client/terms.ts";
+import { RelayClient } from "../../packages/client/src/relay-client.ts";
+import { acceptTerms } from "../../packages/client/src/terms.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
-import { termsMessage } from "../../src/terms/message.ts";
+import { termsMessage } from "../../packages/client/src/terms-message.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope } from "./harness-extra.ts";
 

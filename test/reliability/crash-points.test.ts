@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import type { FaultPoint } from "../../src/relayer/faults.ts";
-import type { PaymentRequestBody } from "../../src/client/types.ts";
+import type { PaymentRequestBody } from "../../packages/client/src/types.ts";
 import {
   executedEvents,
   freshAddress,

@@ -4,9 +4,9 @@
 // v). Every answer is the error envelope; nothing is executed and no one's rate limit is spent.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, Hex } from "viem";
-import { paymentRequestBody } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
-import type { PaymentIntent, VaultDomain } from "../../src/eip712/types.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
+import type { PaymentIntent, VaultDomain } from "../../packages/client/src/intent-types.ts";
 import { BODY_LIMIT_BYTES } from "../../src/server/app.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
 import { deployVault, newBot } from "../relayer/harness-extra.ts";

@@ -5,9 +5,9 @@
 // spend past a vault-level or a velocity limit, and one intent under ten keys executes once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
-import { paymentRequestBody } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
-import type { PaymentIntent, VaultDomain } from "../../src/eip712/types.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
+import type { PaymentIntent, VaultDomain } from "../../packages/client/src/intent-types.ts";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, type Env } from "../relayer/harness.ts";
 import { deployVault, newBot, usd } from "../relayer/harness-extra.ts";

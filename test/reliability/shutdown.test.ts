@@ -6,7 +6,7 @@
 // unanswered one executes exactly once when retried with its key, and the ledger agrees with the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
-import type { PaymentRequestBody } from "../../src/client/types.ts";
+import type { PaymentRequestBody } from "../../packages/client/src/types.ts";
 import {
   executedEvents,
   freshAddress,

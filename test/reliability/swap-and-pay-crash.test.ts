@@ -3,9 +3,9 @@
 // same key and body executes the swap and the payment exactly once, in one transaction.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseAbiItem, type Address, type Hex } from "viem";
-import { signSwapAndPayRequest, swapForPayment } from "../../src/client/bodies.ts";
-import { defaultDeadline, randomRef } from "../../src/client/sign.ts";
-import type { PaymentRequestBody } from "../../src/client/types.ts";
+import { signSwapAndPayRequest, swapForPayment } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
+import type { PaymentRequestBody } from "../../packages/client/src/types.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { executedEvents, freshAddress, getPayment, postPayment, startCrashEnv, usdcBalance, type CrashEnv } from "./support/crash-env.ts";

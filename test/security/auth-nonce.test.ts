@@ -3,7 +3,7 @@
 // loopback addresses, and the owner still signs in with the first nonce; the same signed message
 // sent again is refused. Nothing about the vault changes on-chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSiweMessage } from "../../src/siwe/message.ts";
+import { buildSiweMessage } from "../../packages/client/src/siwe-message.ts";
 import { balanceOf, startEnv, type Env } from "../relayer/harness.ts";
 import { loopbackClient, mapConcurrent, tally, type LoopbackClient } from "./support/loopback-client.ts";
 

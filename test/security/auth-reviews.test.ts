@@ -5,8 +5,8 @@
 // held and the chain shows nothing moved.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { RelayClient } from "../../src/client/relay-client.ts";
-import { signInWithEthereum } from "../../src/client/siwe.ts";
+import { RelayClient } from "../../packages/client/src/relay-client.ts";
+import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
 import { newRequestId } from "../../src/ledger/index.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
 

@@ -17,7 +17,7 @@ import { pricedToken } from "./support/devnet-admin.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { EXIT } from "../../src/cli/io.ts";
 import { runMain } from "../helpers/cli.ts";
-import { signReviewApproval } from "../../src/client/sign.ts";
+import { signReviewApproval } from "../../packages/client/src/sign.ts";
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
 /** Whole units of the 18-decimal side token, priced at $1. */

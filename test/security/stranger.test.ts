@@ -5,10 +5,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseEther, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
-import { paymentRequestBody } from "../../src/client/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
-import type { PaymentIntent } from "../../src/eip712/types.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { balanceOf, fresh, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
 import { readOf, swapBodyAs } from "../relayer/harness-extra.ts";
 import { asAccount } from "./support/leaked-relayer.ts";

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFunctionData, type Address, type Hex } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../src/client/sign.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, swapBody, type Env } from "../relayer/harness.ts";
 import { newBot, readOf, routerQuote, swapBodyAs, usd } from "../relayer/harness-extra.ts";
 import { asRelayer } from "./support/leaked-relayer.ts";

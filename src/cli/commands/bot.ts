@@ -1,7 +1,7 @@
 // Actions of the bot commands: `relay pay`, `execute`, `swap` (sign, send, optionally wait),
 // `relay sign` (print the signed body only) and `relay status`.
-import type { RequestKind } from "../../client/types.ts";
-import { RelayApiError } from "../../client/errors.ts";
+import type { RequestKind } from "../../../packages/client/src/types.ts";
+import { RelayApiError } from "../../../packages/client/src/errors.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { recentRequests, rememberRequest, updateRequestStatus } from "../state.ts";

@@ -3,8 +3,8 @@
 import { erc20Abi, type Address } from "viem";
 import { clientsFor, type Clients } from "../../chain/clients.ts";
 import { parseAddress } from "../../crypto/address.ts";
-import { readVaultDomain } from "../../client/sign.ts";
-import type { VaultDomain } from "../../eip712/types.ts";
+import { readVaultDomain } from "../../../packages/client/src/sign.ts";
+import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import { CliError, EXIT } from "../io.ts";
 import type { ResolvedToken, Settings } from "../settings.ts";
 

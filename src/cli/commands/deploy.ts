@@ -8,7 +8,7 @@ import { deploySuite, supportsSetCode } from "../../devnet/deploy.ts";
 import { seedVault } from "../../devnet/seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, writeManifest } from "../../devnet/manifest.ts";
 import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
-import { readVaultDomain } from "../../client/sign.ts";
+import { readVaultDomain } from "../../../packages/client/src/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
 import { privateStateDir } from "../../private-files.ts";

@@ -2,9 +2,9 @@
 // these return, `relay sign` prints it. Only the vault's domain is read from the chain.
 import { keccak256, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { signExecuteRequest, signPaymentRequest, signSwapAndPayRequest, signSwapRequest, swapForPayment, type BodyExtras } from "../../client/bodies.ts";
-import { defaultDeadline, randomRef, refFromString } from "../../client/sign.ts";
-import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody, X402Funding } from "../../client/types.ts";
+import { signExecuteRequest, signPaymentRequest, signSwapAndPayRequest, signSwapRequest, swapForPayment, type BodyExtras } from "../../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, refFromString } from "../../../packages/client/src/sign.ts";
+import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody, X402Funding } from "../../../packages/client/src/types.ts";
 import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
 import { CliError, EXIT } from "../io.ts";
 import { parseAmount, requireBotKey, requireVault, resolveToken, type ResolvedToken, type Settings } from "../settings.ts";

@@ -1,6 +1,6 @@
 // Bot and vault limits from command-line flags: USD amounts (6 decimals on-chain) and rolling windows.
 import type { BotConfigParams, SpendingLimit } from "../../chain/vault-config.ts";
-import { formatUnits, parseUnits } from "../../client/units.ts";
+import { formatUnits, parseUnits } from "../../../packages/client/src/units.ts";
 import { CliError, EXIT } from "../io.ts";
 
 const usage = (message: string) => new CliError(message, EXIT.USAGE);

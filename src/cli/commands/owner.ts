@@ -7,7 +7,7 @@ import { readArtifact } from "../../chain/artifacts.ts";
 import type { Clients } from "../../chain/clients.ts";
 import { createSender } from "../../chain/sender.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
-import { formatUnits } from "../../client/units.ts";
+import { formatUnits } from "../../../packages/client/src/units.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { parseAmount, requireOwnerKey, requireVault, resolveToken, tokenLabel, type Settings } from "../settings.ts";

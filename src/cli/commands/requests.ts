@@ -1,8 +1,8 @@
 // Sending a signed request, following it, and showing it: the shared tail of `relay pay`, `execute`,
 // `swap` and `status`. The exit code tells the status: 0 approved, 3 rejected, 4 still pending.
-import { RelayClient } from "../../client/relay-client.ts";
-import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../client/types.ts";
-import { DEFAULT_POLL_OPTIONS } from "../../client/poll.ts";
+import { RelayClient } from "../../../packages/client/src/relay-client.ts";
+import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../../packages/client/src/types.ts";
+import { DEFAULT_POLL_OPTIONS } from "../../../packages/client/src/poll.ts";
 import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
 import { exitCodeForStatus, printResult } from "../output.ts";
 import { startProgress } from "../progress.ts";

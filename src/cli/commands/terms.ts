@@ -2,8 +2,8 @@
 // vault's owner accepts (by signing them with the owner key) before the relayer runs the vault's intents.
 import { privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
-import { acceptTerms } from "../../client/terms.ts";
-import type { TosStatus } from "../../client/types.ts";
+import { acceptTerms } from "../../../packages/client/src/terms.ts";
+import type { TosStatus } from "../../../packages/client/src/types.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";

@@ -2,7 +2,7 @@
 // relayer answered).
 import type { Address } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
-import { formatUnits } from "../../client/units.ts";
+import { formatUnits } from "../../../packages/client/src/units.ts";
 import type { CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { requireBotKey, requireVault, resolveToken, type Settings } from "../settings.ts";

@@ -5,10 +5,10 @@
 import type { Address } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../chain/clients.ts";
-import { RelayClient } from "../../client/relay-client.ts";
-import { readVaultDomain } from "../../client/sign.ts";
-import { signInWithEthereum } from "../../client/siwe.ts";
-import type { VaultDomain } from "../../eip712/types.ts";
+import { RelayClient } from "../../../packages/client/src/relay-client.ts";
+import { readVaultDomain } from "../../../packages/client/src/sign.ts";
+import { signInWithEthereum } from "../../../packages/client/src/siwe.ts";
+import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import { connectChain } from "../commands/chain.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";

@@ -11,8 +11,8 @@
 // vault: they are shown as the relayer wrote them (its `summary` and `text` fields), never decoded
 // again here. The off-chain fields (invoiceId, orderId, recipientLabel, resourceUrl, x402Funding) are
 // the bot's words: shown with their control characters made visible. Missing extras are simply not shown.
-import { formatUnits } from "../../client/units.ts";
-import type { ReviewItem } from "../../client/types.ts";
+import { formatUnits } from "../../../packages/client/src/units.ts";
+import type { ReviewItem } from "../../../packages/client/src/types.ts";
 
 export interface TokenInfo {
   symbol: string;

@@ -2,7 +2,7 @@
 // The review screen, when its relayer URL came from that manifest, re-reads the manifest each time
 // the relayer cannot be reached and moves to the URL it names: a new client and a fresh sign-in.
 // A URL the owner chose (--relayer-url, RELAY_URL, a profile) is never replaced (see commands.ts).
-import { RelayUnreachableError } from "../../client/errors.ts";
+import { RelayUnreachableError } from "../../../packages/client/src/errors.ts";
 import type { ReviewSource } from "./source.ts";
 
 export interface FollowOptions {

@@ -1,5 +1,5 @@
 // Plain-text output of the non-interactive review commands (`relay review list|show|approve|reject`).
-import type { ReviewDecisionResponse } from "../../client/types.ts";
+import type { ReviewDecisionResponse } from "../../../packages/client/src/types.ts";
 import { botLabel, timeLeft, type ReviewView } from "./describe.ts";
 
 /** One line per review: id, kind, what it does, USD value, time left; or a sentence when there are none. */

@@ -2,7 +2,7 @@
 // relayer's rejection binds this relayer only; the on-chain cancel makes the signature dead at any
 // relayer and for a leaked relayer key. One path for `relay review reject` and the review screen.
 import type { Hex } from "viem";
-import type { ReviewDecisionResponse } from "../../client/types.ts";
+import type { ReviewDecisionResponse } from "../../../packages/client/src/types.ts";
 import { oneLine } from "./format.ts";
 import type { ReviewSource } from "./source.ts";
 

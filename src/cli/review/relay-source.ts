@@ -5,11 +5,11 @@
 // as RelayUnreachableError so that callers can show "reconnecting" and try again later. The on-chain
 // cancel is not an API call: it is handed in (`cancelIntent`) and offered as the source's `cancel`.
 import type { Address, Hex } from "viem";
-import { RelayApiError } from "../../client/errors.ts";
-import type { RelayClient } from "../../client/relay-client.ts";
-import { signReviewApproval, type TypedDataSigner } from "../../client/sign.ts";
-import type { ReviewDecisionResponse, ReviewItem } from "../../client/types.ts";
-import type { VaultDomain } from "../../eip712/types.ts";
+import { RelayApiError } from "../../../packages/client/src/errors.ts";
+import type { RelayClient } from "../../../packages/client/src/relay-client.ts";
+import { signReviewApproval, type TypedDataSigner } from "../../../packages/client/src/sign.ts";
+import type { ReviewDecisionResponse, ReviewItem } from "../../../packages/client/src/types.ts";
+import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import type { CancelTarget, ReviewSource } from "./source.ts";
 
 /** How long the owner's approval stays valid on-chain, in seconds, unless told otherwise. */

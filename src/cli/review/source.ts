@@ -3,7 +3,7 @@
 // intent on the vault itself. `relay-source.ts` implements it over the HTTP API and the chain; tests
 // implement it in memory.
 import type { Hex } from "viem";
-import type { ReviewDecisionResponse, ReviewItem } from "../../client/types.ts";
+import type { ReviewDecisionResponse, ReviewItem } from "../../../packages/client/src/types.ts";
 
 /** What an on-chain cancel needs to know of a review. */
 export type CancelTarget = Pick<ReviewItem, "intentHash" | "vault" | "chainId">;

@@ -10,8 +10,8 @@ import type { Address } from "viem";
 import { recoverSigner } from "../../eip712/recover.ts";
 import { isRelayError, relayError } from "../../errors.ts";
 import { personalMessageDigest } from "../../siwe/digest.ts";
-import { dateTimeMs } from "../../siwe/grammar.ts";
-import { parseSiweMessage, type SiweMessage } from "../../siwe/message.ts";
+import { dateTimeMs } from "../../../packages/client/src/siwe-grammar.ts";
+import { parseSiweMessage, type SiweMessage } from "../../../packages/client/src/siwe-message.ts";
 import { NonceBook } from "./nonces.ts";
 import { decodeSessionToken, encodeSessionToken } from "./session-token.ts";
 

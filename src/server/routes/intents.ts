@@ -2,7 +2,7 @@
 // relayer's spine as parsed JSON; the 200 answer is sent as the exact stored text, so that an
 // idempotent replay is byte-for-byte the original.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { IntentKind } from "../../eip712/types.ts";
+import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { Relayer } from "../../relayer/relayer.ts";
 
 const routes: ReadonlyArray<[IntentKind, string]> = [

@@ -1,7 +1,7 @@
 // The review screen's source follows the manifest's relayer URL: when the relayer it talks to is
 // unreachable and the manifest names another URL, the next call goes there (and signs in there).
 import { describe, expect, it } from "vitest";
-import { RelayUnreachableError } from "../../../src/client/errors.ts";
+import { RelayUnreachableError } from "../../../packages/client/src/errors.ts";
 import { followManifestUrl } from "../../../src/cli/review/follow-manifest.ts";
 import { CancellingSource, MemorySource, heldPayment } from "./support/memory-source.ts";
 

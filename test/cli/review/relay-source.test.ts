@@ -3,12 +3,12 @@
 import type { Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RelayApiError } from "../../../src/client/errors.ts";
-import { RelayClient } from "../../../src/client/relay-client.ts";
-import { intentDigest } from "../../../src/client/sign.ts";
+import { RelayApiError } from "../../../packages/client/src/errors.ts";
+import { RelayClient } from "../../../packages/client/src/relay-client.ts";
+import { intentDigest } from "../../../packages/client/src/sign.ts";
 import { createRelaySource } from "../../../src/cli/review/relay-source.ts";
 import { recoverSigner } from "../../../src/eip712/recover.ts";
-import type { VaultDomain } from "../../../src/eip712/types.ts";
+import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import { startScriptedServer, type ScriptedServer } from "../../client/support/scripted-server.ts";
 import { VAULT, heldPayment } from "./support/memory-source.ts";
 

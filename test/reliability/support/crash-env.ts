@@ -11,9 +11,9 @@ import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from 
 import { clientsFor, type Clients } from "../../../src/chain/clients.ts";
 import type { Manifest } from "../../../src/devnet/manifest.ts";
 import { ledgerPath } from "../../../src/ledger/index.ts";
-import { paymentRequestBody } from "../../../src/client/bodies.ts";
-import type { PaymentRequestBody } from "../../../src/client/types.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../../src/client/sign.ts";
+import { paymentRequestBody } from "../../../packages/client/src/bodies.ts";
+import type { PaymentRequestBody } from "../../../packages/client/src/types.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
 
 export const paymentExecuted = parseAbiItem(

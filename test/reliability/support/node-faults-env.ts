@@ -9,8 +9,8 @@ import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { clientsFor, type Clients } from "../../../src/chain/clients.ts";
 import type { Manifest } from "../../../src/devnet/manifest.ts";
 import { chainFromManifest, type RelayerConfigInput } from "../../../src/relayer/config.ts";
-import { paymentRequestBody } from "../../../src/client/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../../src/client/sign.ts";
+import { paymentRequestBody } from "../../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
 import { startRpcProxy, type RpcProxy, type SeenCall } from "./rpc-proxy.ts";
 

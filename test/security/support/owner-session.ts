@@ -1,6 +1,6 @@
 // The vault owner's session at a real relayer (Sign-In with Ethereum), as the review routes need it.
-import { RelayClient } from "../../../src/client/relay-client.ts";
-import { signInWithEthereum } from "../../../src/client/siwe.ts";
+import { RelayClient } from "../../../packages/client/src/relay-client.ts";
+import { signInWithEthereum } from "../../../packages/client/src/siwe.ts";
 import type { Env } from "../../relayer/harness.ts";
 
 /** An Authorization header carrying the owner's session token. */

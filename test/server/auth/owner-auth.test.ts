@@ -4,7 +4,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { isRelayError } from "../../../src/errors.ts";
 import { OwnerAuth, type OwnerAuthOptions } from "../../../src/server/auth/owner-auth.ts";
-import { buildSiweMessage, type SiweMessageFields } from "../../../src/siwe/message.ts";
+import { buildSiweMessage, type SiweMessageFields } from "../../../packages/client/src/siwe-message.ts";
 
 // Hardhat's first two development keys.
 const owner = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");

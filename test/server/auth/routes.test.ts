@@ -6,7 +6,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { buildApp } from "../../../src/server/app.ts";
 import { OwnerAuth } from "../../../src/server/auth/owner-auth.ts";
 import { MAX_SIWE_MESSAGE_LENGTH, registerAuthRoutes } from "../../../src/server/routes/auth.ts";
-import { buildSiweMessage } from "../../../src/siwe/message.ts";
+import { buildSiweMessage } from "../../../packages/client/src/siwe-message.ts";
 
 const owner = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const target = { domain: "127.0.0.1:8787", uri: "http://127.0.0.1:8787" };

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { privateKeyToAccount } from "viem/accounts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../../../src/server/auth/owner-auth.ts";
-import { buildSiweMessage } from "../../../src/siwe/message.ts";
+import { buildSiweMessage } from "../../../packages/client/src/siwe-message.ts";
 
 const run = promisify(execFile);
 const secretModule = path.resolve(import.meta.dirname, "../../../src/server/auth/secret.ts");

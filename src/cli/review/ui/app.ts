@@ -4,7 +4,7 @@
 // between them, so a short terminal or a long list never pushes the header off the top.
 import { Box, useApp, useBoxMetrics, useInput, useStdout, useWindowSize, type DOMElement } from "ink";
 import { createElement as h, useEffect, useMemo, useRef, useState, type ReactElement } from "react";
-import type { ReviewItem } from "../../../client/types.ts";
+import type { ReviewItem } from "../../../../packages/client/src/types.ts";
 import { describeReview, type BotBook, type TokenBook } from "../describe.ts";
 import { formatDecision, oneLine } from "../format.ts";
 import { cancelFailure, formatCancelled, rejectReview } from "../reject.ts";

@@ -2,8 +2,8 @@
 // When the relayer cannot be reached the feed says "reconnecting" and tries again every `retryMs`
 // until it answers (a restarted relayer is picked up by itself; the source signs in again on 401).
 import { useCallback, useEffect, useState } from "react";
-import { RelayUnreachableError } from "../../../client/errors.ts";
-import type { ReviewItem } from "../../../client/types.ts";
+import { RelayUnreachableError } from "../../../../packages/client/src/errors.ts";
+import type { ReviewItem } from "../../../../packages/client/src/types.ts";
 import type { ReviewSource } from "../source.ts";
 import { oneLine } from "../format.ts";
 

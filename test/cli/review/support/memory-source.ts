@@ -1,8 +1,8 @@
 // An in-memory ReviewSource for the screen and command tests: held reviews in an array, decisions
 // recorded, and switches to make the next calls fail as a lost session or an unreachable relayer would.
 import { encodeFunctionData, erc20Abi, keccak256 } from "viem";
-import { RelayApiError, RelayUnreachableError } from "../../../../src/client/errors.ts";
-import type { ReviewDecisionResponse, ReviewItem } from "../../../../src/client/types.ts";
+import { RelayApiError, RelayUnreachableError } from "../../../../packages/client/src/errors.ts";
+import type { ReviewDecisionResponse, ReviewItem } from "../../../../packages/client/src/types.ts";
 import type { CancelTarget, ReviewSource } from "../../../../src/cli/review/source.ts";
 import type { RequestRecord } from "../../../../src/ledger/index.ts";
 import { reviewItem } from "../../../../src/relayer/review-item.ts";

@@ -11,7 +11,7 @@ import {
   type ReviewApproval,
   type SwapIntent,
   type VaultDomain,
-} from "../eip712/types.ts";
+} from "./intent-types.ts";
 
 /** Anything that can sign EIP-712 typed data locally, such as viem's `privateKeyToAccount(key)`. */
 export type TypedDataSigner = Pick<LocalAccount, "address" | "signTypedData">;

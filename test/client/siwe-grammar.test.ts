@@ -1,7 +1,7 @@
 // The term checks behind SIWE parsing: RFC 3339 date-times (to the instant they name), RFC 3986
 // authorities and URIs.
 import { describe, expect, it } from "vitest";
-import { dateTimeMs, domainProblem, uriProblem } from "../../src/siwe/grammar.ts";
+import { dateTimeMs, domainProblem, uriProblem } from "../../packages/client/src/siwe-grammar.ts";
 
 describe("dateTimeMs (RFC 3339)", () => {
   it.each<[string, number]>([

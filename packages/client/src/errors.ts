@@ -27,6 +27,12 @@ export class RelayApiError extends Error {
   readonly details: string | undefined;
   readonly retryAfterSeconds: number | undefined;
   readonly requestId: string | undefined;
+  /**
+   * Whether the same request may be sent again unchanged (SPEC.md "Retry rules"): 429 RATE_LIMITED
+   * and every 5xx (INTERNAL_ERROR, RPC_ERROR, AI_VERIFICATION_TIMEOUT, 503). Every other 4xx is final:
+   * the request must change first. The client already retries these for idempotent calls.
+   */
+  readonly retryable: boolean;
 
   constructor(init: RelayApiErrorInit) {
     super(init.details === undefined ? `${init.code}: ${init.message}` : `${init.code}: ${init.message} (${init.details})`);
@@ -35,6 +41,7 @@ export class RelayApiError extends Error {
     this.details = init.details;
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.requestId = init.requestId;
+    this.retryable = init.status === 429 || init.status >= 500;
   }
 }
 
@@ -45,6 +52,8 @@ export class RelayUnreachableError extends Error {
   readonly url: string;
   /** True when the attempt was cut off by the per-request timeout rather than a network error. */
   readonly timedOut: boolean;
+  /** Always true: nothing was answered, so the same request may be sent again. */
+  readonly retryable = true;
 
   constructor(message: string, options: { url: string; timedOut?: boolean; cause?: unknown }) {
     super(message, { cause: options.cause });

@@ -7,7 +7,7 @@
 //   await signInWithEthereum(relay, owner, { chainId: 31337, baseUrl });
 //   const { reviews } = await relay.reviews();
 import type { LocalAccount } from "viem";
-import { buildSiweMessage, siweTarget } from "../siwe/message.ts";
+import { buildSiweMessage, siweTarget } from "./siwe-message.ts";
 import type { RelayClient } from "./relay-client.ts";
 import { normalizeSignature } from "./sign.ts";
 import type { LoginResult } from "./types.ts";

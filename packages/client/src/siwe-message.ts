@@ -19,8 +19,7 @@
 //   [Resources:
 //   - uri  (zero or more)]
 // Lines end with a bare LF and the last line has none.
-import type { Address } from "viem";
-import { isHexAddress, parseAddress, toChecksumAddress } from "../crypto/address.ts";
+import { getAddress, type Address } from "viem";
 import {
   chainIdProblem,
   chainIdTextProblem,
@@ -31,7 +30,7 @@ import {
   schemeProblem,
   statementProblem,
   uriProblem,
-} from "./grammar.ts";
+} from "./siwe-grammar.ts";
 
 /** A parsed (or about to be written) SIWE message. Times are RFC 3339 text exactly as signed. */
 export interface SiweMessage {
@@ -60,6 +59,29 @@ export interface SiweMessageFields extends Omit<SiweMessage, "version" | "addres
 }
 
 const HEADER_SUFFIX = " wants you to sign in with your Ethereum account:";
+
+// ---- addresses (viem's EIP-55 checksum, so the package needs no native keccak) ----------------
+
+const HEX_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+/** `0x` followed by exactly 40 hex digits, in any case. */
+function isHexAddress(value: string): boolean {
+  return HEX_ADDRESS.test(value);
+}
+
+/** The EIP-55 form of a `0x` + 40 hex digit address, whatever its case. */
+function toChecksumAddress(value: string): Address {
+  return getAddress(value.toLowerCase());
+}
+
+/** An address in any single case, or mixed case that is its EIP-55 checksum (as SPEC.md asks). */
+function parseAddress(value: string): { ok: true; address: Address } | { ok: false; reason: "format" | "checksum" } {
+  if (!isHexAddress(value)) return { ok: false, reason: "format" };
+  const address = toChecksumAddress(value);
+  const digits = value.slice(2);
+  const mixed = digits !== digits.toLowerCase() && digits !== digits.toUpperCase();
+  return mixed && address !== value ? { ok: false, reason: "checksum" } : { ok: true, address };
+}
 
 /** The `domain` and `uri` a relayer at `baseUrl` expects: its host[:port], and the URL without a trailing slash. */
 export function siweTarget(baseUrl: string): { domain: string; uri: string } {

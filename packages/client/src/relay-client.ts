@@ -3,9 +3,8 @@
 // Every method sends one logical request and applies the retry rules of `retry.ts` when the request is
 // idempotent: all GETs, and the submit POSTs, whose idempotencyKey makes a resend safe (the exact same
 // body is resent, with the key also in the `Idempotency-Key` header). Owner POSTs are never retried.
-import type { Dispatcher } from "undici";
 import type { Address, Hex } from "viem";
-import { sendOnce } from "./http.ts";
+import { sendOnce, type FetchFunction } from "./http.ts";
 import { pollUntilResolved, type PollOptions } from "./poll.ts";
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from "./retry.ts";
 import type {
@@ -49,8 +48,11 @@ export interface RelayClientOptions {
   timeoutMs?: number;
   /** Overrides of DEFAULT_RETRY_POLICY. `{ maxAttempts: 1 }` disables retries. */
   retry?: Partial<RetryPolicy>;
-  /** An undici dispatcher (Agent, Pool, ProxyAgent, MockAgent); the global one by default. */
-  dispatcher?: Dispatcher;
+  /**
+   * The `fetch` to send requests with; the global `fetch` by default. Inject one to add a proxy, a
+   * connection pool, logging, or a test double.
+   */
+  fetch?: FetchFunction;
   /** `?chainId=` sent with vault reads when a call does not name one (needed when several chains are served). */
   chainId?: number;
   /** Bearer token for the owner routes, as returned by `login`. */
@@ -95,7 +97,7 @@ export class RelayClient {
   readonly baseUrl: string;
   readonly #timeoutMs: number;
   readonly #retry: RetryPolicy;
-  readonly #dispatcher: Dispatcher | undefined;
+  readonly #fetch: FetchFunction | undefined;
   readonly #chainId: number | undefined;
   #authToken: string | undefined;
 
@@ -104,7 +106,7 @@ export class RelayClient {
     this.baseUrl = new URL(options.baseUrl).toString().replace(/\/+$/, "");
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.#dispatcher = options.dispatcher;
+    this.#fetch = options.fetch;
     this.#chainId = options.chainId;
     this.#authToken = options.authToken;
   }
@@ -223,9 +225,17 @@ export class RelayClient {
     return this.#get(`/v1/vault/${seg(vault)}/protocol/${seg(protocol)}`, { chainId }, options);
   }
 
-  /** `GET /healthz`. */
+  /** `GET /healthz`: the relayer is up. */
   health(options?: CallOptions): Promise<HealthStatus> {
     return this.#get("/healthz", {}, options);
+  }
+
+  /**
+   * `GET /readyz`: every chain reachable and the ledger open. Not ready is a 503 SERVICE_UNAVAILABLE,
+   * retried like any 5xx, so this also waits a little for a relayer that is starting.
+   */
+  ready(options?: CallOptions): Promise<HealthStatus> {
+    return this.#get("/readyz", {}, options);
   }
 
   // ---- owners: Sign-In with Ethereum and reviews ---------------------------------------------------
@@ -320,7 +330,7 @@ export class RelayClient {
           body,
           timeoutMs: Math.min(timeoutMs, remainingMs),
           signal: options.signal,
-          dispatcher: this.#dispatcher,
+          fetch: this.#fetch,
         }),
       { policy, idempotent: spec.idempotent, signal: options.signal },
     );

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { createSiweMessage } from "viem/siwe";
-import { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type SiweMessageFields } from "../../src/siwe/message.ts";
+import { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type SiweMessageFields } from "../../packages/client/src/siwe-message.ts";
 
 const ADDRESS = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
 
@@ -69,6 +69,12 @@ describe("buildSiweMessage", () => {
     expect(text.split("\n")[1]).toBe(ADDRESS);
     expect(text).toContain("Issued At: 2026-01-02T00:00:00.000Z");
     expect(text.endsWith("\nRequest ID: \nResources:")).toBe(true);
+  });
+
+  it("takes an address in one case (no checksum to check) and writes its EIP-55 form", () => {
+    for (const address of [ADDRESS.toLowerCase(), `0x${ADDRESS.slice(2).toUpperCase()}`, ADDRESS]) {
+      expect(buildSiweMessage({ ...minimal, address }).split("\n")[1]).toBe(ADDRESS);
+    }
   });
 
   it.each<[string, Partial<SiweMessageFields>, RegExp]>([

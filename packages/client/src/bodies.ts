@@ -5,7 +5,7 @@
 // is given, and the optional off-chain fields (memo, metadata, invoiceId, orderId, recipientLabel,
 // resourceUrl, x402Funding). The `sign*Request` helpers sign and build in one go.
 import { keccak256, type Address, type Hex } from "viem";
-import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "../eip712/types.ts";
+import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "./intent-types.ts";
 import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
 import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapAndPayFields, SwapAndPayRequestBody, SwapRequestBody } from "./types.ts";
 

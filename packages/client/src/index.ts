@@ -1,4 +1,5 @@
-// The relay client: what bots and tools import. Sign intents, build request bodies, talk to a relayer.
+// relay-client: what bots and tools import. Sign intents, build request bodies, talk to a relayer.
+// Runs on Node >= 20, Bun and browsers: its only dependency is viem, and it talks HTTP with `fetch`.
 //
 //   const account = privateKeyToAccount(botKey);
 //   const domain = await readVaultDomain(publicClient, vault);
@@ -45,14 +46,17 @@ export {
   type ResponseOfKind,
   type WaitOptions,
 } from "./relay-client.ts";
+export type { FetchFunction } from "./http.ts";
 export { RelayApiError, RelayUnreachableError, StillPendingError, type RelayApiErrorInit } from "./errors.ts";
 export { DEFAULT_RETRY_POLICY, retryDelayMs, type RetryEvent, type RetryPolicy } from "./retry.ts";
 export { signInWithEthereum, type SignInOptions } from "./siwe.ts";
 export { acceptTerms } from "./terms.ts";
-export { termsMessage, type TermsMessageFields } from "../terms/message.ts";
+export { termsMessage, type TermsMessageFields } from "./terms-message.ts";
+export { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type SiweMessageFields } from "./siwe-message.ts";
 export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
 export type * from "./types.ts";
 export {
+  intentKinds,
   intentTypes,
   type ExecuteIntent,
   type IntentKind,
@@ -60,4 +64,4 @@ export {
   type ReviewApproval,
   type SwapIntent,
   type VaultDomain,
-} from "../eip712/types.ts";
+} from "./intent-types.ts";

@@ -1,7 +1,7 @@
 // Wire shapes of the relay HTTP API (SPEC.md, DESIGN.md section 6): request bodies and responses.
 // Amounts and deadlines travel as decimal strings; chain ids as numbers.
 import type { Address, Hex } from "viem";
-import type { IntentKind } from "../eip712/types.ts";
+import type { IntentKind } from "./intent-types.ts";
 
 /** The three states every payment, execute and swap request is in. */
 export type RequestStatus = "approved" | "pending_review" | "rejected";

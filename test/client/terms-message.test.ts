@@ -1,7 +1,7 @@
 // The text a wallet signs to accept the relayer's terms: its exact form, the URL line only when the
 // relayer names one, and the issue time read back out of it.
 import { describe, expect, it } from "vitest";
-import { issuedAtOf, termsMessage } from "../../src/terms/message.ts";
+import { issuedAtOf, termsMessage } from "../../packages/client/src/terms-message.ts";
 
 const wallet = "0xabcdef0123456789abcdef0123456789abcdef01";
 

@@ -1,6 +1,6 @@
-// One HTTP attempt against the relayer over undici: send, read the whole body, and turn the outcome
-// into either parsed JSON or a typed error. Retrying is `retry.ts`'s job, not this file's.
-import { request, type Dispatcher } from "undici";
+// One HTTP attempt against the relayer with the standard `fetch` (Node >= 20, Bun, browsers): send,
+// read the whole body, and turn the outcome into either parsed JSON or a typed error. Retrying is
+// `retry.ts`'s job, not this file's.
 import { RelayApiError, RelayUnreachableError } from "./errors.ts";
 
 /** One request to send. */
@@ -14,8 +14,12 @@ export interface HttpAttempt {
   timeoutMs: number;
   /** The caller's signal: aborting it aborts the attempt and rejects with its reason. */
   signal?: AbortSignal | undefined;
-  dispatcher?: Dispatcher | undefined;
+  /** The `fetch` to use; the global one by default. */
+  fetch?: FetchFunction | undefined;
 }
+
+/** The subset of the standard `fetch` the client calls (the global `fetch`, or a wrapper of it). */
+export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
 
 /**
  * Send one request. Resolves with the parsed JSON body of a 2xx answer (`undefined` when empty).
@@ -38,7 +42,7 @@ export async function sendOnce(attempt: HttpAttempt): Promise<unknown> {
 
 interface RawResponse {
   status: number;
-  headers: Record<string, string | string[] | undefined>;
+  headers: Headers;
   text: string;
 }
 
@@ -53,15 +57,15 @@ async function exchange(attempt: HttpAttempt): Promise<RawResponse> {
   attempt.signal?.addEventListener("abort", onAbort, { once: true });
   try {
     attempt.signal?.throwIfAborted();
-    const response = await request(attempt.url, {
+    const send = attempt.fetch ?? globalThis.fetch;
+    const response = await send(attempt.url, {
       method: attempt.method,
       headers: attempt.headers,
-      body: attempt.body,
+      ...(attempt.body === undefined ? {} : { body: attempt.body }),
       signal: controller.signal,
-      ...(attempt.dispatcher === undefined ? {} : { dispatcher: attempt.dispatcher }),
     });
-    const text = await response.body.text();
-    return { status: response.statusCode, headers: response.headers, text };
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text };
   } catch (error) {
     if (attempt.signal?.aborted) throw attempt.signal.reason;
     if (timedOut) {
@@ -81,8 +85,8 @@ async function exchange(attempt: HttpAttempt): Promise<RawResponse> {
 /** Build the typed error of a non-2xx answer from the `{error, code, details}` envelope. */
 function apiError(status: number, headers: RawResponse["headers"], text: string): RelayApiError {
   const envelope = parseEnvelope(text);
-  const retryAfterSeconds = parseRetryAfter(header(headers, "retry-after"));
-  const requestId = header(headers, "x-request-id");
+  const retryAfterSeconds = parseRetryAfter(headers.get("retry-after") ?? undefined);
+  const requestId = headers.get("x-request-id") ?? undefined;
   return new RelayApiError({
     status,
     code: envelope?.code ?? `HTTP_${status}`,
@@ -114,15 +118,16 @@ export function parseRetryAfter(value: string | undefined, now: number = Date.no
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
-function header(headers: RawResponse["headers"], name: string): string | undefined {
-  const value = headers[name];
-  return Array.isArray(value) ? value[0] : value;
+// fetch reports every network failure as "TypeError: fetch failed"; the reason (ECONNREFUSED, a DNS
+// failure, a reset) is in its `cause`, so name that too.
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const own = withCode(error);
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error ? `${own} (${withCode(cause)})` : own;
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === "string" ? `${code} ${error.message}` : error.message;
-  }
-  return String(error);
+function withCode(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === "string" ? `${code} ${error.message}` : error.message;
 }

@@ -1,0 +1,270 @@
+// A bot author's first hour, as CI runs it: the client package is packed (its prepack builds it),
+// installed from the tarball with viem into a fresh folder beside nothing else, and examples/bot.mjs
+// and examples/owner.mjs run there under a real Node 20 with no loader, against a live `relay serve`
+// (devnet + relayer over real HTTP). What they print is checked, and the chain is read to prove what
+// moved. The same scripts are type-checked with tsc against the installed package's .d.ts.
+import { execFile, spawn } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import type { Address } from "viem";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readArtifact } from "../../src/chain/artifacts.ts";
+import { projectRoot } from "../../src/paths.ts";
+import { startLiveRelay, type LiveRelay } from "../cli/support/live.ts";
+import { node20 } from "../support/node20.ts";
+
+const run = promisify(execFile);
+const packageDir = path.join(projectRoot, "packages", "client");
+const examplesDir = path.join(projectRoot, "examples");
+const tsc = path.join(projectRoot, "node_modules", "typescript", "bin", "tsc");
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a program to its end (asynchronously: the relayer answering it lives in this process). */
+async function exec(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Result> {
+  try {
+    const { stdout, stderr } = await run(file, args, { ...options, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
+    if (typeof failed.code !== "number") throw error;
+    return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+/** The version of `name` the project's lockfile pins (what CI's npm cache holds). */
+function lockedVersion(name: string): string {
+  const lock = JSON.parse(readFileSync(path.join(projectRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
+  return lock.packages[`node_modules/${name}`]!.version;
+}
+
+interface Packed {
+  filename: string;
+  size: number;
+  files: Array<{ path: string }>;
+}
+
+let work: string;
+let app: string;
+let packed: Packed;
+let live: LiveRelay;
+let node: string;
+
+/** `npm pack` the client (prepack builds it), then install the tarball and viem into a fresh folder. */
+async function packAndInstall(): Promise<void> {
+  const pack = await exec("npm", ["pack", packageDir, "--pack-destination", work, "--json"], { cwd: work });
+  expect(pack.code, pack.stderr).toBe(0);
+  packed = (JSON.parse(pack.stdout) as Packed[])[0]!;
+  mkdirSync(app);
+  writeFileSync(path.join(app, "package.json"), `${JSON.stringify({ name: "my-bot", private: true, type: "module" })}\n`);
+  const install = await exec(
+    "npm",
+    ["install", path.join(work, packed.filename), `viem@${lockedVersion("viem")}`, `@types/node@${lockedVersion("@types/node")}`, "--prefer-offline", "--no-audit", "--no-fund"],
+    { cwd: app },
+  );
+  expect(install.code, install.stderr).toBe(0);
+  for (const file of ["bot.mjs", "owner.mjs", "tsconfig.json"]) copyFileSync(path.join(examplesDir, file), path.join(app, file));
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(path.join(tmpdir(), "relay-examples-"));
+  app = path.join(work, "my-bot");
+  node = node20();
+  [live] = await Promise.all([startLiveRelay("relay-examples-live-"), packAndInstall()]);
+}, 300_000);
+
+afterAll(async () => {
+  await live?.stop();
+  if (work !== undefined) rmSync(work, { recursive: true, force: true });
+});
+
+/** The settings the CLI and the example scripts read, for the devnet's vault and `bot`. */
+function settings(bot: "default" | "reviewed"): NodeJS.ProcessEnv {
+  const { manifest } = live;
+  return {
+    PATH: process.env.PATH,
+    RELAY_URL: manifest.relayerUrl,
+    RELAY_RPC_URL: manifest.rpcUrl,
+    RELAY_CHAIN_ID: String(manifest.chainId),
+    RELAY_VAULT: manifest.contracts.vault,
+    RELAY_BOT_KEY: manifest.accounts.bots[bot]!.privateKey,
+    RELAY_OWNER_KEY: manifest.accounts.owner.privateKey,
+  };
+}
+
+/** `node bot.mjs --to <recipient> --token <USDC> --amount <amount> …` under Node 20, as bot `bot`. */
+function bot(recipient: Address, amount: string, more: string[] = [], as: "default" | "reviewed" = "default"): Promise<Result> {
+  const args = ["bot.mjs", "--to", recipient, "--amount", amount, "--token", live.manifest.tokens.USDC!.address, ...more];
+  return exec(node, args, { cwd: app, env: settings(as) });
+}
+
+/** Starts `node bot.mjs …` like `bot`, for one that waits: its first line arrives before it ends. */
+function startBot(recipient: Address, amount: string, more: string[], as: "default" | "reviewed"): { firstLine: Promise<string>; done: Promise<Result> } {
+  const args = ["bot.mjs", "--to", recipient, "--amount", amount, "--token", live.manifest.tokens.USDC!.address, ...more];
+  const child = spawn(node, args, { cwd: app, env: settings(as), stdio: ["ignore", "pipe", "pipe"] });
+  const out = { stdout: "", stderr: "" };
+  let firstLine: (line: string) => void = () => {};
+  const first = new Promise<string>((resolve) => (firstLine = resolve));
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    out.stdout += chunk;
+    if (out.stdout.includes("\n")) firstLine(out.stdout.slice(0, out.stdout.indexOf("\n")));
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (out.stderr += chunk));
+  const done = new Promise<Result>((resolve) => child.on("close", (code) => resolve({ code: code ?? -1, ...out })));
+  void done.then((result) => firstLine(result.stdout.split("\n")[0]!));
+  return { firstLine: first, done };
+}
+
+function owner(args: string[]): Promise<Result> {
+  return exec(node, ["owner.mjs", ...args], { cwd: app, env: settings("default") });
+}
+
+const usdc = (recipient: Address) => live.balanceOf("USDC", recipient);
+const freshRecipient = (): Address => privateKeyToAccount(generatePrivateKey()).address;
+const STATUS = /^status (\S+) request (\S+)$/;
+
+describe("the client package", () => {
+  it("packs small: only dist/, package.json and README.md, under 100 kB", () => {
+    const paths = packed.files.map((file) => file.path);
+    expect(paths.filter((p) => !/^(dist\/.+|package\.json|README\.md)$/.test(p))).toEqual([]);
+    expect(paths).toEqual(expect.arrayContaining(["dist/index.js", "dist/index.d.ts", "dist/cjs/index.js", "dist/cjs/index.d.ts", "dist/cjs/package.json"]));
+    expect(packed.size).toBeLessThan(100_000);
+  });
+
+  it("ships no node: import, no undici, no Buffer or process (Bun and browsers) and no .ts import path", () => {
+    const dist = path.join(app, "node_modules", "relay-client", "dist");
+    const files = readdirSync(dist, { recursive: true, encoding: "utf8" }).filter((file) => /\.(js|d\.ts)$/.test(file));
+    expect(files.length).toBeGreaterThan(20);
+    for (const file of files) {
+      const text = readFileSync(path.join(dist, file), "utf8");
+      const found = {
+        node: /["']node:/.test(text),
+        undici: /undici/.test(text),
+        nodeGlobals: /\b(Buffer|process)\./.test(text),
+        tsPath: /["']\.{1,2}\/[^"']+\.ts["']/.test(text),
+      };
+      expect({ file, ...found }).toEqual({ file, node: false, undici: false, nodeGlobals: false, tsPath: false });
+    }
+  });
+
+  it("loads under Node 20 both ways: import and require", async () => {
+    const esm = await exec(node, ["--input-type=module", "-e", 'import { parseUnits, RelayClient } from "relay-client"; console.log(parseUnits("5", 6), typeof RelayClient)'], { cwd: app });
+    const cjs = await exec(node, ["-e", 'const { formatUnits, RelayApiError } = require("relay-client"); console.log(formatUnits(5000000n, 6), typeof RelayApiError)'], { cwd: app });
+    expect([esm, cjs]).toEqual([
+      { code: 0, stdout: "5000000n function\n", stderr: "" },
+      { code: 0, stdout: "5 function\n", stderr: "" },
+    ]);
+  });
+});
+
+describe("examples/bot.mjs, installed beside the package and run under Node 20", () => {
+  it("runs on a real Node 20 with no loader", async () => {
+    expect((await exec(node, ["-p", "process.versions.node"], { cwd: app })).stdout).toMatch(/^20\./);
+  });
+
+  it("pays: an approved payment, and the recipient holds it on-chain", async () => {
+    const recipient = freshRecipient();
+    const result = await bot(recipient, "5", ["--memo", "example bot"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^status approved request \S+\n$/);
+    expect(await usdc(recipient)).toBe(5_000_000n);
+  });
+
+  it("waits: a payment held for review that approves itself (scenario review-approve:1) ends approved", { timeout: 120_000 }, async () => {
+    const recipient = freshRecipient();
+    const result = await bot(recipient, "2", ["--scenario", "review-approve:1", "--wait"]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    const lines = result.stdout.trim().split("\n").map((line) => STATUS.exec(line));
+    expect(lines.map((match) => match?.[1])).toEqual(["pending_review", "approved"]);
+    expect(lines[1]![2]).toBe(lines[0]![2]);
+    expect(await usdc(recipient)).toBe(2_000_000n);
+  });
+
+  it("is refused above the bot's per-transaction cap with the typed error, exits 1, and nothing moves", async () => {
+    const { manifest } = live;
+    const vault = manifest.contracts.vault as Address;
+    const config = (await live.clients.publicClient.readContract({
+      address: vault,
+      abi: readArtifact("ServiceVault").abi,
+      functionName: "getBotConfig",
+      args: [manifest.accounts.bots.default!.address as Address],
+    })) as { maxPerTxAmount: bigint };
+    // The cap is in USD with 6 decimals; the devnet prices USDC at $1, so one more whole USDC is over it.
+    const overCap = (config.maxPerTxAmount / 1_000_000n + 1n).toString();
+    const recipient = freshRecipient();
+    const vaultBefore = await usdc(vault);
+    const result = await bot(recipient, overCap);
+    expect(result).toEqual({ code: 1, stdout: "", stderr: "error EXCEEDS_PER_TX_LIMIT retryable=false\n" });
+    expect(await usdc(recipient)).toBe(0n);
+    expect(await usdc(vault)).toBe(vaultBefore);
+  });
+});
+
+describe("examples/owner.mjs under Node 20", () => {
+  it("signs in, lists the held request of bot `reviewed`, approves it; the waiting bot sees it approved and the payment lands", { timeout: 120_000 }, async () => {
+    const recipient = freshRecipient();
+    const waiting = startBot(recipient, "3", ["--wait"], "reviewed");
+    const [, status, requestId] = STATUS.exec(await waiting.firstLine) ?? [];
+    expect(status).toBe("pending_review");
+
+    const list = await owner(["list"]);
+    expect(list).toMatchObject({ code: 0, stderr: "" });
+    expect(list.stdout).toMatch(new RegExp(`^${requestId} payment ${live.manifest.accounts.bots.reviewed!.address} \\S`, "m"));
+    expect(await usdc(recipient)).toBe(0n);
+
+    expect(await owner(["approve", requestId!])).toEqual({ code: 0, stdout: "status approved\n", stderr: "" });
+    expect(await usdc(recipient)).toBe(3_000_000n);
+    // The bot, polling at the review cadence, sees the decision on its next status check.
+    expect(await waiting.done).toEqual({
+      code: 0,
+      stdout: `status pending_review request ${requestId}\nstatus approved request ${requestId}\n`,
+      stderr: "",
+    });
+  });
+
+  it("rejects a held request: status rejected, nothing moves, and it leaves the list", async () => {
+    const recipient = freshRecipient();
+    const held = await bot(recipient, "4", [], "reviewed");
+    const requestId = STATUS.exec(held.stdout.trim())?.[2];
+    expect(requestId).toBeDefined();
+    expect(await owner(["reject", requestId!, "not this one"])).toEqual({ code: 0, stdout: "status rejected\n", stderr: "" });
+    expect((await owner(["list"])).stdout).not.toContain(requestId);
+    expect(await usdc(recipient)).toBe(0n);
+  });
+
+  it("a refused decision prints the typed error and exits 1", async () => {
+    const result = await owner(["approve", "00000000-0000-4000-8000-000000000000"]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toMatch(/^error [A-Z_]+ retryable=false\n$/);
+  });
+});
+
+describe("the examples type-check against the installed package's .d.ts", () => {
+  it("passes with tsc, resolving relay-client to its dist/*.d.ts", { timeout: 120_000 }, async () => {
+    const result = await exec(node, [tsc, "-p", "tsconfig.json", "--listFiles"], { cwd: app });
+    expect(result.stdout.split("\n").filter((line) => line.includes("error TS"))).toEqual([]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(path.join(app, "node_modules", "relay-client", "dist", "index.d.ts"));
+    expect(result.stdout).not.toContain(path.join(packageDir, "src"));
+  });
+
+  it("fails on a wrong call in a scratch copy of the bot (so the check can fail)", { timeout: 120_000 }, async () => {
+    const scratch = path.join(app, "scratch");
+    mkdirSync(scratch, { recursive: true });
+    copyFileSync(path.join(app, "tsconfig.json"), path.join(scratch, "tsconfig.json"));
+    const source = readFileSync(path.join(app, "bot.mjs"), "utf8");
+    const wrong = source.replace("parseUnits(need(flag(\"amount\"), \"--amount\"), decimals)", "parseUnits(5, decimals)");
+    expect(wrong).not.toBe(source);
+    writeFileSync(path.join(scratch, "bot.mjs"), wrong);
+    const result = await exec(node, [tsc, "-p", "tsconfig.json"], { cwd: scratch });
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toMatch(/bot\.mjs\(\d+,\d+\): error TS2345: Argument of type 'number' is not assignable to parameter of type 'string'/);
+  });
+});
