@@ -29,6 +29,8 @@ import { VaultReads } from "./reads.ts";
 import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
 import { Relayer } from "./relayer.ts";
 import { Reviews } from "./reviews.ts";
+import { SelfDecidingReviews } from "./self-review.ts";
+import { chainClock, type Clock } from "./clock.ts";
 import { Terms } from "./terms.ts";
 import { StuckWatch } from "./stuck-watch.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
@@ -61,7 +63,10 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
   const chainConfigs = await checkDevnetClaims(config.chains, options, log);
-  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true });
+  // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
+  const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
+  const clock = chainClock(devnets);
+  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
@@ -77,6 +82,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // spend from the same bucket for unauthenticated work.
     const rateLimiter = new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, ledger, rateLimiter });
+    const reviews = new Reviews({ ledger, chains, dispatcher, clock });
+    // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
+    const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clock, log }) : undefined;
     const relayer = new Relayer({
       config,
       ledger,
@@ -84,10 +92,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       dispatcher,
       rateLimiter,
       scanner: createScanner(config.ai),
+      clock,
+      selfReviews,
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
     });
-    const reviews = new Reviews({ ledger, chains, dispatcher });
     metrics.reviewsPending.onCollect((gauge) => gauge.set(reviews.pendingCount()));
 
     let draining = false;
@@ -135,7 +144,12 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
 
     const stuckWatch = new StuckWatch(ledger, chains, config.inFlight);
     const timers = [
-      setInterval(() => reviews.expire(), 1_000),
+      setInterval(() => {
+        // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.
+        followDevnetTime(chains, devnets, clock)
+          .then(() => reviews.expire())
+          .catch((error) => log(`expiring reviews failed: ${(error as Error).message}`));
+      }, 1_000),
       setInterval(() => {
         reconcileInFlight(ledger, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
@@ -159,6 +173,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         draining = true;
         relayer.drain();
         for (const t of timers) clearInterval(t);
+        selfReviews?.close();
         await app.close();
         stopWatching.abort();
         ledger.close();
@@ -196,6 +211,20 @@ async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartR
       return { ...chain, devnet: false };
     }),
   );
+}
+
+/** Reads the latest block of each devnet chain and tells the clock its time; nothing off a devnet. */
+async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devnets: ReadonlySet<number>, clock: Clock): Promise<void> {
+  for (const chainId of devnets) {
+    const chain = chains.get(chainId);
+    if (!chain) continue;
+    try {
+      const block = await chain.clients.publicClient.getBlock({ blockTag: "latest" });
+      clock.observe(chainId, block.timestamp);
+    } catch {
+      // An unreachable devnet keeps the clock where it is; the next sweep tries again.
+    }
+  }
 }
 
 /** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */
