@@ -35,7 +35,11 @@ export function chainClock(devnetChainIds: ReadonlySet<number>, wall: () => numb
     },
     observe(chainId, timestampSeconds) {
       if (!devnetChainIds.has(chainId)) return;
-      leadMs = Math.max(leadMs, Number(timestampSeconds) * 1000 - wall());
+      // A development node stamps a block with the wall clock's whole second plus its offset, a
+      // whole number of seconds that time travel adds to. The lead is that offset, exactly for a
+      // block of the current second, and less for an older block (never more): comparing whole
+      // seconds with whole seconds keeps "24 h after a payment" exact to the millisecond.
+      leadMs = Math.max(leadMs, (Number(timestampSeconds) - Math.floor(wall() / 1000)) * 1000);
     },
   };
 }
