@@ -8,8 +8,10 @@
 // well-known development accounts (a devnet's owner). Any other owner: the scenario is refused at
 // submission (400 INVALID_REQUEST), before anything is recorded.
 //
-// The timers live in memory: a relayer that stops before one fires leaves that review pending, for
-// the owner to decide (or to lapse at the end of the review window), like any other review.
+// The timers live in memory. A relayer that stops before one fires leaves that review pending; the
+// next start re-arms it from the ledger (`rearm`: the scenario is in the stored request), due N
+// seconds after the request was held, at once if that has passed. Until then the owner may decide
+// it, and it lapses at the end of the review window, like any other review.
 import { getAddress, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../chain/artifacts.ts";
@@ -19,6 +21,8 @@ import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import type { Reviews } from "./reviews.ts";
+import type { Ledger } from "../ledger/index.ts";
+import { parseScenario } from "./scenarios.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 /** Lifetime of the ReviewApproval the relayer signs: enough for the approval to be mined. */
@@ -75,6 +79,37 @@ export class SelfDecidingReviews {
     }, seconds * 1000);
     timer.unref();
     this.#timers.add(timer);
+  }
+
+  /**
+   * Start-up: re-arms the self-deciding reviews of devnet chains that a stopped relayer left held.
+   * Returns how many; a review whose owner cannot be read now is left to the owner (and logged).
+   */
+  async rearm(ledger: Ledger, devnets: ReadonlySet<number>): Promise<number> {
+    let armed = 0;
+    for (const record of ledger.listReviews({})) {
+      const chain = this.#deps.chains.get(record.chainId);
+      if (!chain || !devnets.has(record.chainId)) continue;
+      const { metadata } = JSON.parse(record.body) as { metadata?: Record<string, string> };
+      let scenario;
+      try {
+        scenario = parseScenario(metadata, true);
+      } catch {
+        continue; // not a scenario this relayer knows
+      }
+      if (scenario?.name !== "review-approve" && scenario?.name !== "review-reject") continue;
+      const decision: Decision = scenario.name === "review-approve" ? "approve" : "reject";
+      const vault = getAddress(record.vault);
+      try {
+        const owner = await this.owner(chain, vault, decision);
+        const dueInMs = record.createdAt + scenario.seconds * 1000 - this.#deps.clock.now();
+        this.schedule({ requestId: record.id, chain, vault, intentHash: record.intentHash as Hex, owner }, decision, Math.max(0, dueInMs) / 1000);
+        armed++;
+      } catch (error) {
+        this.#deps.log?.(`the self-deciding review of request ${record.id} was not re-armed: ${(error as Error).message}`);
+      }
+    }
+    return armed;
   }
 
   /** Stops every timer (shutdown): those reviews stay pending. */

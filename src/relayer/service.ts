@@ -159,6 +159,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       setInterval(() => ledger.pruneIdempotency(0), 3_600_000),
     ];
     for (const t of timers) t.unref();
+    // Self-deciding reviews a stopped relayer left held decide themselves again (self-review.ts).
+    await selfReviews?.rearm(ledger, devnets);
 
     let closed = false;
     return {

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
+import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
+import { startRelayer } from "../../src/relayer/service.ts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
@@ -170,4 +172,35 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     expect(rejected.res.body.status).toBe("pending_review");
     expect((await settled(rejected.res.body.requestId)).body).toMatchObject({ status: "rejected", errorCode: "OWNER_REJECTED" });
   });
+});
+
+describe("a self-deciding review across a relayer restart", () => {
+  let env: Env;
+  beforeAll(async () => {
+    env = await startEnv();
+  });
+  afterAll(() => env?.close());
+
+  it("the relayer stops before the timer fires: the next start re-arms it from the ledger, and the review approves itself", async () => {
+    const to = fresh();
+    const res = await post(`${env.url}/v1/payments`, await paymentBody(env, { to, amount: USDC(2) }, { metadata: { scenario: "review-approve:2" } }));
+    expect(res.body.status).toBe("pending_review");
+    await env.relayer.close();
+    await new Promise((r) => setTimeout(r, 2_500)); // past the timer: nobody decided it meanwhile
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
+
+    const config = parseRelayerConfig({ stateDir: env.stateDir, chains: [chainFromManifest(env.manifest)] });
+    const again = await startRelayer({ config, port: 0, providers: new Map([[env.manifest.chainId, env.devnet.chain.provider as never]]) });
+    try {
+      let status = "pending_review";
+      for (let i = 0; i < 75 && status === "pending_review"; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        status = (await get(`${again.url}/v1/payments/${res.body.requestId}`)).body.status;
+      }
+      expect(status).toBe("approved");
+      expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(2));
+    } finally {
+      await again.close();
+    }
+  }, 60_000);
 });
