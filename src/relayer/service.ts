@@ -70,6 +70,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
+    // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
+    // its time before anything compares with them.
+    await followDevnetTime(chains, devnets, clock);
     await settleWithChain(ledger, chains, log);
     watchInFlight(ledger, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
