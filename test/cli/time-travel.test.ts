@@ -127,4 +127,12 @@ describe("relay time on a devnet", () => {
     expect(await usdcOf(payee)).toBe(0n);
     expect(await usdcOf(manifest.contracts.vault as Address)).toBe(vaultBefore);
   }, 120_000);
+
+  it("relay pay --scenario <value> is metadata.scenario: a $2 payment with ai-no-consensus is held, nothing moves", async () => {
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const held = await relay("pay", "--to", payee, "--amount", "2", "--token", "USDC", "--scenario", "ai-no-consensus", "--json");
+    expect(held.code).toBe(4);
+    expect(JSON.parse(held.stdout)).toMatchObject({ status: "pending_review" });
+    expect(await usdcOf(payee)).toBe(0n);
+  });
 });
