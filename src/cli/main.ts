@@ -10,6 +10,7 @@ import { registerVaultCommands } from "./register/vault.ts";
 import { registerOwnerCommands } from "./register/owner.ts";
 import { registerKeyCommands } from "./register/keys.ts";
 import { registerTermsCommands } from "./register/terms.ts";
+import { registerTimeCommands } from "./register/time.ts";
 import { registerReview } from "./review/register.ts";
 
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
@@ -89,6 +90,7 @@ function buildProgram(io: CliIO): Command {
   registerOwnerCommands(program, io);
   registerKeyCommands(program, io);
   registerTermsCommands(program, io);
+  registerTimeCommands(program, io);
   registerReview(program, io);
 
   return program;

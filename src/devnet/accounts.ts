@@ -46,3 +46,14 @@ export function isDevKey(privateKey: Hex): boolean {
   devAddresses ??= new Set(Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => devAccount(index).address.toLowerCase()));
   return devAddresses.has(privateKeyToAddress(privateKey).toLowerCase());
 }
+
+let devKeysByAddress: Map<string, Hex> | undefined;
+
+/** The private key of `address` when it is one of the well-known test mnemonic's accounts. */
+export function devKeyOf(address: Address): Hex | undefined {
+  devKeysByAddress ??= new Map(Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => {
+    const pair = devKeyPair(index);
+    return [pair.address.toLowerCase(), pair.privateKey] as const;
+  }));
+  return devKeysByAddress.get(address.toLowerCase());
+}

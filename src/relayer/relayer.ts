@@ -7,6 +7,9 @@
 //   moves, outflows.ts) → record (duplicate check + spend windows, one transaction) → path → [scan]
 //   → submit → answer
 //
+// On a devnet, `metadata.scenario` (scenarios.ts) is parsed once, up front, and forces its outcome
+// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path.
+//
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
 //
@@ -21,8 +24,11 @@ import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { Ledger, RequestRecord } from "../ledger/index.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
-import { parseScenario, type Scanner, type Scenario } from "./ai/index.ts";
+import type { Scanner } from "./ai/index.ts";
+import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "./scenarios.ts";
+import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
+import type { Clock } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkValue, checkVaultExists, intentHashOf } from "./checks.ts";
 import { measureOutflows, type Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
@@ -47,6 +53,10 @@ export interface RelayerParts {
   dispatcher: Dispatcher;
   rateLimiter: RateLimiter;
   scanner: Scanner;
+  /** The relayer's clock (clock.ts): the wall clock, or on a devnet the chain's time. */
+  clock: Clock;
+  /** Decides `review-approve` / `review-reject` scenarios (devnet only, self-review.ts). */
+  selfReviews?: SelfDecidingReviews;
   /** The relayer's terms of service; without it (or with no terms configured) nothing is required. */
   terms?: Terms;
   onOutcome?: (kind: IntentKind, outcome: string) => void;
@@ -63,8 +73,10 @@ interface Checked {
   gas: bigint;
   /** The simulation's outcome; undefined for a request held at the vault's review gate. */
   sim?: SimulationOk;
-  /** The devnet's forced AI outcome (`metadata.scenario`), if any. */
+  /** The devnet's forced outcome (`metadata.scenario`, scenarios.ts), if any. */
   scenario?: Scenario;
+  /** A review-approve / review-reject scenario: who decides the held request, how, and when. */
+  selfReview?: { owner: Address; decision: Decision; seconds: number };
   /** An execute's measured outflows (outflows.ts), where the node could measure them. */
   outflows?: Outflow[];
   /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
@@ -86,6 +98,8 @@ export class Relayer {
   readonly #running = new Map<string, Promise<string>>();
   /** Per chain: the coalesced policy reads and payment simulations. */
   readonly #reads: ReadonlyMap<number, ReadBatcher>;
+  /** Intents that already had their one forced RPC_ERROR (scenario rpc-error-once). */
+  readonly #failedOnce = new FailedOnce();
   #draining = false;
 
   constructor(parts: RelayerParts) {
@@ -180,11 +194,14 @@ export class Relayer {
     const execute = request.kind === "execute" ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
     execute?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
+    if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
     takeOrThrow(this.#parts.rateLimiter, [
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
-    const nowSeconds = BigInt(Math.floor(Date.now() / 1000));
+    // On a devnet the clock follows the chain: this snapshot's block is the latest it has seen.
+    this.#parts.clock.observe(chain.chainId, snapshot.timestamp);
+    const nowSeconds = BigInt(Math.floor(this.#parts.clock.now() / 1000));
     const { maxDeadlineSeconds } = this.#parts.config;
     checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
@@ -214,8 +231,27 @@ export class Relayer {
       // simulated again with the owner's approval before it is sent.
       return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
     });
+    if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
     const valued = request.kind === "execute" && sim ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
-    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, swapLeg };
+    const selfReview = await this.#selfReview(chain, request, scenario);
+    // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
+    if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
+      throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
+    }
+    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
+  }
+
+  /**
+   * A review-approve / review-reject scenario: the vault's owner, who will decide (refused with 400
+   * INVALID_REQUEST when approving would need an owner's key the relayer may not sign with).
+   */
+  async #selfReview(chain: ChainRuntime, request: RelayRequest, scenario: Scenario | undefined): Promise<Checked["selfReview"]> {
+    if (scenario?.name !== "review-approve" && scenario?.name !== "review-reject") return undefined;
+    const selfReviews = this.#parts.selfReviews;
+    if (!selfReviews) throw relayError("INVALID_REQUEST", `metadata.scenario=${scenario.name} is not available on this relayer`);
+    const decision: Decision = scenario.name === "review-approve" ? "approve" : "reject";
+    const owner = await selfReviews.owner(chain, request.vaultAddress, decision);
+    return { owner, decision, seconds: scenario.seconds };
   }
 
   /**
@@ -399,12 +435,19 @@ export class Relayer {
 
   /** Picks the path and carries it out; returns the stored 200 text. */
   async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
-    const path: Path = choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId));
-    const { sim } = checked;
+    const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId)));
+    const { sim, selfReview } = checked;
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     switch (path.path) {
-      case "review":
-        return this.#hold(record, path.heldBecause, undefined, { simulationResult });
+      case "review": {
+        const text = this.#hold(record, path.heldBecause, undefined, { simulationResult });
+        if (selfReview) {
+          const { request, chain, intentHash } = checked;
+          const held = { requestId: record.id, chain, vault: request.vaultAddress, intentHash, owner: selfReview.owner };
+          this.#parts.selfReviews!.schedule(held, selfReview.decision, selfReview.seconds);
+        }
+        return text;
+      }
       case "scan":
         return this.#scan(checked, record, path.reasons, simulationResult);
       case "fast":
@@ -416,10 +459,11 @@ export class Relayer {
     const { request, chain, snapshot } = checked;
     this.#parts.ledger.transaction(() => this.#parts.ledger.transition(record.id, ["received"], "scanning"), relaxed);
     const input = scanInput(checked, this.#parts.ledger, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
-    const result = await this.#parts.scanner.scan(input, { scenario: checked.scenario });
+    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) });
     const agents = JSON.stringify(result.verdicts);
     if (!result.approved) {
-      const why = `the verification agents did not reach consensus (${describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold)})`;
+      const scanned = reasons.length > 0 ? describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
+      const why = `the verification agents did not reach consensus (${scanned})`;
       return this.#hold(record, why, agents, { simulationResult });
     }
     this.#parts.ledger.transition(record.id, ["scanning"], "scanning", { agents });
@@ -508,6 +552,19 @@ export class Relayer {
     if (record.status === "received" || record.status === "scanning") throw relayError("NOT_FOUND", `no ${kind} request ${requestId}`);
     return responseOf(record);
   }
+}
+
+/**
+ * The path a devnet scenario forces, whatever the amount: an ai-* scenario goes to the AI scan, a
+ * review-* one is held. A review the vault itself demands stays a review (the vault would refuse
+ * the call without the owner's approval); a self-deciding review gives that approval.
+ */
+function scenarioPath(checked: Checked, path: Path): Path {
+  const { scenario } = checked;
+  if (scenario === undefined || path.path === "review") return path;
+  if (aiScenarioOf(scenario) !== undefined) return { path: "scan", reasons: path.path === "scan" ? path.reasons : [] };
+  if (checked.selfReview) return { path: "review", heldBecause: `metadata.scenario=${scenario.name} (devnet): the review decides itself in ${checked.selfReview.seconds} s` };
+  return path;
 }
 
 /** For commits whose loss on a power failure is harmless (see TransactionOptions). */

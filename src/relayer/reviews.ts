@@ -8,6 +8,7 @@ import { hashIntent } from "../eip712/hash.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { publicStatus, type Ledger, type RequestRecord } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
+import type { Clock } from "./clock.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { executionCalldata, type SwapRoute } from "./intents.ts";
 import { storeAnswer } from "./responses.ts";
@@ -23,6 +24,8 @@ export interface ReviewDeps {
   ledger: Ledger;
   chains: ReadonlyMap<number, ChainRuntime>;
   dispatcher: Dispatcher;
+  /** The relayer's clock (clock.ts): on a devnet, the chain's time. */
+  clock: Clock;
 }
 
 export class Reviews {
@@ -64,7 +67,7 @@ export class Reviews {
     const vault = record.vault as Address;
     await this.#requireOwner(owner, record.chainId, vault);
     this.#requireUndecided(record);
-    if (approval.deadline <= BigInt(Math.floor(Date.now() / 1000))) throw relayError("DEADLINE_EXPIRED", "approval.deadline has passed");
+    if (approval.deadline <= BigInt(Math.floor(this.#deps.clock.now() / 1000))) throw relayError("DEADLINE_EXPIRED", "approval.deadline has passed");
     const domain = await chain.domainOf(vault);
     const digest = hashIntent("review", domain, { intentHash: record.intentHash as Hex, deadline: approval.deadline });
     let signer: Address;

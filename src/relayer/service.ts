@@ -29,6 +29,8 @@ import { VaultReads } from "./reads.ts";
 import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
 import { Relayer } from "./relayer.ts";
 import { Reviews } from "./reviews.ts";
+import { SelfDecidingReviews } from "./self-review.ts";
+import { chainClock, type Clock } from "./clock.ts";
 import { Terms } from "./terms.ts";
 import { StuckWatch } from "./stuck-watch.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
@@ -61,10 +63,16 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
   const chainConfigs = await checkDevnetClaims(config.chains, options, log);
-  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true });
+  // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
+  const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
+  const clock = chainClock(devnets);
+  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
+    // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
+    // its time before anything compares with them.
+    await followDevnetTime(chains, devnets, clock);
     await settleWithChain(ledger, chains, log);
     watchInFlight(ledger, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
@@ -77,6 +85,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // spend from the same bucket for unauthenticated work.
     const rateLimiter = new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, ledger, rateLimiter });
+    const reviews = new Reviews({ ledger, chains, dispatcher, clock });
+    // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
+    const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clock, log }) : undefined;
     const relayer = new Relayer({
       config,
       ledger,
@@ -84,10 +95,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       dispatcher,
       rateLimiter,
       scanner: createScanner(config.ai),
+      clock,
+      selfReviews,
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
     });
-    const reviews = new Reviews({ ledger, chains, dispatcher });
     metrics.reviewsPending.onCollect((gauge) => gauge.set(reviews.pendingCount()));
 
     let draining = false;
@@ -135,7 +147,12 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
 
     const stuckWatch = new StuckWatch(ledger, chains, config.inFlight);
     const timers = [
-      setInterval(() => reviews.expire(), 1_000),
+      setInterval(() => {
+        // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.
+        followDevnetTime(chains, devnets, clock)
+          .then(() => reviews.expire())
+          .catch((error) => log(`expiring reviews failed: ${(error as Error).message}`));
+      }, 1_000),
       setInterval(() => {
         reconcileInFlight(ledger, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
@@ -145,6 +162,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       setInterval(() => ledger.pruneIdempotency(0), 3_600_000),
     ];
     for (const t of timers) t.unref();
+    // Self-deciding reviews a stopped relayer left held decide themselves again (self-review.ts).
+    await selfReviews?.rearm(ledger, devnets);
 
     let closed = false;
     return {
@@ -159,6 +178,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         draining = true;
         relayer.drain();
         for (const t of timers) clearInterval(t);
+        selfReviews?.close();
         await app.close();
         stopWatching.abort();
         ledger.close();
@@ -196,6 +216,20 @@ async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartR
       return { ...chain, devnet: false };
     }),
   );
+}
+
+/** Reads the latest block of each devnet chain and tells the clock its time; nothing off a devnet. */
+async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devnets: ReadonlySet<number>, clock: Clock): Promise<void> {
+  for (const chainId of devnets) {
+    const chain = chains.get(chainId);
+    if (!chain) continue;
+    try {
+      const block = await chain.clients.publicClient.getBlock({ blockTag: "latest" });
+      clock.observe(chainId, block.timestamp);
+    } catch {
+      // An unreachable devnet keeps the clock where it is; the next sweep tries again.
+    }
+  }
 }
 
 /** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */

@@ -4,6 +4,10 @@
 // everything else, so every transaction still lands on the devnet where the test reads it.
 // - `metadata.scenario=ai-approve` forces approval on a devnet only: behind the proxy (a loopback
 //   URL, which the relayer used to take for a devnet) the agents decide, and nothing moves.
+// - Every other scenario (scenarios.ts) is ignored there too: a $2 payment is paid exactly once,
+//   normally, whatever the scenario; no review decides itself, no error is forced.
+// - `relay time` (and advance, set) is refused unless the manifest says devnet and the node is a
+//   development node, with one line, and the chain's time does not move.
 // - The public development relayer key is refused on such a node unless --allow-dev-keys.
 // - `relay deploy` on such a node warns about the mock tokens and refuses one key for several roles.
 import { createServer, type IncomingMessage } from "node:http";
@@ -184,6 +188,72 @@ describe("metadata.scenario", () => {
     expect(body.status).toBe("pending_review");
     expect(await usdcOf(payee)).toBe(0n);
   }, 120_000);
+});
+
+describe("every other metadata.scenario off a devnet", () => {
+  const values = ["ai-approve", "ai-no-consensus", "ai-reject", "ai-timeout", "simulation-failed", "rpc-error-once", "rate-limited:30", "review-approve:0", "review-reject:0", "not-a-scenario"];
+
+  it("behind a node that is not a development node, each is ignored: the $2 payment is approved and paid once, nothing else moves", async () => {
+    const stateDir = stateDirWith();
+    const vault = manifest.contracts.vault as Address;
+    const serve = runMain(["serve", "--rpc-url", geth.url, "--port", "0", "--state-dir", stateDir, "--allow-dev-keys"]);
+    try {
+      await serve.waitFor(/relay: ready/, 60_000);
+      const payees: Address[] = [];
+      for (const scenario of values) {
+        const payee = privateKeyToAddress(generatePrivateKey());
+        payees.push(payee);
+        const vaultBefore = await usdcOf(vault);
+        const pay = await finished(["pay", "--to", payee, "--amount", "2", "--token", "USDC", "--scenario", scenario, "--json", "--state-dir", stateDir]);
+        expect({ scenario, code: pay.code, stderr: pay.stderr }).toEqual({ scenario, code: 0, stderr: "" });
+        expect(JSON.parse(pay.stdout)).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+        expect(await usdcOf(payee)).toBe(2_000_000n);
+        expect(await usdcOf(vault)).toBe(vaultBefore - 2_000_000n);
+      }
+      // A review that would decide itself after 0 s would have done so by now: nothing more moved.
+      await new Promise((r) => setTimeout(r, 1_500));
+      for (const payee of payees) expect(await usdcOf(payee)).toBe(2_000_000n);
+    } finally {
+      serve.stop();
+      await serve.done;
+    }
+  }, 180_000);
+});
+
+describe("relay time off a devnet", () => {
+  const latest = async () => {
+    const block = await chain().publicClient.getBlock({ blockTag: "latest" });
+    return { number: block.number, timestamp: block.timestamp };
+  };
+
+  it("against a node that is not a development node (the manifest says devnet): one line, exit 1, the chain's time does not move", async () => {
+    const stateDir = stateDirWith();
+    const before = await latest();
+    for (const argv of [["time"], ["time", "advance", "24h"], ["time", "set", "2099-01-01T00:00:00Z"]]) {
+      const refused = await finished([...argv, "--rpc-url", geth.url, "--state-dir", stateDir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toBe("");
+      expect(refused.stderr).toBe(`relay: time travel is for a devnet only: the node at ${geth.url} is not a development node\n`);
+    }
+    expect(await latest()).toEqual(before);
+  });
+
+  it("on the development node, with a manifest relay did not mark as its devnet: refused too, nothing moves", async () => {
+    const stateDir = stateDirWith(({ devnet: _mark, ...rest }) => rest);
+    const before = await latest();
+    for (const argv of [["time"], ["time", "advance", "24h"], ["time", "set", "2099-01-01T00:00:00Z"]]) {
+      const refused = await finished([...argv, "--state-dir", stateDir]);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(/^relay: time travel is for a devnet only: no manifest in .* says relay deployed to a development node.*\n$/);
+    }
+    expect(await latest()).toEqual(before);
+  });
+
+  it("control: with the devnet's own manifest, relay time answers", async () => {
+    const shown = await finished(["time", "--json", "--state-dir", stateDirWith()]);
+    expect(shown.code).toBe(0);
+    expect(JSON.parse(shown.stdout).unix).toBe(Number((await latest()).timestamp));
+  });
 });
 
 describe("the public development relayer key", () => {

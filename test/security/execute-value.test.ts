@@ -165,10 +165,13 @@ describe("execute is valued by what moves", () => {
       scanned = await newBot(env);
     });
 
-    it("side.transfer(W, 9,999) with tokens [] is below the threshold: not scanned, approved (the agents' forced refusal never runs)", async () => {
+    // A devnet scenario now forces the scan whatever the value, so "not scanned" is read from the
+    // ledger: a request the agents saw carries their verdicts.
+    it("side.transfer(W, 9,999) with tokens [] is below the threshold: not scanned (no verdicts), approved", async () => {
       const before = await balanceOf(env, side, W);
-      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(9_999)), { signer: scanned, metadata: { scenario: "ai-no-consensus" } }));
+      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(9_999)), { signer: scanned }));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
+      expect(env.relayer.ledger.getRequest(res.body.requestId)!.agents).toBeUndefined();
       expect(await balanceOf(env, side, W)).toBe(before + SIDE(9_999));
     });
 

@@ -18,6 +18,8 @@ export interface IntentOptions {
   deadline?: string;
   idempotencyKey?: string;
   metadata?: string[];
+  /** Shorthand for `--metadata scenario=<value>` (devnet only). */
+  scenario?: string;
   baseUnits?: boolean;
 }
 
@@ -86,7 +88,8 @@ function extrasFrom(options: IntentOptions): BodyExtras {
   if (options.idempotencyKey !== undefined && !UUID.test(options.idempotencyKey)) {
     throw usage(`--idempotency-key must be a UUID, got "${options.idempotencyKey}"`);
   }
-  const metadata = metadataFrom(options.metadata);
+  const given = metadataFrom(options.metadata);
+  const metadata = options.scenario === undefined ? given : { ...given, scenario: options.scenario };
   return {
     ...(options.idempotencyKey === undefined ? {} : { idempotencyKey: options.idempotencyKey }),
     ...(options.memo === undefined ? {} : { memo: options.memo }),
@@ -104,6 +107,16 @@ function chainAccess(settings: Settings) {
     account,
     connect,
     domain: async () => vaultDomain(await connect(), vault),
+    /**
+     * `--deadline` from now; on a devnet "now" is the later of the wall clock and the chain's time,
+     * which `relay time advance` may have moved ahead (the vault checks deadlines against it).
+     */
+    async deadline(text: string | undefined): Promise<bigint> {
+      const wall = deadlineFrom(text);
+      if (settings.manifest?.devnet !== true) return wall;
+      const block = await (await connect()).publicClient.getBlock({ blockTag: "latest" });
+      return deadlineFrom(text, Math.max(Math.floor(Date.now() / 1000), Number(block.timestamp)));
+    },
     /** A token and an amount; decimals come from the chain only for an unknown token address. */
     async amount(tokenText: string, amountText: string, baseUnits?: boolean): Promise<{ token: ResolvedToken; amount: bigint }> {
       let token = resolveToken(settings, tokenText);
@@ -148,7 +161,7 @@ export async function buildPayment(settings: Settings, options: PaymentOptions):
   const extras = { ...extrasFrom(options), ...paymentExtrasFrom(options) };
   const chain = chainAccess(settings);
   const { token, amount } = await chain.amount(options.token, options.amount, options.baseUnits);
-  const intent = { bot: chain.account.address, to, token: token.address, amount, deadline: deadlineFrom(options.deadline), ref: refFrom(options.ref) };
+  const intent = { bot: chain.account.address, to, token: token.address, amount, deadline: await chain.deadline(options.deadline), ref: refFrom(options.ref) };
   if (options.swapFrom === undefined || options.swapMax === undefined) return signPaymentRequest(chain.account, await chain.domain(), intent, extras);
   const from = await chain.amount(options.swapFrom, options.swapMax, options.baseUnits);
   const swap = swapForPayment(intent, from.token.address, from.amount, randomRef());
@@ -180,7 +193,7 @@ export async function buildExecute(settings: Settings, options: ExecuteOptions):
     tokens,
     amounts,
     value,
-    deadline: deadlineFrom(options.deadline),
+    deadline: await chain.deadline(options.deadline),
     ref: refFrom(options.ref),
   };
   return signExecuteRequest(chain.account, await chain.domain(), intent, callData, extras);
@@ -198,7 +211,7 @@ export async function buildSwap(settings: Settings, options: SwapOptions): Promi
     maxFromAmount: from.amount,
     toToken: to.token.address,
     minToAmount: to.amount,
-    deadline: deadlineFrom(options.deadline),
+    deadline: await chain.deadline(options.deadline),
     ref: refFrom(options.ref),
   };
   return signSwapRequest(chain.account, await chain.domain(), intent, extras);

@@ -9,6 +9,7 @@ function intentOptions(command: Command): Command {
   return command
     .option("--memo <text>", "note for the owner's review (not signed, not on-chain)")
     .option("--metadata <key=value>", "off-chain metadata, repeatable (e.g. scenario=ai-approve on a devnet)", collect)
+    .option("--scenario <value>", "devnet only: force the outcome, e.g. ai-no-consensus, review-approve:5 (= --metadata scenario=<value>)")
     .option("--ref <text>", "on-chain reference: 0x + 64 hex digits, or any text (its keccak256); random by default")
     .option("--deadline <seconds>", "intent lifetime from now in seconds (default 300)")
     .option("--idempotency-key <uuid>", "resend an earlier request with the same key (default: a new UUID)")

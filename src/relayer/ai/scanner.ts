@@ -6,11 +6,11 @@ import { reviewReasoning } from "./agents/reasoning.ts";
 import { reviewSafety } from "./agents/safety.ts";
 import { chatAgent } from "./openai.ts";
 import { convene, majority } from "./panel.ts";
-import { forcedVerdicts, type Scenario } from "./scenario.ts";
+import { forcedVerdicts, type AiScenario } from "./scenario.ts";
 import { agentNames, type Agent, type AgentName, type AiConfig, type ScanInput, type ScanResult } from "./types.ts";
 
 export interface Scanner {
-  scan(input: ScanInput, options?: { scenario?: Scenario; signal?: AbortSignal }): Promise<ScanResult>;
+  scan(input: ScanInput, options?: { scenario?: AiScenario; signal?: AbortSignal }): Promise<ScanResult>;
 }
 
 const ruleAgents: Record<AgentName, Agent> = {

@@ -1,11 +1,21 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../../src/errors.ts";
-import { createScanner, parseScenario, scenarios } from "../../../src/relayer/ai/index.ts";
+import { aiScenarios, createScanner } from "../../../src/relayer/ai/index.ts";
+import { parseScenario } from "../../../src/relayer/scenarios.ts";
 import { ordinaryPayment } from "./support.ts";
 
 describe("parseScenario", () => {
   it("returns a known scenario on a devnet", () => {
-    for (const scenario of scenarios) expect(parseScenario({ scenario, other: "x" }, true)).toBe(scenario);
+    for (const scenario of aiScenarios) expect(parseScenario({ scenario, other: "x" }, true)).toEqual({ name: scenario });
+    expect(parseScenario({ scenario: "simulation-failed" }, true)).toEqual({ name: "simulation-failed" });
+    expect(parseScenario({ scenario: "rpc-error-once" }, true)).toEqual({ name: "rpc-error-once" });
+  });
+
+  it("reads N seconds, with the defaults of the table", () => {
+    expect(parseScenario({ scenario: "rate-limited" }, true)).toEqual({ name: "rate-limited", seconds: 1 });
+    expect(parseScenario({ scenario: "rate-limited:7" }, true)).toEqual({ name: "rate-limited", seconds: 7 });
+    expect(parseScenario({ scenario: "review-approve" }, true)).toEqual({ name: "review-approve", seconds: 2 });
+    expect(parseScenario({ scenario: "review-reject:0" }, true)).toEqual({ name: "review-reject", seconds: 0 });
   });
 
   it("returns undefined without metadata or without the key", () => {
@@ -19,7 +29,7 @@ describe("parseScenario", () => {
   });
 
   it("throws INVALID_REQUEST for an unknown value on a devnet", () => {
-    for (const value of ["nonsense", "", "AI-APPROVE", "toString"]) {
+    for (const value of ["nonsense", "", "AI-APPROVE", "toString", "rate-limited:", "rate-limited:1.5", "review-approve:-1", "review-reject:86401", "ai-approve:3"]) {
       let error: unknown;
       try {
         parseScenario({ scenario: value }, true);
@@ -30,7 +40,7 @@ describe("parseScenario", () => {
       expect(error).toMatchObject({
         code: "INVALID_REQUEST",
         status: 400,
-        details: "metadata.scenario must be one of ai-approve, ai-no-consensus, ai-timeout",
+        details: "metadata.scenario must be one of ai-approve, ai-no-consensus, ai-reject, ai-timeout, simulation-failed, rpc-error-once, rate-limited[:N], review-approve[:N], review-reject[:N] (N: whole seconds, at most 86400)",
       });
     }
   });
@@ -75,6 +85,14 @@ describe("scenarios in the scanner", () => {
       ["behavioral", false, "forced by metadata.scenario=ai-no-consensus"],
       ["reasoning", false, "forced by metadata.scenario=ai-no-consensus"],
     ]);
+  });
+
+  it("ai-reject: all three refuse", async () => {
+    const result = await createScanner({ timeoutMs: 5000 }).scan(ordinaryPayment(), { scenario: "ai-reject" });
+    expect(result.approved).toBe(false);
+    expect(result.verdicts.map((v) => [v.agent, v.approve, v.reason])).toEqual(
+      ["safety", "behavioral", "reasoning"].map((agent) => [agent, false, "the agent refuses (forced by metadata.scenario=ai-reject)"]),
+    );
   });
 
   it("ai-timeout: throws AI_VERIFICATION_TIMEOUT at once, whatever the timeout", async () => {

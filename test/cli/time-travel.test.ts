@@ -1,0 +1,138 @@
+// Time travel on a devnet, with the real CLI against `relay serve` (a devnet plus a relayer): the
+// relayer's clock follows the chain's, so a daily limit resets after `relay time advance 24h` and a
+// held review lapses after `relay time advance` past the review window. The chain is read to see what
+// moved. (Refusals off a devnet: test/security/devnet-only.test.ts.)
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { erc20Abi, type Address } from "viem";
+import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
+import { clientsFor } from "../../src/chain/clients.ts";
+import { manifestPath, readManifest, type Manifest } from "../../src/devnet/manifest.ts";
+import { parseDuration, parseInstant } from "../../src/cli/commands/time.ts";
+import { runMain, type InProcessRun } from "../helpers/cli.ts";
+
+const REVIEW_WINDOW_SECONDS = 3_600;
+
+let stateDir: string;
+let serve: InProcessRun;
+let manifest: Manifest;
+
+async function relay(...argv: string[]) {
+  const run = runMain([...argv, "--state-dir", stateDir]);
+  const code = await run.done;
+  return { code, ...run.output };
+}
+
+const chain = () => clientsFor(manifest.rpcUrl, manifest.chainId).publicClient;
+const usdcOf = (holder: Address) =>
+  chain().readContract({ address: manifest.tokens.USDC!.address as Address, abi: erc20Abi, functionName: "balanceOf", args: [holder] });
+const chainTime = async () => Number((await chain().getBlock({ blockTag: "latest" })).timestamp);
+
+beforeAll(async () => {
+  stateDir = mkdtempSync(path.join(tmpdir(), "relay-time-"));
+  serve = runMain(["serve", "--port", "0", "--rpc-port", "0", "--review-window", String(REVIEW_WINDOW_SECONDS), "--state-dir", stateDir]);
+  await serve.waitFor(/relay: ready/, 120_000);
+  manifest = readManifest(manifestPath(stateDir));
+}, 180_000);
+
+afterAll(async () => {
+  serve?.stop();
+  await serve?.done;
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+describe("parsing durations and instants", () => {
+  it("reads 30s, 90m, 24h, 2d and plain seconds; refuses anything else", () => {
+    expect([parseDuration("30s"), parseDuration("90m"), parseDuration("24h"), parseDuration("2d"), parseDuration("45")]).toEqual([30, 5_400, 86_400, 172_800, 45]);
+    for (const bad of ["", "0", "-1", "1.5h", "2w", "h", "24 h x"]) expect(() => parseDuration(bad)).toThrow(/duration/);
+  });
+
+  it("reads ISO-8601 and unix seconds", () => {
+    expect(parseInstant("2030-01-01T00:00:00Z")).toBe(1_893_456_000);
+    expect(parseInstant("1893456000")).toBe(1_893_456_000);
+    for (const bad of ["tomorrow", "2030-13-45T00:00:00Z", "-5"]) expect(() => parseInstant(bad)).toThrow(/ISO-8601/);
+  });
+});
+
+describe("relay time on a devnet", () => {
+  it("prints the chain's time, ISO and unix", async () => {
+    const shown = await relay("time");
+    expect(shown.code).toBe(0);
+    const [, iso, unix] = /^(\S+Z) \((\d+)\)\n$/.exec(shown.stdout)!;
+    expect(Date.parse(iso!) / 1000).toBe(Number(unix));
+    expect(Number(unix)).toBe(await chainTime());
+    const json = JSON.parse((await relay("time", "--json")).stdout) as { time: string; unix: number };
+    expect(json.unix).toBe(await chainTime());
+  });
+
+  it("set moves forward only: backwards is a clear usage error and nothing moves", async () => {
+    const before = await chainTime();
+    const back = await relay("time", "set", String(before - 3_600));
+    expect(back.code).toBe(2);
+    expect(back.stderr).toMatch(/^relay: .* is not after the chain's time .*: time only moves forward/);
+    expect(await chainTime()).toBe(before);
+    const target = before + 120;
+    const set = await relay("time", "set", new Date(target * 1000).toISOString());
+    expect(set.code).toBe(0);
+    expect(await chainTime()).toBe(target);
+  });
+
+  it("a daily limit refused (EXCEEDS_DAILY_LIMIT), `relay time advance 24h`, the same payment approved", async () => {
+    const bot = "default";
+    expect((await relay("owner", "bot", "update", bot, "--daily-limit", "10")).code).toBe(0);
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const pay = () => relay("pay", "--to", payee, "--amount", "6", "--token", "USDC", "--json");
+
+    expect((await pay()).code).toBe(0);
+    const refused = await pay();
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toMatch(/EXCEEDS_DAILY_LIMIT/);
+    expect(await usdcOf(payee)).toBe(6_000_000n);
+
+    const before = await chainTime();
+    const advanced = await relay("time", "advance", "24h");
+    expect(advanced.code).toBe(0);
+    expect(await chainTime()).toBeGreaterThanOrEqual(before + 86_400);
+
+    // A new signed intent (relay pay signs its deadline from the chain's time on a devnet).
+    const again = await pay();
+    expect(again.stderr).toBe("");
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await usdcOf(payee)).toBe(12_000_000n);
+  }, 120_000);
+
+  it("a held review lapses after `relay time advance` past the review window: rejected REVIEW_EXPIRED, nothing moves", async () => {
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const vaultBefore = await usdcOf(manifest.contracts.vault as Address);
+    const held = await relay("pay", "--bot", "reviewed", "--to", payee, "--amount", "1", "--token", "USDC", "--json");
+    expect(held.code).toBe(4);
+    const { requestId, status } = JSON.parse(held.stdout) as { requestId: string; status: string };
+    expect(status).toBe("pending_review");
+
+    // Not yet: the window has not ended by either clock.
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(JSON.parse((await relay("status", requestId, "--json")).stdout).status).toBe("pending_review");
+
+    expect((await relay("time", "advance", String(REVIEW_WINDOW_SECONDS + 60))).code).toBe(0);
+    // The relayer's sweep (every second) reads the chain's new time, then lapses the review.
+    let answer: { status: string; errorCode?: string } = { status: "pending_review" };
+    for (let i = 0; i < 50 && answer.status === "pending_review"; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      answer = JSON.parse((await relay("status", requestId, "--json")).stdout);
+    }
+    expect(answer).toMatchObject({ status: "rejected", errorCode: "REVIEW_EXPIRED" });
+    expect(await usdcOf(payee)).toBe(0n);
+    expect(await usdcOf(manifest.contracts.vault as Address)).toBe(vaultBefore);
+  }, 120_000);
+
+  it("relay pay --scenario <value> is metadata.scenario: a $2 payment with ai-no-consensus is held, nothing moves", async () => {
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const held = await relay("pay", "--to", payee, "--amount", "2", "--token", "USDC", "--scenario", "ai-no-consensus", "--json");
+    expect(held.code).toBe(4);
+    expect(JSON.parse(held.stdout)).toMatchObject({ status: "pending_review" });
+    expect(await usdcOf(payee)).toBe(0n);
+  });
+});
