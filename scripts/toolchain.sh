@@ -107,6 +107,10 @@ relay_npm() {
 # Runs "$@" in directory "$1" (a function, so that relay_progress can put it in the background).
 relay_in() { (cd "$1" && shift && "$@"); }
 
+# Writes stamp file "$1" as a new file (never through a hard link: checkouts whose node_modules are
+# hard-linked copies of one another must not overwrite each other's stamps).
+relay_stamp() { echo "$2" >"$1.$$" && mv -f "$1.$$" "$1"; }
+
 # A short digest of files named relative to the checkout, so that it does not depend on where that is.
 relay_hash() { (cd "$RELAY_ROOT" && sha256sum "$@" 2>/dev/null) | sha256sum | cut -c1-16; }
 
@@ -122,7 +126,7 @@ relay_install_deps() {
     relay_fail "npm install failed: $(grep -m1 -E 'npm (error|ERR)' "$RELAY_TOOLCHAIN_DIR/npm-install.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/npm-install.log") (log: $RELAY_TOOLCHAIN_DIR/npm-install.log)"
     return 1
   }
-  echo "$want" >"$RELAY_ROOT/node_modules/.relay-install-stamp"
+  relay_stamp "$RELAY_ROOT/node_modules/.relay-install-stamp" "$want"
 }
 
 relay_compile_contracts() {
@@ -135,7 +139,7 @@ relay_compile_contracts() {
     relay_fail "contract compilation failed: $(grep -m1 -iE 'error' "$RELAY_TOOLCHAIN_DIR/build.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/build.log") (log: $RELAY_TOOLCHAIN_DIR/build.log)"
     return 1
   }
-  mkdir -p "$RELAY_ROOT/artifacts" && echo "$want" >"$RELAY_ROOT/artifacts/.relay-build-stamp"
+  mkdir -p "$RELAY_ROOT/artifacts" && relay_stamp "$RELAY_ROOT/artifacts/.relay-build-stamp" "$want"
 }
 
 # Everything, under a lock so that concurrent launches never install over each other.
