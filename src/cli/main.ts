@@ -2,7 +2,7 @@
 // their command runs, so that light commands never load Hardhat, fastify or Ink.
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { Command, CommanderError, Option } from "commander";
+import { Argument, Command, CommanderError, Option } from "commander";
 import { projectRoot } from "../paths.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
@@ -96,6 +96,16 @@ function buildProgram(io: CliIO): Command {
   registerKeyCommands(program, io);
   registerTermsCommands(program, io);
   registerReview(program, io);
+
+  program
+    .command("completion")
+    .description("Print a shell completion script for relay's commands and options")
+    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh"]))
+    .addHelpText("after", "\nExamples:\n  source <(relay completion bash)        (in ~/.bashrc)\n  source <(relay completion zsh)         (in ~/.zshrc)\n")
+    .action(async (shell: "bash" | "zsh") => {
+      const { bashCompletion, zshCompletion } = await import("./completion.ts");
+      io.stdout.write(shell === "bash" ? bashCompletion(program) : zshCompletion(program));
+    });
 
   return program;
 }
