@@ -44,19 +44,24 @@ relay_progress() {
   return "$rc"
 }
 
-# True when the node binary "$1" runs relay: rather than trusting a version number alone, it asks
-# that Node for the exact features relay needs. (23.6 and 23.7, for instance, strip types but lack
-# zstd; 23.8 and later 23.x pass.)
-relay_node_ok() {
+# Why the node binary "$1" cannot run relay, in a few words; nothing when it can. Rather
+# than trusting a version number alone, it asks that Node for the exact features relay needs
+# (23.6 and 23.7, for instance, strip types but lack zstd; 23.8 and later 23.x pass).
+relay_node_lacks() {
   "$1" -e '
     const [major] = process.versions.node.split(".").map(Number);
-    const ok = major >= 22
-      && Boolean(process.features.typescript)                              // .ts runs without a flag
-      && typeof require("node:zlib").createZstdDecompress === "function"   // undici 8
-      && typeof require("node:sqlite").DatabaseSync === "function";        // the ledger
-    process.exit(ok ? 0 : 1);
-  ' >/dev/null 2>&1
+    const lacks =
+      major < 22 ? "older than 22"
+      : !process.features.typescript ? "no TypeScript type stripping without a flag"
+      : typeof require("node:zlib").createZstdDecompress !== "function" ? "no zlib zstd, which undici 8 needs"
+      : typeof require("node:sqlite").DatabaseSync !== "function" ? "no node:sqlite, which the ledger needs"
+      : "";
+    process.stdout.write(lacks);
+  ' 2>/dev/null || echo "it does not run"
 }
+
+# True when the node binary "$1" runs relay.
+relay_node_ok() { [ -z "$(relay_node_lacks "$1")" ]; }
 
 relay_find_node() {
   local sys
@@ -76,7 +81,11 @@ relay_fetch_node() {
   case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) relay_fail "no Node.js >= $RELAY_NODE_FLOOR found and cannot provision one for $(uname -m)"; return 1 ;; esac
   command -v npm >/dev/null || { relay_fail "Node.js >= $RELAY_NODE_FLOOR is required and npm is not available to fetch it"; return 1; }
   pkg="node-$os-$arch@$RELAY_NODE_VERSION"
-  relay_log "Node $(node -v 2>/dev/null || echo '(none)') does not run relay (it needs >= $RELAY_NODE_FLOOR); provisioning Node $RELAY_NODE_VERSION"
+  if command -v node >/dev/null; then
+    relay_log "Node $(node -v) cannot run relay ($(relay_node_lacks "$(command -v node)"); relay needs >= $RELAY_NODE_FLOOR); provisioning Node $RELAY_NODE_VERSION"
+  else
+    relay_log "no Node.js on PATH (relay needs >= $RELAY_NODE_FLOOR); provisioning Node $RELAY_NODE_VERSION"
+  fi
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/relay-node.XXXXXX")
   if ! relay_progress "fetching $pkg from the npm registry" "$tmp/pack.log" relay_in "$tmp" npm pack "$pkg" --silent; then
     relay_fail "could not fetch $pkg from the npm registry: $(grep -m1 -i 'err' "$tmp/pack.log" || tail -n1 "$tmp/pack.log")"

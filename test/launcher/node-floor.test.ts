@@ -78,7 +78,7 @@ describe("bin/relay's Node floor", () => {
     const repoToolchainBefore = repoToolchain();
     const { stdout, stderr } = await launch(dirname(old), toolchain);
 
-    expect(stderr).toMatch(/relay: Node v20\.\d+\.\d+ does not run relay \(it needs >= 22\.18\); provisioning Node 24/);
+    expect(stderr).toMatch(/relay: Node v20\.\d+\.\d+ cannot run relay \(older than 22; relay needs >= 22\.18\); provisioning Node 24/);
     expect(stderr).toMatch(/relay: fetching node-\w+-\w+@24\.\d+\.\d+ from the npm registry/);
     const provisioned = join(toolchain, "node", "bin", "node");
     expect(existsSync(provisioned)).toBe(true);
