@@ -1,7 +1,7 @@
 // `relay completion bash|zsh`: a shell completion script generated from the commander program, so it
 // always lists the commands and options this build has. Bash gets plain functions (no associative
 // arrays: macOS still ships bash 3); zsh runs the same functions through its bashcompinit.
-import type { Command } from "commander";
+import type { Command, Option } from "commander";
 
 interface Node {
   /** "relay", "relay owner", "relay owner bot", … */
@@ -13,17 +13,23 @@ interface Node {
   valued: string[];
 }
 
-function walk(command: Command, path: string, out: Node[]): Node[] {
+/**
+ * Every command path with what may follow it. A subcommand also takes its parents' options (below the
+ * root: `relay review list --state-dir …`, read with optsWithGlobals), so they are completed there too.
+ */
+function walk(command: Command, path: string, out: Node[], inherited: readonly Option[] = []): Node[] {
   const help = command.createHelp();
   const subs = help.visibleCommands(command);
-  const options = help.visibleOptions(command);
+  const own = help.visibleOptions(command);
+  const options = [...own, ...inherited.filter((o) => !own.some((mine) => mine.long === o.long))];
   out.push({
     path,
     subcommands: subs.map((c) => c.name()),
-    options: options.map((o) => o.long ?? o.short).filter((flag): flag is string => flag !== undefined).sort(),
+    options: [...new Set(options.map((o) => o.long ?? o.short).filter((flag): flag is string => flag !== undefined))].sort(),
     valued: options.filter((o) => (o.required || o.optional) && o.long !== undefined).map((o) => o.long!),
   });
-  for (const sub of subs) if (sub.name() !== "help") walk(sub, `${path} ${sub.name()}`, out);
+  const passedDown = command.parent === null ? [] : options.filter((o) => o.long !== "--help");
+  for (const sub of subs) if (sub.name() !== "help") walk(sub, `${path} ${sub.name()}`, out, passedDown);
   return out;
 }
 

@@ -53,6 +53,12 @@ describe("relay completion bash", () => {
     expect(complete("relay", "--ver")).toEqual(["--version"]);
   });
 
+  it("a subcommand also completes its parents' options (read with optsWithGlobals), not the root's", () => {
+    expect(complete("relay", "review", "list", "--state")).toEqual(["--state-dir"]);
+    expect(complete("relay", "review", "reject", "--rea")).toEqual(["--reason"]);
+    expect(complete("relay", "pay", "--vers")).toEqual([]);
+  });
+
   it("an option's value is not taken for a command: `relay pay --memo owner --w` completes pay's options", () => {
     expect(complete("relay", "pay", "--memo", "owner", "--wa")).toEqual(["--wait"]);
   });
