@@ -30,11 +30,14 @@ relay_progress() {
   if [ -t 2 ]; then
     "$@" >"$log" 2>&1 &
     pid=$!
+    # A background command ignores Ctrl-C in a script: stop it ourselves, or it outlives the launcher.
+    trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; printf "\n" >&2; exit 130' INT TERM
     while kill -0 "$pid" 2>/dev/null; do
       [ $((SECONDS - start)) -ne "$shown" ] && shown=$((SECONDS - start)) && printf '\rrelay: %s … %ss' "$label" "$shown" >&2
       sleep 0.2
     done
     wait "$pid"; rc=$?
+    trap - INT TERM
     printf '\r\033[K' >&2
   else
     relay_log "$label …"
