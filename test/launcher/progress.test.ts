@@ -1,8 +1,8 @@
 // First-run progress of the launcher (scripts/toolchain.sh relay_progress): in a CI log a line when
 // a phase starts and one when it is done; on a terminal one line that counts the seconds in place
 // and is cleared at the end. The phase's own output goes to its log file, not to the screen.
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -33,8 +33,42 @@ describe("relay_progress", () => {
     expect(screen).not.toContain("solc says hi");
   });
 
+  it("on a terminal, stopping the launcher (Ctrl-C, SIGTERM) stops the phase's command too", async () => {
+    const pids = path.join(dir, "pids");
+    const script = `echo $$ > ${pids}.launcher; . "${path.join(projectRoot, "scripts", "toolchain.sh")}"; relay_progress "installing" "${path.join(dir, "stop.log")}" bash -c 'echo $$ > ${pids}.phase; exec sleep 60'; echo went on`;
+    const child = spawn("script", ["-qec", `bash -c '${script.replace(/'/g, "'\\''")}'`, "/dev/null"], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, RELAY_QUIET_TOOLCHAIN: "" } });
+    let screen = "";
+    child.stdout.on("data", (d: Buffer) => (screen += d.toString()));
+    const exited = new Promise((resolve) => child.on("exit", resolve));
+    const phasePid = await until(() => (existsSync(`${pids}.phase`) ? Number(readFileSync(`${pids}.phase`, "utf8")) : undefined));
+    const launcherPid = Number(readFileSync(`${pids}.launcher`, "utf8"));
+    process.kill(launcherPid, "SIGTERM");
+    await exited;
+    expect(alive(phasePid)).toBe(false);
+    expect(screen).not.toContain("went on");
+  });
+
   it("RELAY_QUIET_TOOLCHAIN silences it", () => {
     const stderr = execFileSync("bash", ["-c", `${phase(path.join(dir, "quiet.log"))} 2>&1`], { encoding: "utf8", env: { ...process.env, RELAY_QUIET_TOOLCHAIN: "1" } });
     expect(stderr).toBe("");
   });
 });
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function until<T>(read: () => T | undefined, timeoutMs = 10_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value !== undefined && !Number.isNaN(value)) return value;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
