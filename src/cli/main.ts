@@ -111,7 +111,7 @@ function buildProgram(io: CliIO): Command {
 }
 
 /** Commander's message as one line: without its "error: " prefix, a suggestion folded in. */
-export function usageLine(text: string): string {
+function usageLine(text: string): string {
   const [first = "", ...rest] = text.trim().replace(/^error: /, "").split("\n");
   const hint = rest.map((line) => line.trim()).filter((line) => line !== "").join(" ").replace(/^\((.*)\)$/, "$1");
   return hint === "" ? first : `${first} (${hint.charAt(0).toLowerCase()}${hint.slice(1)})`;
