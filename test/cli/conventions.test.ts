@@ -85,6 +85,19 @@ describe("the state directory", () => {
     expect(stderr).toBe(`relay: --bot reviewed needs a devnet manifest in ${fromEnv}\n`);
   });
 
+  it("`relay devnet` writes its manifest into RELAY_STATE_DIR", async () => {
+    const fromEnv = path.join(dir, "devnet");
+    const run = runMain(["devnet", "--rpc-port", "0"], { RELAY_STATE_DIR: fromEnv });
+    await run.waitFor(/relay: ready/, 120_000);
+    try {
+      expect(run.output.stderr).toContain(`manifest ${path.join(fromEnv, "devnet.json")}`);
+      expect(JSON.parse(readFileSync(path.join(fromEnv, "devnet.json"), "utf8"))).toHaveProperty("rpcUrl");
+    } finally {
+      run.stop();
+      expect(await run.done).toBe(EXIT.OK);
+    }
+  });
+
   it("`keys new` accepts --state-dir like every command", async () => {
     const { code, stdout } = await relay(["keys", "new", "--json", "--state-dir", path.join(dir, "keys")]);
     expect(code).toBe(EXIT.OK);
