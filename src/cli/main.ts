@@ -1,10 +1,13 @@
 // The `relay` command line: a testable `main(argv, io)`. Command actions are imported only when
 // their command runs, so that light commands never load Hardhat, fastify or Ink.
-import { Command, CommanderError, Option } from "commander";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { Argument, Command, CommanderError, Option } from "commander";
+import { projectRoot } from "../paths.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
 import { collectChainIds, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
-import { defaultStateDir } from "../paths.ts";
+import { stateDirOption } from "./state-dir.ts";
 import { registerBotCommands } from "./register/bot.ts";
 import { registerVaultCommands } from "./register/vault.ts";
 import { registerOwnerCommands } from "./register/owner.ts";
@@ -26,11 +29,14 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
 function buildProgram(io: CliIO): Command {
   const program = new Command("relay")
     .description("Relayer, local chain and CLI for bots that pay from on-chain vaults")
-    .showHelpAfterError("(run with --help for usage)")
+    .version(packageVersion(), "-V, --version", "print relay's version")
     .exitOverride()
     .configureOutput({
       writeOut: (text) => io.stdout.write(text),
       writeErr: (text) => io.stderr.write(text),
+      // Commander's own usage errors (unknown option or command, missing option, bad argument, too
+      // many arguments) become the CLI's one line, like every other failure; reportFailure exits 2.
+      outputError: (text) => io.stderr.write(`relay: ${usageLine(text)}\n`),
     });
 
   const devnetOptions = (command: Command) =>
@@ -39,7 +45,7 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--domain-name <name>", "EIP-712 domain name of the vaults").default("ServiceVault").argParser(parseDomainName))
       .addOption(new Option("--rpc-port <port>", "JSON-RPC port on 127.0.0.1 (0 = a free port); further chains take the next ports").default(8545).argParser(parsePort("--rpc-port")))
       .addOption(new Option("--fork <url>", "fork a live network instead of starting empty").argParser(parseUrl("--fork")))
-      .option("--state-dir <dir>", "where the manifest and ledger live", defaultStateDir)
+      .addOption(stateDirOption("where the manifest and ledger live"))
       .option("--manifest <file>", "also write a copy of the manifest here")
       .option("--json", "print the manifest as JSON on stdout when ready (one line per chain)");
 
@@ -78,7 +84,7 @@ function buildProgram(io: CliIO): Command {
     .addOption(new Option("--relayer-key <hex>", "relayer key (default: --key)").argParser(parsePrivateKey("--relayer-key")))
     .addOption(new Option("--operator-key <hex>", "vault operator key (default: a new key)").argParser(parsePrivateKey("--operator-key")))
     .addOption(new Option("--domain-name <name>", "EIP-712 domain name of the vaults").default("ServiceVault").argParser(parseDomainName))
-    .option("--state-dir <dir>", "where the manifest is written", defaultStateDir)
+    .addOption(stateDirOption("where the manifest is written"))
     .option("--manifest <file>", "also write a copy of the manifest here")
     .option("--json", "print the manifest as JSON on stdout")
     .option("--allow-shared-keys", "on a chain that is not a development node, allow one key for two of --key, --owner-key, --relayer-key")
@@ -93,12 +99,34 @@ function buildProgram(io: CliIO): Command {
   registerTimeCommands(program, io);
   registerReview(program, io);
 
+  program
+    .command("completion")
+    .description("Print a shell completion script for relay's commands and options")
+    .addArgument(new Argument("<shell>", "the shell").choices(["bash", "zsh"]))
+    .addHelpText("after", "\nExamples:\n  source <(relay completion bash)        (in ~/.bashrc)\n  source <(relay completion zsh)         (in ~/.zshrc)\n")
+    .action(async (shell: "bash" | "zsh") => {
+      const { bashCompletion, zshCompletion } = await import("./completion.ts");
+      io.stdout.write(shell === "bash" ? bashCompletion(program) : zshCompletion(program));
+    });
+
   return program;
+}
+
+/** Commander's message as one line: without its "error: " prefix, a suggestion folded in. */
+function usageLine(text: string): string {
+  const [first = "", ...rest] = text.trim().replace(/^error: /, "").split("\n");
+  const hint = rest.map((line) => line.trim()).filter((line) => line !== "").join(" ").replace(/^\((.*)\)$/, "$1");
+  return hint === "" ? first : `${first} (${hint.charAt(0).toLowerCase()}${hint.slice(1)})`;
+}
+
+/** The version in package.json. */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as { version: string }).version;
 }
 
 function reportFailure(error: unknown, io: CliIO): number {
   if (error instanceof CommanderError) {
-    // --help and --version end here with code 0; commander has already printed usage errors.
+    // --help and --version end here with code 0; usage errors were printed as one line by outputError.
     return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   }
   if (error instanceof CliError) {

@@ -14,6 +14,15 @@ export function parsePort(name: string) {
   };
 }
 
+/**
+ * A listen on a port that is taken, as the one-line hint naming the flag that chose it; any other
+ * error is returned as it is. (`flag` is `--port` or `--rpc-port`.)
+ */
+export function portClash(error: unknown, port: number, flag: string): unknown {
+  if ((error as { code?: string } | undefined)?.code !== "EADDRINUSE") return error;
+  return new CliError(`port ${port} (${flag}) is in use; pick another with ${flag} or 0 for a free one`);
+}
+
 export function parseChainId(value: string): number {
   const id = Number(value);
   if (!/^\d+$/.test(value) || !isSupportedChainId(id)) {

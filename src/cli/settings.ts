@@ -3,7 +3,6 @@
 // --chain-id / RELAY_CHAIN_ID names another of its chains) > defaults. Also the two lookups every money command needs: a token by
 // symbol or address, and an amount in human or base units.
 import { existsSync } from "node:fs";
-import path from "node:path";
 import type { Address, Hex } from "viem";
 import { privateKeyToAddress } from "viem/accounts";
 import { ETH_MARKER, ETH_TOKEN, isEth } from "../chain/eth.ts";
@@ -11,7 +10,7 @@ import { parseAddress } from "../crypto/address.ts";
 import { parseUnits } from "../../packages/client/src/units.ts";
 import { chainManifestPath, manifestPath, readManifest, type Manifest } from "../devnet/manifest.ts";
 import { CANONICAL_TOKENS, TOKENS, isSupportedChainId, SUPPORTED_CHAIN_IDS } from "../devnet/tokens.ts";
-import { defaultStateDir } from "../paths.ts";
+import { resolveStateDir } from "./state-dir.ts";
 import { CliError, EXIT } from "./io.ts";
 
 /** Settings given as command-line flags (all optional; commander's camelCase names). */
@@ -75,7 +74,7 @@ type Env = Readonly<Record<string, string | undefined>>;
  * broken one is an error). Values are validated; a bad one is a usage error naming where it came from.
  */
 export function resolveSettings(flags: SettingsFlags, env: Env, cwd: string): Settings {
-  const stateDir = path.resolve(cwd, flags.stateDir ?? defaultStateDir);
+  const stateDir = resolveStateDir(flags.stateDir, env, cwd);
   const manifest = loadManifest(stateDir, explicitChainId(flags, env));
   const sources = {} as Record<keyof typeof HOW_TO, SettingSource>;
 

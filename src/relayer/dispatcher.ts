@@ -4,6 +4,7 @@ import type { Address, Hex } from "viem";
 import type { Ledger } from "../ledger/index.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { Submitter, type Job, type JobOutcome } from "./submitter.ts";
+import { configuredTokens } from "./token-info.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -22,9 +23,7 @@ export class Dispatcher {
         chainId,
         chain.signers.map((signer, i) => new Submitter(chain, ledger, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
       );
-      const tokens = new Map<string, TokenInfo>();
-      for (const [symbol, token] of Object.entries(chain.config.tokens)) tokens.set(token.address.toLowerCase(), { symbol, decimals: token.decimals });
-      this.#tokens.set(chainId, tokens);
+      this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }
   }
 

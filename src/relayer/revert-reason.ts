@@ -5,7 +5,7 @@
 // state, so the replay reverts for the same reason.
 import type { Hex, TransactionReceipt } from "viem";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import { decodeRevert, revertDataOf } from "./simulate.ts";
+import { decodeRevert, revertDataOf } from "../chain/revert-decode.ts";
 import type { JobOutcome } from "./submitter.ts";
 
 const GENERIC = "the transaction reverted on-chain";

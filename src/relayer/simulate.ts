@@ -1,6 +1,8 @@
 // Simulation with eth_call pinned to a block, before anything is signed or sent; and the swap
 // route, chosen from the configured routers' quotes at the same block.
-import { BaseError, ContractFunctionRevertedError, decodeErrorResult, decodeFunctionResult, encodeFunctionData, parseAbi, type Address, type Hex } from "viem";
+import { decodeFunctionResult, encodeFunctionData, formatUnits, type Address, type Hex } from "viem";
+import { decodeRevert, revertDataOf } from "../chain/revert-decode.ts";
+import { configuredTokens, tokenInfoOf } from "./token-info.ts";
 import type { SwapRequest } from "../api/validate.ts";
 import { isRelayError, relayError, type RelayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
@@ -18,42 +20,6 @@ export const PAYMENT_GAS = 250_000n;
 /** The gas limit to send with: the estimate plus 30% and 20k headroom, or PAYMENT_GAS for a payment. */
 export function gasLimitOf(sim: SimulationOk): bigint {
   return sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
-}
-
-/** OpenZeppelin's ERC-20 errors (IERC20Errors), which a token called by a protocol reverts with. */
-const tokenErrorAbi = parseAbi([
-  "error ERC20InsufficientBalance(address sender, uint256 balance, uint256 needed)",
-  "error ERC20InsufficientAllowance(address spender, uint256 allowance, uint256 needed)",
-  "error ERC20InvalidSender(address sender)",
-  "error ERC20InvalidReceiver(address receiver)",
-  "error ERC20InvalidApprover(address approver)",
-  "error ERC20InvalidSpender(address spender)",
-]);
-
-/** Every ABI whose custom errors a revert may carry: the vault's (which includes OpenZeppelin's), the router's and ERC-20 tokens'. */
-const errorAbi = [...[...vaultAbi, ...routerAbi].filter((item) => item.type === "error"), ...tokenErrorAbi];
-
-/** A readable revert reason from revert data: `Error(string)`, a panic, or a decoded custom error. */
-export function decodeRevert(data: Hex | undefined): string {
-  if (data === undefined || data === "0x") return "reverted without a reason";
-  try {
-    const decoded = decodeErrorResult({ abi: errorAbi, data });
-    if (decoded.errorName === "Error") return String(decoded.args?.[0]);
-    const args = (decoded.args ?? []).map((a) => (typeof a === "bigint" ? a.toString() : String(a)));
-    return `${decoded.errorName}(${args.join(", ")})`;
-  } catch {
-    // Nested revert data inside a wrapper error (e.g. PaymentFailed's bytes) or an unknown selector.
-    return `reverted with data ${data.slice(0, 74)}${data.length > 74 ? "…" : ""}`;
-  }
-}
-
-/** The revert data inside a viem error, if it carries any. */
-export function revertDataOf(error: unknown): Hex | undefined {
-  if (!(error instanceof BaseError)) return undefined;
-  const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-  if (reverted?.raw) return reverted.raw;
-  const withData = error.walk((e) => typeof (e as { data?: unknown }).data === "string") as { data?: Hex } | null;
-  return withData?.data;
 }
 
 /**
@@ -137,8 +103,15 @@ export async function chooseRoute(chain: ChainRuntime, request: SwapRequest, blo
   const best = quotes.filter((q) => q !== undefined).sort((a, b) => (a.out > b.out ? -1 : a.out < b.out ? 1 : 0))[0];
   if (!best) throw relayError("NO_SWAP_ROUTE", `no router quotes ${i.fromToken} → ${i.toToken}`);
   if (best.out < minOut) {
-    const which = minOut === i.minToAmount ? `minToAmount ${i.minToAmount}` : `the vault's slippage floor ${minOut} (minToAmount is ${i.minToAmount})`;
-    throw relayError("SWAP_SLIPPAGE_EXCEEDED", `best quote ${best.out} is below ${which}`);
+    const out = inUnitsOf(chain, i.toToken);
+    const which = minOut === i.minToAmount ? `minToAmount ${out(i.minToAmount)}` : `the vault's slippage floor ${out(minOut)} (minToAmount is ${out(i.minToAmount)})`;
+    throw relayError("SWAP_SLIPPAGE_EXCEEDED", `best quote ${out(best.out)} is below ${which}`);
   }
   return { router: best.router, swapCalldata: routerCalldata(request, request.vaultAddress, minOut), quotedOut: best.out };
+}
+
+/** Amounts of `token` as people read them ("0.5 WETH") when the chain's config knows it, else base units. */
+function inUnitsOf(chain: ChainRuntime, token: Address): (amount: bigint) => string {
+  const info = tokenInfoOf(token, configuredTokens(chain.config.tokens));
+  return info === undefined ? (amount) => `${amount} base units` : (amount) => `${formatUnits(amount, info.decimals)} ${info.symbol}`;
 }

@@ -14,7 +14,7 @@ import type { Ledger, Status } from "../ledger/index.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
-import { decodeRevert } from "./simulate.ts";
+import { decodeRevert } from "../chain/revert-decode.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
 import { withRevertReason } from "./revert-reason.ts";

@@ -7,3 +7,8 @@ import type { TokenInfo } from "./dispatcher.ts";
 export function tokenInfoOf(token: string, tokens: ReadonlyMap<string, TokenInfo>): TokenInfo | undefined {
   return isEth(token) ? ETH_TOKEN : tokens.get(token.toLowerCase());
 }
+
+/** The chain's configured tokens (config `tokens`, by symbol) as the lookup tokenInfoOf takes. */
+export function configuredTokens(tokens: Readonly<Record<string, { address: string; decimals: number }>>): Map<string, TokenInfo> {
+  return new Map(Object.entries(tokens).map(([symbol, token]) => [token.address.toLowerCase(), { symbol, decimals: token.decimals }]));
+}

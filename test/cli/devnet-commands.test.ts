@@ -5,7 +5,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, type Address } from "viem";
+import { erc20Abi, formatUnits, getAddress, type Address } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { intentDigest } from "../../packages/client/src/sign.ts";
@@ -208,6 +208,22 @@ describe("relay owner and relay fund", () => {
     expect(deposited.code).toBe(0);
     expect(deposited.stdout).toMatch(/^done {4}deposited 2 USDC\n/);
     expect(await balance()).toBe(before + 1_002_500_000n);
+  });
+
+  it("a deposit above the owner's balance is refused with the token's error decoded in USDC, and nothing moves", async () => {
+    const vault = devnet.manifest.contracts.vault as Address;
+    const owner = devnet.manifest.accounts.owner.address as Address;
+    const usdc = devnet.manifest.tokens.USDC!.address as Address;
+    const balanceOf = (who: Address) => clients.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [who] });
+    const [ownerBefore, vaultBefore] = [await balanceOf(owner), await balanceOf(vault)];
+    const needed = ownerBefore + 1_500_000n; // 1.5 USDC more than the owner holds
+
+    const { code, stdout, stderr } = await relay(["owner", "deposit", "--token", "USDC", "--amount", formatUnits(needed, 6)]);
+    expect(code).toBe(1);
+    expect(stdout).toBe("");
+    expect(stderr).toBe(`relay: deposit would revert: ERC20InsufficientBalance(${getAddress(owner)}, ${formatUnits(ownerBefore, 6)} USDC, ${formatUnits(needed, 6)} USDC)\n`);
+    expect(await balanceOf(owner)).toBe(ownerBefore);
+    expect(await balanceOf(vault)).toBe(vaultBefore);
   });
 });
 

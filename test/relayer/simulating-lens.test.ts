@@ -18,7 +18,7 @@ import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtim
 import { intentHashOf } from "../../src/relayer/checks.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
 import { batchCalldata, executionCalldata, snapshotQuery, vaultAbi } from "../../src/relayer/intents.ts";
-import { decodeRevert } from "../../src/relayer/simulate.ts";
+import { decodeRevert } from "../../src/chain/revert-decode.ts";
 
 describe("ChainRuntime.readAndSimulate", () => {
   let devnet: Devnet;

@@ -73,7 +73,7 @@ describe("swap bounds", () => {
       const res = await post(swap, await swapBody(env, { fromToken: usdc, toToken: weth, maxFromAmount: USDC(3_000), minToAmount: 0n }));
       expect(res.status).toBe(422);
       expect(res.body.code).toBe("SWAP_SLIPPAGE_EXCEEDED");
-      expect(res.body.details).toBe(`best quote ${WETH(500)} is below the vault's slippage floor ${WETH(990)} (minToAmount is 0)`);
+      expect(res.body.details).toBe("best quote 0.5 WETH is below the vault's slippage floor 0.99 WETH (minToAmount is 0 WETH)");
       expect(await vaultHoldings()).toEqual(before);
     });
 

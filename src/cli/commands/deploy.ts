@@ -12,6 +12,7 @@ import { readVaultDomain } from "../../../packages/client/src/sign.ts";
 import type { KeyPair } from "../../devnet/accounts.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
 import { privateStateDir } from "../../private-files.ts";
+import { resolveStateDir } from "../state-dir.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 
 export interface DeployCommandOptions {
@@ -21,7 +22,7 @@ export interface DeployCommandOptions {
   relayerKey?: Hex;
   operatorKey?: Hex;
   domainName: string;
-  stateDir: string;
+  stateDir?: string;
   manifest?: string;
   json?: boolean;
   /** On a chain that is not a development node, allow one key in two of the roles deployer, owner, relayer. */
@@ -72,7 +73,7 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
     accounts: { owner, operator, relayer, deployer, bots },
     devnet,
   });
-  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
   const file = manifestPath(stateDir);
   privateStateDir(stateDir);
   writeManifest(file, manifest);

@@ -7,6 +7,8 @@ import { startDevnet, type Devnet } from "../../devnet/start.ts";
 import { formatBanner } from "../../devnet/banner.ts";
 import { chainManifestPath } from "../../devnet/manifest.ts";
 import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
+import { resolveStateDir } from "../state-dir.ts";
+import { portClash } from "../options.ts";
 import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
 
 export interface DevnetCommandOptions {
@@ -16,7 +18,7 @@ export interface DevnetCommandOptions {
   /** The first chain's JSON-RPC port; the next chains take the following ports (0 = free ports). */
   rpcPort: number;
   fork?: string;
-  stateDir: string;
+  stateDir?: string;
   manifest?: string;
   json?: boolean;
 }
@@ -37,7 +39,7 @@ export async function launchDevnets(options: DevnetCommandOptions, io: CliIO): P
   if (options.rpcPort !== 0 && options.rpcPort + chainIds.length - 1 > 65535) {
     throw new CliError(`--rpc-port ${options.rpcPort} leaves no room for ${chainIds.length} chains (each takes the next port)`, EXIT.USAGE);
   }
-  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
   // Per-chain manifests of an earlier devnet would describe chains that no longer run.
   for (const id of SUPPORTED_CHAIN_IDS) rmSync(chainManifestPath(stateDir, id), { force: true });
 
@@ -45,16 +47,19 @@ export async function launchDevnets(options: DevnetCommandOptions, io: CliIO): P
   const devnets: Devnet[] = [];
   try {
     for (const [index, chainId] of chainIds.entries()) {
+      const rpcPort = options.rpcPort === 0 ? 0 : options.rpcPort + index;
       devnets.push(
         await startDevnet({
           chainId,
           domainName: options.domainName,
-          rpcPort: options.rpcPort === 0 ? 0 : options.rpcPort + index,
+          rpcPort,
           fork: options.fork,
           stateDir,
           primary: index === 0,
           manifestCopy: index === 0 && options.manifest !== undefined ? path.resolve(io.cwd, options.manifest) : undefined,
           log: (line) => io.stderr.write(`relay: ${line}\n`),
+        }).catch((error: unknown) => {
+          throw portClash(error, rpcPort, "--rpc-port");
         }),
       );
     }

@@ -1,9 +1,8 @@
 // `relay keys new` and `relay profile …`: a fresh key pair, and saved sets of settings.
 import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
-import path from "node:path";
+import { resolveStateDir } from "../state-dir.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
-import { defaultStateDir } from "../../paths.ts";
 import { deleteProfile, readProfiles, saveProfile, type Profile } from "../state.ts";
 import { resolveSettings } from "../settings.ts";
 
@@ -19,7 +18,7 @@ export function keysNew(options: { json?: boolean }, io: CliIO): void {
 
 type ProfileOptions = Profile & { stateDir?: string; json?: boolean; chainId?: number | string; storeOwnerKey?: boolean };
 
-const stateDirOf = (options: { stateDir?: string }, io: CliIO) => path.resolve(io.cwd, options.stateDir ?? defaultStateDir);
+const stateDirOf = (options: { stateDir?: string }, io: CliIO) => resolveStateDir(options.stateDir, io.env, io.cwd);
 
 export async function profileSave(name: string, options: ProfileOptions, io: CliIO): Promise<void> {
   if (!/^[\w.-]{1,64}$/.test(name)) throw new CliError(`profile name must be 1-64 letters, digits, '.', '_' or '-', got "${name}"`, EXIT.USAGE);

@@ -1,16 +1,17 @@
 // Actions of `relay owner …` (vault configuration sent on-chain with the owner's key) and `relay fund`
 // (minting devnet mock tokens). Each transaction is simulated first, so that a refusal is one line
 // naming the contract's error, and then sent and awaited to its receipt.
-import { BaseError, ContractFunctionRevertedError, erc20Abi, type Address, type Hex } from "viem";
+import { BaseError, erc20Abi, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../chain/artifacts.ts";
+import { decodeRevert, revertDataOf } from "../../chain/revert-decode.ts";
 import type { Clients } from "../../chain/clients.ts";
 import { createSender } from "../../chain/sender.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
 import { formatUnits } from "../../../packages/client/src/units.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
-import { parseAmount, requireOwnerKey, requireVault, resolveToken, tokenLabel, type Settings } from "../settings.ts";
+import { parseAmount, requireOwnerKey, requireVault, resolveToken, tokenLabel, type ResolvedToken, type Settings } from "../settings.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { connectChain, resolveAddress, withDecimals } from "./chain.ts";
 import { applyLimitFlags, describeConfig, parseDuration, parseUsd, UNLIMITED, type BotLimitFlags } from "./limits.ts";
@@ -31,26 +32,29 @@ async function context(options: Options, io: CliIO): Promise<Context> {
   return { settings, vault, key, clients: await connectChain(settings) };
 }
 
-/** Simulate, send and await one transaction from `key`; returns its hash. */
-export async function transact(clients: Clients, key: Hex, to: Address, contract: string, functionName: string, args: readonly unknown[]): Promise<Hex> {
+/**
+ * Simulate, send and await one transaction from `key`; returns its hash. A refusal is decoded by the
+ * relayer's own decoder; `token`, when the transaction moves one, shows ERC-20 amounts in its units.
+ */
+export async function transact(clients: Clients, key: Hex, to: Address, contract: string, functionName: string, args: readonly unknown[], token?: ResolvedToken): Promise<Hex> {
   const { abi } = readArtifact(contract);
   const account = privateKeyToAccount(key);
   try {
     await clients.publicClient.simulateContract({ address: to, abi, functionName, args, account });
   } catch (error) {
-    throw new CliError(`${functionName} would revert: ${revertReason(error)}`);
+    throw new CliError(`${functionName} would revert: ${revertReason(error, token)}`);
   }
   const receipt = await createSender(clients, key).call(to, contract, functionName, args);
   return receipt.transactionHash;
 }
 
-function revertReason(error: unknown): string {
-  if (error instanceof BaseError) {
-    const reverted = error.walk((e) => e instanceof ContractFunctionRevertedError) as ContractFunctionRevertedError | null;
-    if (reverted?.data?.errorName) return `${reverted.data.errorName}(${(reverted.data.args ?? []).map(String).join(", ")})`;
-    if (reverted?.reason) return reverted.reason;
-    return error.shortMessage;
+function revertReason(error: unknown, token: ResolvedToken | undefined): string {
+  const data = revertDataOf(error);
+  if (data !== undefined) {
+    const units = token?.decimals === undefined ? undefined : { symbol: tokenLabel(token), decimals: token.decimals };
+    return decodeRevert(data, { token: units });
   }
+  if (error instanceof BaseError) return error.shortMessage;
   return error instanceof Error ? error.message.split("\n")[0]! : String(error);
 }
 
@@ -169,8 +173,8 @@ export async function deposit(options: Options & { token: string; amount: string
   const ctx = await context(options, io);
   const token = await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
   const amount = parseAmount(ctx.settings, token, options.amount, { baseUnits: options.baseUnits });
-  await transact(ctx.clients, ctx.key, token.address, "mocks/MockERC20", "approve", [ctx.vault, amount]);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount]);
+  await transact(ctx.clients, ctx.key, token.address, "mocks/MockERC20", "approve", [ctx.vault, amount], token);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount], token);
   printResult(io, options, { action: "deposit", vault: ctx.vault, token: token.address, amount: amount.toString(), txHash }, [
     ["done", `deposited ${human(amount, token.decimals)} ${tokenLabel(token)}`],
     ["txHash", txHash],
@@ -185,7 +189,7 @@ export async function fund(options: Options & { token: string; amount: string; t
   const clients = await connectChain(settings);
   const token = await withDecimals(clients, resolveToken(settings, options.token));
   const amount = parseAmount(settings, token, options.amount, { baseUnits: options.baseUnits });
-  const txHash = await transact(clients, key, token.address, "mocks/MockERC20", "mint", [to, amount]);
+  const txHash = await transact(clients, key, token.address, "mocks/MockERC20", "mint", [to, amount], token);
   const balance = await clients.publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: "balanceOf", args: [to] });
   printResult(io, options, { action: "mint", to, token: token.address, amount: amount.toString(), balance: balance.toString(), txHash }, [
     ["done", `minted ${human(amount, token.decimals)} ${tokenLabel(token)} to ${to}`],

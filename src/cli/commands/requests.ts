@@ -6,6 +6,7 @@ import { DEFAULT_POLL_OPTIONS } from "../../../packages/client/src/poll.ts";
 import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
 import { exitCodeForStatus, printResult } from "../output.ts";
 import { startProgress } from "../progress.ts";
+import { colourOn, paintStatus } from "../colour.ts";
 import type { Settings } from "../settings.ts";
 
 export type AnyResponse = PaymentResponse | ExecuteResponse;
@@ -65,7 +66,7 @@ export async function follow(client: RelayClient, kind: RequestKind, response: A
 export function showRequest(kind: RequestKind, response: AnyResponse, flags: WaitFlags, io: CliIO): void {
   const payment = response as PaymentResponse;
   printResult(io, flags, response, [
-    ["status", response.status],
+    ["status", paintStatus(response.status, colourOn(io.stdout, io.env, flags))],
     ["requestId", response.requestId],
     ["kind", kind],
     ["txHash", response.txHash],

@@ -8,6 +8,8 @@ import { ledgerPath } from "../../ledger/index.ts";
 import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../relayer/service.ts";
+import { resolveStateDir } from "../state-dir.ts";
+import { portClash } from "../options.ts";
 import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 
@@ -75,13 +77,12 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
   try {
     return await startRelayer({ config, port, providers, allowDevKeys: options.allowDevKeys === true, log: (line) => io.stderr.write(`relay: ${line}\n`) });
   } catch (error) {
-    if ((error as { code?: string }).code === "EADDRINUSE") throw new CliError(`port ${port} is already in use; pick another with --port (0 = a free port)`);
-    throw error;
+    throw portClash(error, port, "--port");
   }
 }
 
 async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise<void> {
-  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
   // Each devnet start is a fresh chain: a ledger from an earlier chain describes nothing on this one.
   rmSync(ledgerPath(stateDir), { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(ledgerPath(stateDir) + suffix, { force: true });
@@ -105,17 +106,17 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
 }
 
 async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, io: CliIO): Promise<void> {
-  const stateDir = path.resolve(io.cwd, options.stateDir);
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
   const file = manifestPath(stateDir);
   let manifest: Manifest;
   try {
     manifest = readManifest(file);
   } catch (error) {
-    throw new CliError(`${(error as Error).message}; run \`relay devnet\` or \`relay deploy\` with --state-dir ${options.stateDir} first`);
+    throw new CliError(`${(error as Error).message}; run \`relay devnet\` or \`relay deploy\` with --state-dir ${stateDir} first`);
   }
   const chainId = await fetchChainId(rpcUrl);
   if (chainId !== manifest.chainId) {
-    throw new CliError(`the chain at ${rpcUrl} has id ${chainId} but the manifest in ${options.stateDir} is for chain ${manifest.chainId}`);
+    throw new CliError(`the chain at ${rpcUrl} has id ${chainId} but the manifest in ${stateDir} is for chain ${manifest.chainId}`);
   }
   // `metadata.scenario` is honoured when relay deployed the suite on a development node and the node
   // still says it is one (startRelayer asks it); never because of what the URL looks like.
@@ -151,7 +152,7 @@ async function serveFromConfigFile(options: ServeCommandOptions, file: string, i
   }
   let config: RelayerConfig;
   try {
-    config = parseRelayerConfig({ stateDir: path.resolve(io.cwd, options.stateDir), ...flagSettings(options), ...input });
+    config = parseRelayerConfig({ stateDir: resolveStateDir(options.stateDir, io.env, io.cwd), ...flagSettings(options), ...input });
   } catch (error) {
     throw new CliError((error as Error).message);
   }

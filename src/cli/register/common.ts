@@ -1,9 +1,8 @@
 // Options shared by the bot, vault and owner commands, and turning a command's options into Settings.
-import path from "node:path";
 import { Option, type Command } from "commander";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import type { Settings, SettingsFlags } from "../settings.ts";
-import { defaultStateDir } from "../../paths.ts";
+import { resolveStateDir, stateDirOption } from "../state-dir.ts";
 
 /** The options every command that talks to a relayer or a chain accepts. */
 export function withSettingsOptions(command: Command): Command {
@@ -12,7 +11,7 @@ export function withSettingsOptions(command: Command): Command {
     .option("--rpc-url <url>", "chain JSON-RPC URL (env RELAY_RPC_URL; default: the manifest's, else http://127.0.0.1:8545)")
     .option("--chain-id <id>", "chain id (env RELAY_CHAIN_ID; default: the manifest's, else 84532)")
     .option("--vault <address>", "vault address (env RELAY_VAULT; default: the manifest's vault)")
-    .option("--state-dir <dir>", "where the devnet manifest and the CLI's cli.json live", defaultStateDir)
+    .addOption(stateDirOption("where the devnet manifest and the CLI's cli.json live"))
     .option("--profile <name>", "use the settings saved under this name (`relay profile save`)")
     .option("--json", "print the result as JSON");
 }
@@ -71,7 +70,7 @@ export async function settingsFor(options: SettingsOptions, io: CliIO): Promise<
 }
 
 function resolveSettingsDir(options: SettingsOptions, io: CliIO): string {
-  return path.resolve(io.cwd, options.stateDir ?? defaultStateDir);
+  return resolveStateDir(options.stateDir, io.env, io.cwd);
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {

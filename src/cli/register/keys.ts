@@ -1,7 +1,7 @@
 // Registers `relay keys new` and `relay profile save|list|remove`.
 import type { Command } from "commander";
 import type { CliIO } from "../io.ts";
-import { defaultStateDir } from "../../paths.ts";
+import { stateDirOption } from "../state-dir.ts";
 import { examples } from "./common.ts";
 
 export function registerKeyCommands(program: Command, io: CliIO): void {
@@ -11,6 +11,7 @@ export function registerKeyCommands(program: Command, io: CliIO): void {
     .command("new")
     .description("Generate a new private key and print it with its address")
     .option("--json", "print {address, privateKey} as JSON")
+    .addOption(stateDirOption("accepted like on every command; `keys new` reads and writes no state"))
     .addHelpText("after", examples("relay keys new", "relay keys new --json > bot-key.json"))
     .action(async (o) => (await load()).keysNew(o, io));
 
@@ -28,20 +29,20 @@ export function registerKeyCommands(program: Command, io: CliIO): void {
     .option("--bot-key <hex>", "bot private key (stored in cli.json, mode 0600)")
     .option("--owner-key <hex>", "owner private key: not stored unless --store-owner-key")
     .option("--store-owner-key", "store --owner-key in the profile too (anyone with cli.json then controls the vault)")
-    .option("--state-dir <dir>", "where cli.json lives", defaultStateDir)
+    .addOption(stateDirOption("where cli.json lives"))
     .option("--json", "print the saved profile as JSON")
     .description("Save (or replace) a profile")
     .action(async (name: string, o) => (await load()).profileSave(name, o, io));
   profile
     .command("list")
-    .option("--state-dir <dir>", "where cli.json lives", defaultStateDir)
+    .addOption(stateDirOption("where cli.json lives"))
     .option("--json", "print as JSON")
     .description("List profiles (keys shown as their address)")
     .action(async (o) => (await load()).profileList(o, io));
   profile
     .command("remove")
     .argument("<name>", "profile name")
-    .option("--state-dir <dir>", "where cli.json lives", defaultStateDir)
+    .addOption(stateDirOption("where cli.json lives"))
     .description("Remove a profile")
     .action(async (name: string, o) => (await load()).profileRemove(name, o, io));
 }
