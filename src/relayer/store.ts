@@ -1,0 +1,72 @@
+// The relayer's store: the durable state it needs (requests, idempotency, spend windows, reviews,
+// refusals, nonces, replacements, terms acceptances), declared here by the relayer that consumes it.
+// Two implementations: SQLite in the state directory (src/ledger/, the embedded default) and
+// PostgreSQL (src/ledger/postgres/, shared by several relayer instances).
+//
+// Every method is asynchronous and atomic on its own. `transaction(fn)` runs several of them as one
+// atomic unit: inside `fn`, call the methods of the `tx` it is given (never the outer store, which
+// would wait for the transaction to end). Atomicity holds across processes sharing one database:
+// idempotency claims, intent claims (findByIntentHash + createRequest in one transaction), spend
+// reservations and nonce reservations never race, whatever instance runs them.
+import type { ClaimOutcome } from "../ledger/idempotency.ts";
+import type { Refusal } from "../ledger/refusals.ts";
+import type { Replacement } from "../ledger/replacements.ts";
+import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "../ledger/requests.ts";
+import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../ledger/spend.ts";
+import type { Status } from "../ledger/status.ts";
+import type { TermsAcceptance } from "../ledger/terms.ts";
+import type { Submission, SubmissionResult } from "../ledger/ledger.ts";
+
+/** Options of {@link Store.transaction}. */
+export interface StoreTransactionOptions {
+  /**
+   * true (the default): committed durably before the promise resolves. false: may be lost on a power
+   * failure until the next durable commit (steps that can be redone or recovered from the chain).
+   */
+  durable?: boolean;
+}
+
+/** The operations, usable on the store itself or on the `tx` of a transaction. */
+export interface StoreOps {
+  createRequest(input: NewRequest): Promise<RequestRecord>;
+  getRequest(id: string): Promise<RequestRecord | undefined>;
+  /** Compare-and-set: moves to `to` only from one of `from`; moving to `rejected` releases the spend. */
+  transition(id: string, from: readonly Status[], to: Status, fields?: TransitionFields): Promise<RequestRecord | undefined>;
+  /** Reserves the signer's nonce and moves the request to `submitting`, all or nothing. */
+  recordSubmission(id: string, submission: Submission): Promise<SubmissionResult>;
+  recordBatchSubmission(ids: readonly string[], submission: Submission): Promise<SubmissionResult>;
+  findByIntentHash(chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined>;
+  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): Promise<void>;
+  listInFlight(): Promise<RequestRecord[]>;
+  listUnsettled(): Promise<RequestRecord[]>;
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since?: number): Promise<BotHistoryRow>;
+  listReviews(filter?: ReviewFilter): Promise<RequestRecord[]>;
+  expireReviews(now?: number): Promise<RequestRecord[]>;
+  rejectReview(id: string, reason: string): Promise<RequestRecord | undefined>;
+  findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined>;
+  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance>;
+  findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined>;
+  latestTermsAcceptance(wallet: string): Promise<TermsAcceptance | undefined>;
+  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome>;
+  completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean>;
+  releaseIdempotency(kind: string, key: string): Promise<boolean>;
+  pruneIdempotency(olderThanMs: number): Promise<number>;
+  reserveSpend(entry: SpendEntry, limits: SpendLimits): Promise<ReserveResult>;
+  releaseSpend(requestId: string): Promise<boolean>;
+  spentInWindow(query: WindowQuery): Promise<WindowTotals>;
+  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint>;
+  resetNonce(chainId: number, signer: string, chainNonce: bigint): Promise<void>;
+  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement>;
+  replacementsOf(original: string): Promise<Replacement[]>;
+}
+
+/** The store a relayer runs on. */
+export interface Store extends StoreOps {
+  /** The store's clock (unix ms): the relayer's clock (on a devnet, the chain's time). */
+  now(): number;
+  /** Runs `fn` as one atomic transaction; `fn` uses `tx`, not the store. Rolled back if `fn` throws. */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T>;
+  /** Makes every commit so far durable. */
+  sync(): Promise<void>;
+  close(): Promise<void>;
+}
