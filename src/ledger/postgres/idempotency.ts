@@ -1,0 +1,43 @@
+// Idempotency keys on PostgreSQL (semantics of src/ledger/idempotency.ts). A claim inserts with
+// ON CONFLICT DO NOTHING: PostgreSQL lets exactly one of any number of concurrent inserts of a key
+// win (the others wait for it to commit, then see it), and the losers read the winner's row.
+import { idempotencyRetentionMs, type ClaimOutcome } from "../idempotency.ts";
+import type { Query } from "./session.ts";
+
+/**
+ * Claims `key` for `requestId`. A different `fingerprint` under the same key is a conflict
+ * whatever its state; the same fingerprint is a replay once a response is stored, in flight before.
+ */
+export async function claimIdempotency(q: Query, kind: string, key: string, fingerprint: string, requestId: string, now: number): Promise<ClaimOutcome> {
+  for (;;) {
+    const inserted = await q(
+      `INSERT INTO idempotency (kind, key, fingerprint, request_id, created_at) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (kind, key) DO NOTHING RETURNING 1`,
+      [kind, key, fingerprint, requestId, now],
+    );
+    if (inserted.length > 0) return { outcome: "new" };
+    const [row] = await q("SELECT fingerprint, request_id, response FROM idempotency WHERE kind = $1 AND key = $2", [kind, key]);
+    // Released between our insert and this read: the key is free again, claim it anew.
+    if (!row) continue;
+    if (row.fingerprint !== fingerprint) return { outcome: "conflict" };
+    if (row.response !== null) return { outcome: "replay", response: String(row.response), requestId: String(row.request_id) };
+    return { outcome: "in_flight", requestId: String(row.request_id) };
+  }
+}
+
+/** Stores the exact text of the 200 response for `key`. Returns false if the key is unknown. */
+export async function completeIdempotency(q: Query, kind: string, key: string, responseText: string): Promise<boolean> {
+  return (await q("UPDATE idempotency SET response = $3 WHERE kind = $1 AND key = $2 RETURNING 1", [kind, key, responseText])).length === 1;
+}
+
+/** Frees `key` after an error; a key that already has a response is kept. Returns whether a claim was released. */
+export async function releaseIdempotency(q: Query, kind: string, key: string): Promise<boolean> {
+  return (await q("DELETE FROM idempotency WHERE kind = $1 AND key = $2 AND response IS NULL RETURNING 1", [kind, key])).length === 1;
+}
+
+/** Deletes entries older than `olderThanMs`, never one younger than 24 hours. Returns how many. */
+export async function pruneIdempotency(q: Query, olderThanMs: number, now: number): Promise<number> {
+  const age = Math.max(olderThanMs, idempotencyRetentionMs);
+  const [row] = await q("WITH gone AS (DELETE FROM idempotency WHERE created_at < $1 RETURNING 1) SELECT COUNT(*) AS n FROM gone", [now - age]);
+  return Number(row!.n);
+}

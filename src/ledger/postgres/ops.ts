@@ -1,0 +1,234 @@
+// The Store's operations on PostgreSQL, with the SQLite ledger's semantics (src/ledger/ledger.ts).
+// The same class serves the store itself (each call its own transaction on the pool) and the `tx`
+// of Store.transaction (each call on that transaction's client): the Session decides which.
+import type { StoreOps } from "../../relayer/store.ts";
+import type { ClaimOutcome } from "../idempotency.ts";
+import { reviewExpiredReason, submittableStatuses, type Submission, type SubmissionResult } from "../ledger.ts";
+import type { Refusal } from "../refusals.ts";
+import type { Replacement } from "../replacements.ts";
+import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "../requests.ts";
+import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../spend.ts";
+import type { Status } from "../status.ts";
+import type { TermsAcceptance } from "../terms.ts";
+import * as idempotency from "./idempotency.ts";
+import * as intents from "./intents.ts";
+import * as nonces from "./nonces.ts";
+import * as replacements from "./replacements.ts";
+import * as requests from "./requests.ts";
+import type { Query, Session } from "./session.ts";
+import * as spend from "./spend.ts";
+import * as terms from "./terms.ts";
+
+export class PostgresOps implements StoreOps {
+  protected readonly session: Session;
+  readonly #now: () => number;
+  /** Whether every call joins one transaction (intent locks then last until it ends). */
+  readonly #inTransaction: boolean;
+
+  constructor(session: Session, now: () => number, inTransaction: boolean) {
+    this.session = session;
+    this.#now = now;
+    this.#inTransaction = inTransaction;
+  }
+
+  createRequest(input: NewRequest): Promise<RequestRecord> {
+    return this.session.atomic(async (q) => {
+      if (this.#inTransaction) await intents.lockIntent(q, input.chainId, input.vault, input.intentHash);
+      return requests.createRequest(q, input, this.#now());
+    });
+  }
+
+  getRequest(id: string): Promise<RequestRecord | undefined> {
+    return this.session.read((q) => requests.getRequest(q, id));
+  }
+
+  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<RequestRecord | undefined> {
+    return this.session.atomic((q) => this.#transition(q, id, from, to, fields));
+  }
+
+  /** Compare-and-set; moving to `rejected` also releases the spend, in the same transaction. */
+  async #transition(q: Query, id: string, from: readonly Status[], to: Status, fields: TransitionFields): Promise<RequestRecord | undefined> {
+    const updated = await requests.transitionRequest(q, id, from, to, fields, this.#now());
+    if (updated && to === "rejected") await spend.releaseSpend(q, id);
+    return updated;
+  }
+
+  recordSubmission(id: string, submission: Submission): Promise<SubmissionResult> {
+    return this.recordBatchSubmission([id], submission);
+  }
+
+  /**
+   * Locks the requests' rows, checks their states, reserves the signer's nonce (its row locked)
+   * and moves every request to `submitting`: all or nothing.
+   */
+  recordBatchSubmission(ids: readonly string[], submission: Submission): Promise<SubmissionResult> {
+    return this.session.atomic(async (q): Promise<SubmissionResult> => {
+      const from = submission.from ?? submittableStatuses;
+      // Rows locked in id order, so two batches sharing requests cannot deadlock.
+      const locked = new Map<string, RequestRecord>();
+      for (const id of [...ids].sort()) {
+        const request = await requests.getRequest(q, id, true);
+        if (request) locked.set(id, request);
+      }
+      for (const id of ids) {
+        const request = locked.get(id);
+        if (!request) return { ok: false, code: "NOT_FOUND" };
+        if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+      }
+      const chainId = locked.get(ids[0]!)!.chainId;
+      const nonce = await nonces.reserveNonce(q, chainId, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      let last: RequestRecord | undefined;
+      for (const id of ids) {
+        last = await requests.transitionRequest(
+          q,
+          id,
+          from,
+          "submitting",
+          { signer: submission.signer, nonce: submission.nonce, txHash: submission.txHash, rawTx: submission.rawTx },
+          this.#now(),
+        );
+      }
+      return { ok: true, request: last! };
+    });
+  }
+
+  findByIntentHash(chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined> {
+    return this.session.atomic(async (q) => {
+      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      const own = await requests.findOwnByIntentHash(q, chainId, vault, intentHash);
+      if (own) return own;
+      for (const id of await intents.requestsLinkedTo(q, chainId, vault, intentHash)) {
+        const carrier = await requests.getRequest(q, id);
+        if (carrier && carrier.status !== "rejected") return carrier;
+      }
+      return undefined;
+    });
+  }
+
+  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): Promise<void> {
+    return this.session.atomic(async (q) => {
+      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      await intents.linkIntent(q, chainId, vault, intentHash, requestId);
+    });
+  }
+
+  listInFlight(): Promise<RequestRecord[]> {
+    return this.session.read((q) => requests.listInFlight(q));
+  }
+
+  listUnsettled(): Promise<RequestRecord[]> {
+    return this.session.read((q) => requests.listUnsettled(q));
+  }
+
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#now() - 86_400_000): Promise<BotHistoryRow> {
+    return this.session.read((q) => requests.botHistory(q, chainId, vault, bot, counterparty, since));
+  }
+
+  listReviews(filter: ReviewFilter = {}): Promise<RequestRecord[]> {
+    return this.session.read((q) => requests.listReviews(q, filter));
+  }
+
+  /**
+   * Rejects every held request whose review window ended at or before `now`. On the store each
+   * rejection is its own transaction (instances expiring at once never wait on one another's
+   * batches); in a transaction they all join it.
+   */
+  async expireReviews(now: number = this.#now()): Promise<RequestRecord[]> {
+    const ids = await this.session.read((q) => requests.expiringReviewIds(q, now));
+    const expired: RequestRecord[] = [];
+    for (const id of ids) {
+      const updated = await this.rejectReview(id, reviewExpiredReason);
+      if (updated) expired.push(updated);
+    }
+    return expired;
+  }
+
+  /**
+   * Moves a held request to `rejected` with `reason`, releases its spend and records its intent
+   * as refused, in one transaction holding the intent's lock (so no claim of that intent runs
+   * between the rejection and the refusal). Undefined when it was no longer held.
+   */
+  rejectReview(id: string, reason: string): Promise<RequestRecord | undefined> {
+    return this.session.atomic(async (q) => {
+      const request = await requests.getRequest(q, id);
+      if (!request) return undefined;
+      await intents.lockIntent(q, request.chainId, request.vault, request.intentHash);
+      const updated = await this.#transition(q, id, ["held"], "rejected", { reason });
+      if (updated) await intents.recordRefusal(q, updated.chainId, updated.vault, updated.intentHash, updated.id, reason, this.#now());
+      return updated;
+    });
+  }
+
+  findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
+    return this.session.atomic(async (q) => {
+      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      const own = await intents.findOwnRefusal(q, chainId, vault, intentHash);
+      if (own) return own;
+      // A linked intent is refused with the request that carried it.
+      for (const id of await intents.requestsLinkedTo(q, chainId, vault, intentHash)) {
+        const carrier = await requests.getRequest(q, id);
+        const refusal = carrier && (await intents.findOwnRefusal(q, chainId, vault, carrier.intentHash));
+        if (refusal && refusal.requestId === id) return refusal;
+      }
+      return undefined;
+    });
+  }
+
+  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance> {
+    return this.session.atomic((q) => terms.recordTermsAcceptance(q, input, this.#now()));
+  }
+
+  findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined> {
+    return this.session.read((q) => terms.findTermsAcceptance(q, wallet, version));
+  }
+
+  latestTermsAcceptance(wallet: string): Promise<TermsAcceptance | undefined> {
+    return this.session.read((q) => terms.latestTermsAcceptance(q, wallet));
+  }
+
+  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
+    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now()));
+  }
+
+  completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {
+    return this.session.atomic((q) => idempotency.completeIdempotency(q, kind, key, responseText));
+  }
+
+  releaseIdempotency(kind: string, key: string): Promise<boolean> {
+    return this.session.atomic((q) => idempotency.releaseIdempotency(q, kind, key));
+  }
+
+  pruneIdempotency(olderThanMs: number): Promise<number> {
+    return this.session.atomic((q) => idempotency.pruneIdempotency(q, olderThanMs, this.#now()));
+  }
+
+  reserveSpend(entry: SpendEntry, limits: SpendLimits): Promise<ReserveResult> {
+    return this.session.atomic((q) => spend.reserveSpend(q, entry, limits, this.#now()));
+  }
+
+  releaseSpend(requestId: string): Promise<boolean> {
+    return this.session.atomic((q) => spend.releaseSpend(q, requestId));
+  }
+
+  spentInWindow(query: WindowQuery): Promise<WindowTotals> {
+    return this.session.read((q) => spend.spentInWindow(q, query, this.#now()));
+  }
+
+  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint> {
+    return this.session.read((q) => nonces.nextNonce(q, chainId, signer, chainPendingNonce));
+  }
+
+  resetNonce(chainId: number, signer: string, chainNonce: bigint): Promise<void> {
+    if (chainNonce < 0n) return Promise.reject(new RangeError("nonce must not be negative"));
+    return this.session.atomic((q) => nonces.setNonce(q, chainId, signer, chainNonce));
+  }
+
+  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
+    return this.session.atomic((q) => replacements.recordReplacement(q, original, txHash, rawTx, this.#now()));
+  }
+
+  replacementsOf(original: string): Promise<Replacement[]> {
+    return this.session.read((q) => replacements.replacementsOf(q, original));
+  }
+}

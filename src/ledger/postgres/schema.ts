@@ -1,0 +1,181 @@
+// The PostgreSQL store's tables and the migrations that bring a database up to the current version.
+// The same tables as the SQLite ledger (src/ledger/schema.ts), with PostgreSQL's types: amounts,
+// nonces and deadlines are NUMERIC (unbounded integers, like the SQLite ledger's decimal TEXT), a
+// spend entry is BIGINT (at most 2^63 - 1, as there), times are unix ms in BIGINT, JSON is TEXT.
+// `seq` columns keep insertion order where SQLite used its rowid.
+import type pg from "pg";
+
+/**
+ * Migrations in order; migration i (0-based) is version i + 1 in `schema_migrations`.
+ * Never edit a released migration: append a new one.
+ */
+export const migrations: readonly string[] = [
+  `
+  CREATE TABLE requests (
+    seq               BIGINT GENERATED ALWAYS AS IDENTITY,
+    id                TEXT PRIMARY KEY,
+    kind              TEXT NOT NULL CHECK (kind IN ('payment', 'execute', 'swap')),
+    chain_id          BIGINT NOT NULL,
+    vault             TEXT NOT NULL,
+    bot               TEXT NOT NULL,
+    intent_hash       TEXT NOT NULL,
+    idempotency_key   TEXT NOT NULL,
+    fingerprint       TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN
+                        ('received', 'scanning', 'held', 'submitting', 'submitted', 'approved', 'rejected')),
+    usd_value         NUMERIC NOT NULL,
+    body              TEXT NOT NULL,
+    response          TEXT,
+    reason            TEXT,
+    held_because      TEXT,
+    agents            TEXT,
+    tx_hash           TEXT,
+    raw_tx            TEXT,
+    nonce             NUMERIC,
+    signer            TEXT,
+    created_at        BIGINT NOT NULL,
+    updated_at        BIGINT NOT NULL,
+    deadline          NUMERIC NOT NULL,
+    review_expires_at BIGINT
+  );
+  CREATE INDEX requests_by_intent ON requests (chain_id, vault, intent_hash);
+  CREATE INDEX requests_in_flight ON requests (created_at, seq) WHERE status IN ('submitting', 'submitted');
+  CREATE INDEX requests_unsettled ON requests (created_at, seq) WHERE status IN ('received', 'scanning');
+  CREATE INDEX requests_by_review ON requests (status, chain_id, vault, created_at) WHERE held_because IS NOT NULL;
+  CREATE INDEX requests_review_expiry ON requests (review_expires_at) WHERE status = 'held';
+  CREATE INDEX requests_by_bot ON requests (chain_id, vault, bot, created_at);
+
+  CREATE TABLE idempotency (
+    kind        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    response    TEXT,
+    created_at  BIGINT NOT NULL,
+    PRIMARY KEY (kind, key)
+  );
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+
+  CREATE TABLE spend (
+    request_id TEXT PRIMARY KEY,
+    chain_id   BIGINT NOT NULL,
+    vault      TEXT NOT NULL,
+    bot        TEXT NOT NULL,
+    usd        BIGINT NOT NULL CHECK (usd >= 0),
+    at         BIGINT NOT NULL
+  );
+  CREATE INDEX spend_by_vault ON spend (chain_id, vault, at) INCLUDE (usd);
+  CREATE INDEX spend_by_bot ON spend (chain_id, vault, bot, at) INCLUDE (usd);
+
+  -- Spend totals per bot and minute, so that a window's total reads at most one row per minute
+  -- (plus the raw entries of its first, partial minute) however many requests it holds.
+  CREATE TABLE spend_minutes (
+    chain_id BIGINT NOT NULL,
+    vault    TEXT NOT NULL,
+    bot      TEXT NOT NULL,
+    minute   BIGINT NOT NULL,
+    usd      NUMERIC NOT NULL,
+    count    BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, vault, bot, minute)
+  );
+  CREATE INDEX spend_minutes_by_vault ON spend_minutes (chain_id, vault, minute) INCLUDE (usd, count);
+
+  CREATE TABLE nonces (
+    chain_id BIGINT NOT NULL,
+    signer   TEXT NOT NULL,
+    next     NUMERIC NOT NULL,
+    PRIMARY KEY (chain_id, signer)
+  );
+
+  CREATE TABLE replacements (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY,
+    tx_hash    TEXT PRIMARY KEY,
+    original   TEXT NOT NULL,
+    raw_tx     TEXT NOT NULL,
+    created_at BIGINT NOT NULL
+  );
+  CREATE INDEX replacements_by_original ON replacements (original, created_at, seq);
+
+  CREATE TABLE refused_intents (
+    chain_id    BIGINT NOT NULL,
+    vault       TEXT NOT NULL,
+    intent_hash TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    reason      TEXT NOT NULL,
+    at          BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash)
+  );
+
+  CREATE TABLE terms_acceptances (
+    wallet    TEXT NOT NULL,
+    version   TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    message   TEXT NOT NULL,
+    at        BIGINT NOT NULL,
+    PRIMARY KEY (wallet, version)
+  );
+  CREATE INDEX terms_acceptances_by_time ON terms_acceptances (wallet, at);
+
+  CREATE TABLE linked_intents (
+    chain_id    BIGINT NOT NULL,
+    vault       TEXT NOT NULL,
+    intent_hash TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash, request_id)
+  );
+
+  -- One row that Store.sync() rewrites in a durable commit: PostgreSQL flushes its log in order,
+  -- so that commit makes every earlier one (durable: false included) durable with it.
+  CREATE TABLE store_sync (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    at BIGINT NOT NULL
+  );
+  INSERT INTO store_sync (id, at) VALUES (1, 0);
+  `,
+];
+
+/** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */
+export const schemaVersion = migrations.length;
+
+/**
+ * Session-level advisory lock held while migrating: several stores opening one database at once
+ * migrate it once (the others wait, then find it current). The key is arbitrary but fixed.
+ */
+const migrationLock = 0x72656c61; // "rela"
+
+/**
+ * Brings the database to {@link schemaVersion}, each step in its own transaction recorded in
+ * `schema_migrations`. Refuses a database written by a newer version.
+ */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("SELECT pg_advisory_lock($1)", [migrationLock]);
+    try {
+      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version    INTEGER PRIMARY KEY,
+        applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+      )`);
+      const { rows } = await client.query<{ version: number | null }>("SELECT MAX(version) AS version FROM schema_migrations");
+      let version = rows[0]?.version ?? 0;
+      if (version > schemaVersion) {
+        throw new Error(`ledger schema version ${version} is newer than this relay supports (${schemaVersion})`);
+      }
+      for (; version < schemaVersion; version++) {
+        await client.query("BEGIN");
+        try {
+          await client.query(migrations[version]!);
+          await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [version + 1]);
+          await client.query("COMMIT");
+        } catch (error) {
+          await client.query("ROLLBACK");
+          throw error;
+        }
+      }
+    } finally {
+      await client.query("SELECT pg_advisory_unlock($1)", [migrationLock]);
+    }
+  } finally {
+    client.release();
+  }
+}

@@ -1,0 +1,70 @@
+// The relayer's Store on PostgreSQL, shared by any number of relayer instances: a connection pool,
+// the schema migrated on open, the operations of ops.ts, and transactions on one pooled client.
+import pg from "pg";
+import type { Store, StoreOps, StoreTransactionOptions } from "../../relayer/store.ts";
+import { PostgresOps } from "./ops.ts";
+import { migrate } from "./schema.ts";
+import { PoolSession, TxSession, withTransaction } from "./session.ts";
+
+/** Options of {@link openPostgresStore}. */
+export interface PostgresStoreOptions {
+  /** Clock in unix milliseconds; defaults to `Date.now`. Tests and devnets inject their own. */
+  now?: () => number;
+  /** Connections in the pool; default 10. */
+  poolSize?: number;
+}
+
+export class PostgresStore extends PostgresOps implements Store {
+  readonly #pool: pg.Pool;
+  readonly #now: () => number;
+
+  constructor(pool: pg.Pool, now: () => number) {
+    super(new PoolSession(pool), now, false);
+    this.#pool = pool;
+    this.#now = now;
+  }
+
+  now(): number {
+    return this.#now();
+  }
+
+  /**
+   * Runs `fn` in BEGIN … COMMIT on one pooled client (ROLLBACK if it throws); the `tx` it gets runs
+   * every operation on that client, one at a time. With `{ durable: false }` the commit does not
+   * wait for the log flush.
+   */
+  transaction<T>(fn: (tx: StoreOps) => Promise<T>, options: StoreTransactionOptions = {}): Promise<T> {
+    return withTransaction(this.#pool, options.durable !== false, async (client) => {
+      const session = new TxSession(client);
+      try {
+        return await fn(new PostgresOps(session, this.#now, true));
+      } finally {
+        await session.end();
+      }
+    });
+  }
+
+  /** A durable commit: PostgreSQL flushes its log in order, so every earlier commit is durable with it. */
+  async sync(): Promise<void> {
+    await this.#pool.query("UPDATE store_sync SET at = $1 WHERE id = 1", [this.#now()]);
+  }
+
+  close(): Promise<void> {
+    return this.#pool.end();
+  }
+}
+
+/** Connects to `url` (postgres://…), migrates the schema if needed, and returns the store. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+  // An idle connection the server ends (a restart, a failover) is dropped from the pool; the next
+  // query opens a new one. Without a listener, that event would end the process.
+  pool.on("error", () => {});
+  try {
+    await migrate(pool);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  return new PostgresStore(pool, options.now ?? Date.now);
+}
