@@ -1,0 +1,55 @@
+// Stores on a real PostgreSQL server for tests: one server per test file, a fresh database per
+// test, every store opened on it closed after the test, and the server stopped after the file.
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { openPostgresStore } from "../../../src/ledger/postgres/index.ts";
+import type { Store } from "../../../src/relayer/store.ts";
+import { startPostgres, type PostgresServer } from "../../support/postgres.ts";
+import { manualClock } from "../support.ts";
+
+/** A fresh store, its clock, and a way to open more stores (other "instances") on its database. */
+export interface FreshStore {
+  store: Store;
+  clock: ReturnType<typeof manualClock>;
+  /** Another store on the same database, as another relayer instance would open it (its own pool). */
+  another(now?: () => number): Promise<Store>;
+}
+
+/** What a store-agnostic suite needs: a fresh store per call. */
+export type StoreFactory = () => Promise<FreshStore>;
+
+/** Starts one PostgreSQL server for the calling test file and returns a factory of fresh stores. */
+export function postgresStores(): StoreFactory {
+  let server: PostgresServer;
+  const open: Store[] = [];
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((store) => store.close()));
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return async () => {
+    const url = await server.newDatabase();
+    const clock = manualClock();
+    const openOne = async (now: () => number = clock.now) => {
+      const store = await openPostgresStore(url, { now });
+      open.push(store);
+      return store;
+    };
+    return { store: await openOne(), clock, another: openOne };
+  };
+}
+
+/** The URL of a fresh database on the file's server (for tests that open stores themselves). */
+export function postgresDatabases(): () => Promise<string> {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => server.newDatabase();
+}
