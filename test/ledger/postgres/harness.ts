@@ -18,7 +18,7 @@ export interface FreshStore {
 export type StoreFactory = () => Promise<FreshStore>;
 
 /** Starts one PostgreSQL server for the calling test file and returns a factory of fresh stores. */
-export function postgresStores(): StoreFactory {
+export function postgresStores(): StoreFactory & { newDatabase(): Promise<string> } {
   let server: PostgresServer;
   const open: Store[] = [];
   beforeAll(async () => {
@@ -30,7 +30,7 @@ export function postgresStores(): StoreFactory {
   afterAll(async () => {
     await server?.stop();
   });
-  return async () => {
+  const factory = async () => {
     const url = await server.newDatabase();
     const clock = manualClock();
     const openOne = async (now: () => number = clock.now) => {
@@ -40,16 +40,6 @@ export function postgresStores(): StoreFactory {
     };
     return { store: await openOne(), clock, another: openOne };
   };
-}
-
-/** The URL of a fresh database on the file's server (for tests that open stores themselves). */
-export function postgresDatabases(): () => Promise<string> {
-  let server: PostgresServer;
-  beforeAll(async () => {
-    server = await startPostgres();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => server.newDatabase();
+  /** The URL of a fresh database on the file's server, for tests that open stores themselves. */
+  return Object.assign(factory, { newDatabase: () => server.newDatabase() });
 }
