@@ -19,6 +19,10 @@ export interface PostgresServer {
   newDatabase(): Promise<string>;
   /** Ends the server (the PID this started) and removes its directory. */
   stop(): Promise<void>;
+  /** The server's process id (the postmaster's own: setpriv execs it). */
+  pid: number;
+  /** The temporary directory holding its data, socket and nothing else. */
+  dir: string;
 }
 
 /** Options of {@link startPostgres}. */
@@ -197,6 +201,6 @@ function server(child: ChildProcess, dir: string, port: number): Promise<Postgre
     await client.connect();
     await client.query("CREATE DATABASE relay");
     await client.end();
-    return { url: admin("relay"), newDatabase, stop };
+    return { url: admin("relay"), newDatabase, stop, pid: child.pid!, dir };
   })();
 }
