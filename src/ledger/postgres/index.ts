@@ -1,4 +1,7 @@
 // The relayer's Store on PostgreSQL (several relayer instances sharing one database).
-export { openPostgresStore, PostgresStore } from "./store.ts";
+export { openPostgresPool, openPostgresStore, PostgresStore } from "./store.ts";
+export { PostgresRateLimiter } from "./rate-limiter.ts";
+export { PostgresNonceBook, type SharedNonceBookOptions } from "./siwe-nonces.ts";
+export { loadOrCreateSharedSecret } from "./secrets.ts";
 export type { PostgresStoreOptions } from "./store.ts";
 export { migrate, migrations, schemaVersion } from "./schema.ts";

@@ -132,6 +132,24 @@ export const migrations: readonly string[] = [
   );
   INSERT INTO store_sync (id, at) VALUES (1, 0);
   `,
+  // 2: what several instances share besides the ledger: rate-limit buckets (rate-limiter.ts),
+  // spent SIWE nonces (siwe-nonces.ts) and secrets every instance must hold alike (secrets.ts).
+  `
+  CREATE TABLE rate_buckets (
+    id         TEXT PRIMARY KEY,
+    tokens     DOUBLE PRECISION NOT NULL,
+    updated_at BIGINT NOT NULL
+  );
+  CREATE TABLE siwe_spent_nonces (
+    nonce      TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+  );
+  CREATE INDEX siwe_spent_nonces_by_expiry ON siwe_spent_nonces (expires_at);
+  CREATE TABLE shared_secrets (
+    name   TEXT PRIMARY KEY,
+    secret BYTEA NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */

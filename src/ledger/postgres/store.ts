@@ -54,8 +54,11 @@ export class PostgresStore extends PostgresOps implements Store {
   }
 }
 
-/** Connects to `url` (postgres://…), migrates the schema if needed, and returns the store. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+/**
+ * A connection pool on `url` (postgres://…) with the schema migrated: for the store, and for what
+ * instances share besides it (PostgresRateLimiter, PostgresNonceBook, loadOrCreateSharedSecret).
+ */
+export async function openPostgresPool(url: string, options: { poolSize?: number } = {}): Promise<pg.Pool> {
   const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
   // An idle connection the server ends (a restart, a failover) is dropped from the pool; the next
   // query opens a new one. Without a listener, that event would end the process.
@@ -66,5 +69,11 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     await pool.end();
     throw error;
   }
+  return pool;
+}
+
+/** Connects to `url` (postgres://…), migrates the schema if needed, and returns the store. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const pool = await openPostgresPool(url, options);
   return new PostgresStore(pool, options.now ?? Date.now);
 }
