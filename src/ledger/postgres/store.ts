@@ -12,6 +12,11 @@ export interface PostgresStoreOptions {
   now?: () => number;
   /** Connections in the pool; default 10. */
   poolSize?: number;
+  /**
+   * How long the server lets a transaction sit idle before ending it (and releasing its locks);
+   * default 30 s. See openPostgresPool.
+   */
+  idleTransactionTimeoutMs?: number;
 }
 
 export class PostgresStore extends PostgresOps implements Store {
@@ -58,8 +63,18 @@ export class PostgresStore extends PostgresOps implements Store {
  * A connection pool on `url` (postgres://…) with the schema migrated: for the store, and for what
  * instances share besides it (PostgresRateLimiter, PostgresNonceBook, loadOrCreateSharedSecret).
  */
-export async function openPostgresPool(url: string, options: { poolSize?: number } = {}): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 });
+export async function openPostgresPool(url: string, options: { poolSize?: number; idleTransactionTimeoutMs?: number } = {}): Promise<pg.Pool> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    application_name: "relay",
+    // An instance that stops answering (frozen, or cut off by the network) must not hold its
+    // transaction's locks (an intent, a vault's spend scope, a signer's nonce) for ever: the
+    // server ends a transaction left idle this long, and TCP keepalives notice a vanished peer.
+    // Store transactions only touch the database, so a live one is never idle for long.
+    idle_in_transaction_session_timeout: options.idleTransactionTimeoutMs ?? 30_000,
+    keepAlive: true,
+  });
   // An idle connection the server ends (a restart, a failover) is dropped from the pool; the next
   // query opens a new one. Without a listener, that event would end the process.
   pool.on("error", () => {});

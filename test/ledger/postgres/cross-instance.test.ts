@@ -1,5 +1,7 @@
 // Several relayer instances on one PostgreSQL database: two stores with their own pools (two
 // "relayers") run the same operations at once, and the database keeps every claim atomic.
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import pg from "pg";
 import { openPostgresStore, schemaVersion } from "../../../src/ledger/postgres/index.ts";
@@ -162,5 +164,65 @@ describe("several instances on one PostgreSQL database", () => {
     await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [schemaVersion + 1]);
     await client.end();
     await expect(openPostgresStore(url)).rejects.toThrow(/newer than this relay supports/);
+  });
+});
+
+/** Starts hold-intent.ts in its own process and waits until it holds `intentHash`'s claim. */
+async function frozenClaimer(url: string, intentHash: string, idleMs?: number): Promise<ChildProcess> {
+  const script = fileURLToPath(new URL("./hold-intent.ts", import.meta.url));
+  const child = spawn(process.execPath, [script, url, intentHash, vault, ...(idleMs ? [String(idleMs)] : [])], { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on("data", (chunk: Buffer) => chunk.toString().includes("holding") && resolve());
+    child.once("exit", (code) => reject(new Error(`holder exited with ${code}`)));
+  });
+  return child;
+}
+
+/** A claim of `intentHash` on `store`, and whether it is still waiting after `ms`. */
+function claimOn(store: Store, intentHash: string) {
+  const claim = store.transaction(async (tx) => {
+    if (await tx.findByIntentHash(84532, vault, intentHash)) return "duplicate";
+    await tx.createRequest(newRequest({ intentHash }));
+    return "created";
+  });
+  const stillWaitingAfter = (ms: number) => Promise.race([claim, new Promise((resolve) => setTimeout(() => resolve("waiting"), ms))]);
+  return { claim, stillWaitingAfter };
+}
+
+describe("an instance lost in the middle of a claim", () => {
+  it("kill -9 of an instance holding an intent claim: its claim is rolled back and another instance's goes on at once", async () => {
+    const { store, url } = await fresh();
+    const intentHash = "0x" + "de".repeat(32);
+    const child = await frozenClaimer(url, intentHash);
+    try {
+      const { claim, stillWaitingAfter } = claimOn(store, intentHash);
+      // The other instance holds the intent: this claim waits for it rather than racing it.
+      expect(await stillWaitingAfter(1_000)).toBe("waiting");
+      const killedAt = Date.now();
+      child.kill("SIGKILL");
+      expect(await claim).toBe("created");
+      expect(Date.now() - killedAt).toBeLessThan(5_000);
+      const recorded = (await store.listUnsettled()).filter((r) => r.intentHash === intentHash);
+      expect(recorded).toHaveLength(1);
+      expect(recorded[0]!.idempotencyKey).not.toBe("00000000-0000-4000-8000-00000000dead");
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+
+  it("an instance frozen (SIGSTOP) inside a transaction loses it after the idle-transaction timeout", async () => {
+    const { store, url } = await fresh();
+    const intentHash = "0x" + "df".repeat(32);
+    const child = await frozenClaimer(url, intentHash, 1_500);
+    try {
+      child.kill("SIGSTOP");
+      const started = Date.now();
+      const { claim } = claimOn(store, intentHash);
+      expect(await claim).toBe("created");
+      expect(Date.now() - started).toBeLessThan(6_000);
+      expect((await store.listUnsettled()).filter((r) => r.intentHash === intentHash)).toHaveLength(1);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });

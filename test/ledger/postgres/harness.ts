@@ -12,6 +12,8 @@ export interface FreshStore {
   clock: ReturnType<typeof manualClock>;
   /** Another store on the same database, as another relayer instance would open it (its own pool). */
   another(now?: () => number): Promise<Store>;
+  /** The database's URL (for stores opened in other processes). */
+  url: string;
 }
 
 /** What a store-agnostic suite needs: a fresh store per call. */
@@ -38,7 +40,7 @@ export function postgresStores(): StoreFactory & { newDatabase(): Promise<string
       open.push(store);
       return store;
     };
-    return { store: await openOne(), clock, another: openOne };
+    return { store: await openOne(), clock, another: openOne, url };
   };
   /** The URL of a fresh database on the file's server, for tests that open stores themselves. */
   return Object.assign(factory, { newDatabase: () => server.newDatabase() });
