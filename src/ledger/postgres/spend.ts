@@ -18,35 +18,74 @@ function windowMs(windowSeconds: bigint): number {
   return ms > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(ms);
 }
 
+/** One window to total: over `bot`'s spend, or the vault's (all its bots) when `bot` is undefined. */
+interface Window {
+  bot: string | undefined;
+  windowSeconds: bigint;
+}
+
 /**
- * USD and count reserved in one rolling window ending at `query.at` (default `now`): the whole
+ * The totals of several windows of one vault ending at `at`, in one query: for each, the whole
  * minutes after the one the window starts in, from their totals, plus that minute's entries later
- * than the start. Throws a RangeError when the total exceeds 2^63 - 1, as the SQLite ledger does.
+ * than the start. With `requestId`, a row with i = 0 is added when that request already holds a
+ * reservation. Totals may exceed 2^63 - 1 here (NUMERIC); callers decide what that means.
+ */
+async function windowTotals(
+  q: Query,
+  chainId: number,
+  vault: string,
+  windows: readonly Window[],
+  at: number,
+  requestId?: string,
+): Promise<{ totals: WindowTotals[]; taken: boolean }> {
+  const starts = windows.map(({ windowSeconds }) => at - windowMs(windowSeconds));
+  const firsts = starts.map((since) => Math.floor(since / minuteMs));
+  const rows = await q(
+    `SELECT v.i, w.usd + p.usd AS usd, w.count + p.count AS count
+     FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS v(bot, since, first, first_end, i),
+       LATERAL (SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count FROM spend_minutes m
+                WHERE m.chain_id = $1 AND m.vault = $2 AND (v.bot IS NULL OR m.bot = v.bot) AND m.minute > v.first) w,
+       LATERAL (SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend s
+                WHERE s.chain_id = $1 AND s.vault = $2 AND (v.bot IS NULL OR s.bot = v.bot) AND s.at > v.since AND s.at < v.first_end) p
+     UNION ALL
+     SELECT 0, NULL, NULL WHERE EXISTS (SELECT 1 FROM spend WHERE request_id = $7)
+     ORDER BY 1`,
+    [
+      chainId,
+      vault,
+      windows.map(({ bot }) => bot ?? null),
+      starts,
+      firsts,
+      firsts.map((first) => (first + 1) * minuteMs),
+      requestId ?? null,
+    ],
+  );
+  const taken = rows.length > 0 && Number(rows[0]!.i) === 0;
+  const totals = rows.filter((row) => Number(row.i) > 0).map((row) => ({ usd: BigInt(String(row.usd)), count: BigInt(String(row.count)) }));
+  return { totals, taken };
+}
+
+function fits(totals: WindowTotals): WindowTotals {
+  if (totals.usd > maxUsd) throw new RangeError("spend in window exceeds 2^63 - 1 USD units");
+  return totals;
+}
+
+/**
+ * USD and count reserved in one rolling window ending at `query.at` (default `now`). Throws a
+ * RangeError when the total exceeds 2^63 - 1, as the SQLite ledger does.
  */
 export async function spentInWindow(q: Query, query: WindowQuery, now: number): Promise<WindowTotals> {
-  const vault = query.vault.toLowerCase();
-  const since = (query.at ?? now) - windowMs(query.windowSeconds);
-  const first = Math.floor(since / minuteMs);
-  const firstEnd = (first + 1) * minuteMs;
-  const bot = query.bot?.toLowerCase();
-  const scope = bot === undefined ? "chain_id = $1 AND vault = $2" : "chain_id = $1 AND vault = $2 AND bot = $6";
-  const values: unknown[] = [query.chainId, vault, first, since, firstEnd];
-  if (bot !== undefined) values.push(bot);
-  const [row] = await q(
-    `SELECT w.usd + p.usd AS usd, w.count + p.count AS count FROM
-       (SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count FROM spend_minutes WHERE ${scope} AND minute > $3) w,
-       (SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE ${scope} AND at > $4 AND at < $5) p`,
-    values,
-  );
-  const usd = BigInt(String(row!.usd));
-  if (usd > maxUsd) throw new RangeError("spend in window exceeds 2^63 - 1 USD units");
-  return { usd, count: BigInt(String(row!.count)) };
+  const window = { bot: query.bot?.toLowerCase(), windowSeconds: query.windowSeconds };
+  const { totals } = await windowTotals(q, query.chainId, query.vault.toLowerCase(), [window], query.at ?? now);
+  return fits(totals[0]!);
 }
 
 /**
  * Checks every window and reserves `entry.usd` (call inside a transaction: the scope lock lasts
  * until it ends). Spending exactly up to a limit is allowed. Throws if the request already holds a
- * reservation, or (RangeError) if a window's total no longer fits in 64 bits.
+ * reservation, or (RangeError) if a window's total no longer fits in 64 bits. Three statements
+ * under the lock (lock; every window and the duplicate check; the inserts), so that instances
+ * reserving on one vault wait on each other as briefly as possible.
  */
 export async function reserveSpend(q: Query, entry: SpendEntry, limits: SpendLimits, now: number): Promise<ReserveResult> {
   if (entry.usd < 0n || entry.usd > maxUsd) throw new RangeError(`usd out of range: ${entry.usd}`);
@@ -58,51 +97,41 @@ export async function reserveSpend(q: Query, entry: SpendEntry, limits: SpendLim
     ...limits.vaultLimits.map((limit) => ({ limit, scope: "vault" as const })),
   ].filter(({ limit }) => limit.windowSeconds > 0n && (limit.amount > 0n || limit.maxCount > 0n));
   await q("SELECT pg_advisory_xact_lock($1, hashtext($2))", [spendLocks, `${entry.chainId}:${vault}`]);
-  const existing = await q("SELECT 1 FROM spend WHERE request_id = $1", [entry.requestId]);
-  if (existing.length > 0) throw new Error(`spend already reserved for ${entry.requestId}`);
+  const windows = checks.map(({ limit, scope }) => ({ bot: scope === "bot" ? bot : undefined, windowSeconds: limit.windowSeconds }));
+  const { totals, taken } = await windowTotals(q, entry.chainId, vault, windows, at, entry.requestId);
+  if (taken) throw new Error(`spend already reserved for ${entry.requestId}`);
   let burst = false;
-  for (const { limit, scope } of checks) {
-    const totals = await spentInWindow(
-      q,
-      { chainId: entry.chainId, vault, bot: scope === "bot" ? bot : undefined, windowSeconds: limit.windowSeconds, at },
-      now,
-    );
-    if (limit.amount > 0n && totals.usd + entry.usd > limit.amount) {
+  for (const [i, { limit, scope }] of checks.entries()) {
+    const spent = fits(totals[i]!);
+    if (limit.amount > 0n && spent.usd + entry.usd > limit.amount) {
       return {
         ok: false,
         code: limit.windowSeconds === daySeconds ? "EXCEEDS_DAILY_LIMIT" : "EXCEEDS_VELOCITY_LIMIT",
         limit,
         scope,
-        spent: totals.usd,
-        remaining: limit.amount > totals.usd ? limit.amount - totals.usd : 0n,
+        spent: spent.usd,
+        remaining: limit.amount > spent.usd ? limit.amount - spent.usd : 0n,
       };
     }
-    if (limit.maxCount > 0n && totals.count + 1n > limit.maxCount) burst = true;
+    if (limit.maxCount > 0n && spent.count + 1n > limit.maxCount) burst = true;
   }
-  await q("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, $2, $3, $4, $5, $6)", [
-    entry.requestId,
-    entry.chainId,
-    vault,
-    bot,
-    entry.usd.toString(),
-    at,
-  ]);
   await q(
-    `INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES ($1, $2, $3, $4, $5, 1)
+    `WITH entry AS (INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, $2, $3, $4, $5, $6))
+     INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES ($2, $3, $4, $7, $5, 1)
      ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = spend_minutes.usd + excluded.usd, count = spend_minutes.count + 1`,
-    [entry.chainId, vault, bot, Math.floor(at / minuteMs), entry.usd.toString()],
+    [entry.requestId, entry.chainId, vault, bot, entry.usd.toString(), at, Math.floor(at / minuteMs)],
   );
   return { ok: true, burst };
 }
 
 /** Drops a request's reservation and takes it off its minute's total. Returns whether one existed. */
 export async function releaseSpend(q: Query, requestId: string): Promise<boolean> {
-  const [row] = await q("DELETE FROM spend WHERE request_id = $1 RETURNING chain_id, vault, bot, usd, at", [requestId]);
-  if (!row) return false;
-  await q(
-    `UPDATE spend_minutes SET usd = usd - $5, count = count - 1
-     WHERE chain_id = $1 AND vault = $2 AND bot = $3 AND minute = $4`,
-    [row.chain_id, row.vault, row.bot, Math.floor(Number(row.at) / minuteMs), row.usd],
+  const [row] = await q(
+    `WITH gone AS (DELETE FROM spend WHERE request_id = $1 RETURNING chain_id, vault, bot, usd, at),
+       minute AS (UPDATE spend_minutes m SET usd = m.usd - gone.usd, count = m.count - 1 FROM gone
+                  WHERE m.chain_id = gone.chain_id AND m.vault = gone.vault AND m.bot = gone.bot AND m.minute = gone.at / $2)
+     SELECT COUNT(*) AS n FROM gone`,
+    [requestId, minuteMs],
   );
-  return true;
+  return Number(row!.n) === 1;
 }
