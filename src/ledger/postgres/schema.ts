@@ -150,6 +150,18 @@ export const migrations: readonly string[] = [
     secret BYTEA NOT NULL
   );
   `,
+  // 3: which instance signs with each relayer key (leases.ts): one holder at a time, with a
+  // fencing token that grows with every change of holder. Expiry is by the database's clock.
+  `
+  CREATE TABLE key_leases (
+    chain_id   BIGINT NOT NULL,
+    signer     TEXT NOT NULL,
+    holder     TEXT NOT NULL,
+    token      BIGINT NOT NULL,
+    expires_at BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, signer)
+  );
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */
