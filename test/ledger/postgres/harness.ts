@@ -5,22 +5,15 @@ import { openPostgresStore } from "../../../src/ledger/postgres/index.ts";
 import type { Store } from "../../../src/relayer/store.ts";
 import { startPostgres, type PostgresServer } from "../../support/postgres.ts";
 import { manualClock } from "../support.ts";
+import type { ContractStore } from "./store-contract.ts";
 
-/** A fresh store, its clock, and a way to open more stores (other "instances") on its database. */
-export interface FreshStore {
-  store: Store;
-  clock: ReturnType<typeof manualClock>;
-  /** Another store on the same database, as another relayer instance would open it (its own pool). */
-  another(now?: () => number): Promise<Store>;
-  /** The database's URL (for stores opened in other processes). */
+/** A fresh PostgreSQL store (see ContractStore) and its database's URL, for stores opened in other processes. */
+export interface FreshStore extends ContractStore {
   url: string;
 }
 
-/** What a store-agnostic suite needs: a fresh store per call. */
-export type StoreFactory = () => Promise<FreshStore>;
-
 /** Starts one PostgreSQL server for the calling test file and returns a factory of fresh stores. */
-export function postgresStores(): StoreFactory & { newDatabase(): Promise<string> } {
+export function postgresStores(): (() => Promise<FreshStore>) & { newDatabase(): Promise<string> } {
   let server: PostgresServer;
   const open: Store[] = [];
   beforeAll(async () => {

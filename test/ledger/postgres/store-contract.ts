@@ -4,8 +4,19 @@
 // the store's behaviour.
 import { describe, expect, it } from "vitest";
 import { idempotencyRetentionMs, statuses, type SpendLimits, type SpendingLimit, type Status } from "../../../src/ledger/index.ts";
-import { bot, newRequest, relayer, vault } from "../support.ts";
-import type { StoreFactory } from "./harness.ts";
+import type { Store } from "../../../src/relayer/store.ts";
+import { bot, newRequest, relayer, vault, type manualClock } from "../support.ts";
+
+/** What each test of the suite gets: a fresh, empty store and the clock it runs on. */
+export interface ContractStore {
+  store: Store;
+  clock: ReturnType<typeof manualClock>;
+  /** Another store on the same data, as another relayer instance (or process) would open it. */
+  another(now?: () => number): Promise<Store>;
+}
+
+/** Makes a fresh store per call; the implementation closes what it opened after each test. */
+export type StoreFactory = () => Promise<ContractStore>;
 
 const key = "7f3c1a52-8d1e-4b7a-9c2f-0e5d6a7b8c9d";
 const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
