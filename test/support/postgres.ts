@@ -5,7 +5,7 @@
 // root: as root, the server runs as the `postgres` user the Debian package creates, through
 // setpriv, which execs (so the PID we hold is the server's own); otherwise as the current user.
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -79,6 +79,18 @@ function runAs(): { prefix: string[]; uid?: number; gid?: number } {
   return { prefix: ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--"], uid, gid };
 }
 
+/**
+ * The temporary directory, if the `postgres` user can reach it (every ancestor searchable by
+ * others); /tmp otherwise (a root-only TMPDIR).
+ */
+function tmpdirOthersReach(): string {
+  const base = tmpdir();
+  for (let dir = base; ; dir = path.dirname(dir)) {
+    if ((statSync(dir).mode & 0o001) === 0) return "/tmp";
+    if (dir === path.dirname(dir)) return base;
+  }
+}
+
 /** Servers of this process not yet stopped, ended if the process exits first. */
 const running = new Set<ChildProcess>();
 process.once("exit", () => {
@@ -91,7 +103,7 @@ let databases = 0;
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresServer> {
   const bin = postgresBinDir();
   const as = runAs();
-  const dir = mkdtempSync(path.join(tmpdir(), "relay-pg-"));
+  const dir = mkdtempSync(path.join(as.uid === undefined ? tmpdir() : tmpdirOthersReach(), "relay-pg-"));
   if (as.uid !== undefined) chownSync(dir, as.uid, as.gid!);
   const data = path.join(dir, "data");
   const run = (program: string, args: string[]) => [...as.prefix, path.join(bin, program), ...args];
