@@ -93,8 +93,9 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /** In a transaction, takes the intent's lock first: the claim that follows cannot race another. */
   findByIntentHash(chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined> {
-    return this.session.atomic(async (q) => {
+    return this.session.read(async (q) => {
       if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
       const own = await requests.findOwnByIntentHash(q, chainId, vault, intentHash);
       if (own) return own;
@@ -160,8 +161,9 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /** In a transaction, takes the intent's lock first (see findByIntentHash). */
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
-    return this.session.atomic(async (q) => {
+    return this.session.read(async (q) => {
       if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
       const own = await intents.findOwnRefusal(q, chainId, vault, intentHash);
       if (own) return own;
