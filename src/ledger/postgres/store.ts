@@ -54,6 +54,11 @@ export class PostgresStore extends PostgresOps implements Store {
     await this.#pool.query("UPDATE store_sync SET at = $1 WHERE id = 1", [this.#now()]);
   }
 
+  /** Resolves once the database answers (for /readyz); rejects when it cannot be reached. */
+  async ping(): Promise<void> {
+    await this.#pool.query("SELECT 1");
+  }
+
   close(): Promise<void> {
     return this.#pool.end();
   }
@@ -88,7 +93,7 @@ export async function openPostgresPool(url: string, options: { poolSize?: number
 }
 
 /** Connects to `url` (postgres://…), migrates the schema if needed, and returns the store. */
-export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const pool = await openPostgresPool(url, options);
   return new PostgresStore(pool, options.now ?? Date.now);
 }

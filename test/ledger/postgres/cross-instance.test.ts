@@ -155,6 +155,21 @@ describe("several instances on one PostgreSQL database", () => {
     }
   });
 
+  it("ping answers while the database is there, and rejects once it is gone", async () => {
+    const url = await newDatabase();
+    const store = await openPostgresStore(url);
+    try {
+      await expect(store.ping()).resolves.toBeUndefined();
+      const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, "/postgres") });
+      await admin.connect();
+      await admin.query(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+      await admin.end();
+      await expect(store.ping()).rejects.toThrow();
+    } finally {
+      await store.close();
+    }
+  });
+
   it("refuses a database migrated by a newer relay", async () => {
     const url = await newDatabase();
     const first = await openPostgresStore(url);
