@@ -10,7 +10,8 @@
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
 import { decodeEventLog, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
-import type { Ledger, Status } from "../ledger/index.ts";
+import type { Status } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
@@ -58,7 +59,7 @@ const BATCH_ITEM_GAS = 30_000n;
 
 export class Submitter {
   readonly #chain: ChainRuntime;
-  readonly #ledger: Ledger;
+  readonly #store: Store;
   readonly #signer: LocalAccount;
   readonly #sign: ReturnType<typeof transactionSigner>;
   readonly #maxBatch: number;
@@ -70,10 +71,10 @@ export class Submitter {
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onMined: (hash: Hex) => void;
 
-  constructor(chain: ChainRuntime, ledger: Ledger, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
+  constructor(chain: ChainRuntime, store: Store, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
     this.#chain = chain;
     this.#sign = transactionSigner(privateKey);
-    this.#ledger = ledger;
+    this.#store = store;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
     this.#onMined = options.onMined ?? (() => {});
@@ -157,7 +158,7 @@ export class Submitter {
     const fees = await this.#feeData();
     const chainNonce = await this.#pendingNonce();
     for (let attempt = 0; ; attempt++) {
-      const nonce = this.#ledger.nextNonce(this.#chain.chainId, this.address, chainNonce);
+      const nonce = await this.#store.nextNonce(this.#chain.chainId, this.address, chainNonce);
       const rawTx = this.#sign({
         type: "eip1559",
         chainId: this.#chain.chainId,
@@ -169,9 +170,9 @@ export class Submitter {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const txHash = txHashOf(rawTx);
-      const recorded = this.#ledger.transaction(
-        () =>
-          this.#ledger.recordBatchSubmission(ids, {
+      const recorded = await this.#store.transaction(
+        (tx) =>
+          tx.recordBatchSubmission(ids, {
             signer: this.address,
             nonce,
             txHash,
@@ -185,7 +186,7 @@ export class Submitter {
         if (recorded.code === "NONCE_MISMATCH" && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
-      await this.#ledger.sync();
+      await this.#store.sync();
       faultPoint("after-record");
       return { jobs, ids, nonce, rawTx, txHash };
     }
@@ -197,7 +198,7 @@ export class Submitter {
       // Signed while the previous transaction was in flight: if that one ended on another nonce
       // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
       if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
-        this.#ledger.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
+        await this.#store.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
         prepared = await this.#prepare(prepared.jobs, ["submitting"]);
       }
       const sent = await this.#broadcast(prepared);
@@ -225,14 +226,16 @@ export class Submitter {
             // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
             this.#chainNonce = undefined;
             const fresh = await this.#pendingNonce();
-            this.#ledger.resetNonce(this.#chain.chainId, this.address, fresh);
+            await this.#store.resetNonce(this.#chain.chainId, this.address, fresh);
             prepared = await this.#prepare(prepared.jobs, ["submitting"]);
             continue;
           }
           // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
-          this.#ledger.resetNonce(this.#chain.chainId, this.address, nonce);
           this.#lastNonce = nonce - 1n;
-          for (const id of ids) this.#ledger.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+          await this.#store.transaction(async (tx) => {
+            await tx.resetNonce(this.#chain.chainId, this.address, nonce);
+            for (const id of ids) await tx.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+          });
           throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
         }
       }
@@ -248,13 +251,13 @@ export class Submitter {
 
   /** Never throws: should the mark fail (the ledger closing), `submitting` is settled the same way. */
   #markSubmitted(ids: readonly string[]): void {
-    try {
-      this.#ledger.transaction(() => {
-        for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
-      }, { durable: false });
-    } catch {
-      // the request stays `submitting`; its receipt or reconciliation settles it all the same
-    }
+    this.#store
+      .transaction(async (tx) => {
+        for (const id of ids) await tx.transition(id, ["submitting"], "submitted");
+      }, { durable: false })
+      .catch(() => {
+        // the request stays `submitting`; its receipt or reconciliation settles it all the same
+      });
   }
 
   async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
@@ -265,7 +268,7 @@ export class Submitter {
     let receipt: TransactionReceipt | undefined;
     try {
       // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
-      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#ledger, sent.txHash), 120_000);
+      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#store, sent.txHash), 120_000);
     } catch {
       receipt = undefined;
     }

@@ -42,10 +42,10 @@ describe("StuckWatch", () => {
     const nonce = await nonceOf("pending");
     const raw = sign({ type: "eip1559", chainId: 84532, nonce: Number(nonce), to: roles.owner.address as Hex, value: 1n, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n });
     const hash = keccak256(raw);
-    const request = ledger.createRequest(newRequest());
-    expect(ledger.recordSubmission(request.id, { signer: relayerAddress, nonce, txHash: hash, rawTx: raw, chainPendingNonce: nonce }).ok).toBe(true);
+    const request = await ledger.createRequest(newRequest());
+    expect((await ledger.recordSubmission(request.id, { signer: relayerAddress, nonce, txHash: hash, rawTx: raw, chainPendingNonce: nonce })).ok).toBe(true);
     await rpc("eth_sendRawTransaction", [raw]);
-    ledger.transition(request.id, ["submitting"], "submitted");
+    await ledger.transition(request.id, ["submitting"], "submitted");
     return { id: request.id, hash, raw, nonce };
   }
 
@@ -54,7 +54,7 @@ describe("StuckWatch", () => {
     const tx = await submitted(ledger);
     await rpc("evm_mine");
     expect(await watch(ledger).check()).toEqual({ rebroadcast: 0, replaced: 0 });
-    expect(ledger.replacementsOf(tx.hash)).toEqual([]);
+    expect(await ledger.replacementsOf(tx.hash)).toEqual([]);
   });
 
   it("does not re-send a dropped transaction whose nonce another transaction used", async () => {
@@ -84,9 +84,9 @@ describe("StuckWatch", () => {
     await new Promise((r) => setTimeout(r, 5));
     expect(await stuck.check()).toEqual({ rebroadcast: 0, replaced: 0 });
 
-    const versions = ledger.replacementsOf(tx.hash);
+    const versions = await ledger.replacementsOf(tx.hash);
     expect(versions).toHaveLength(2);
-    expect(hashesOf(ledger, tx.hash)).toEqual([tx.hash, ...versions.map((v) => v.txHash)]);
+    expect(await hashesOf(ledger, tx.hash)).toEqual([tx.hash, ...versions.map((v) => v.txHash)]);
     let previous = parseTransaction(tx.raw);
     for (const version of versions) {
       const next = parseTransaction(version.rawTx as Hex);
