@@ -24,7 +24,7 @@ import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { RequestRecord } from "../ledger/index.ts";
 import type { Store, StoreOps } from "./store.ts";
-import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
+import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
 import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "./scenarios.ts";
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";

@@ -327,17 +327,6 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
   });
 }
 
-/** Polls for a receipt: at once, then backing off from 5 ms to 500 ms, until `timeoutMs`. */
-export async function waitForReceipt(chain: ChainRuntime, hash: Hex, timeoutMs: number): Promise<TransactionReceipt | undefined> {
-  const until = Date.now() + timeoutMs;
-  for (let wait = 5; ; wait = Math.min(wait * 2, 500)) {
-    const receipt = await chain.clients.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
-    if (receipt) return receipt;
-    if (Date.now() >= until) return undefined;
-    await new Promise((r) => setTimeout(r, wait));
-  }
-}
-
 /** A signed transaction's hash is the keccak of its raw bytes. */
 function txHashOf(rawTx: Hex): Hex {
   return keccak256Hex(rawTx);

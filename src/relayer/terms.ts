@@ -13,7 +13,7 @@ import type { TosAcceptance, TosStatus } from "../../packages/client/src/types.t
 import { recoverSigner } from "../eip712/recover.ts";
 import { relayError } from "../errors.ts";
 import type { Store } from "./store.ts";
-import { admitUnauthenticated, chargeFailure, type RateLimiter } from "../server/rate-limit.ts";
+import { admitUnauthenticated, chargeFailure, type RateLimiter } from "./rate-limiter.ts";
 import { personalMessageDigest } from "../siwe/digest.ts";
 import { issuedAtOf, termsMessage } from "../../packages/client/src/terms-message.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
