@@ -21,7 +21,7 @@ const chainSchema = z.object({
   /**
    * A devnet: `metadata.scenario` overrides are honoured. A claim only: at start-up it stands for a
    * chain relay started in-process, or a node that says it is a development node; otherwise it is
-   * dropped (see checkDevnetClaims in service.ts).
+   * dropped (see checkDevnetClaims in app/service.ts).
    */
   devnet: z.boolean().default(false),
   registry: address,

@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { parse } from "../helpers/exposition.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, newBot } from "./harness-extra.ts";

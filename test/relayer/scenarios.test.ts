@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { startRelayer } from "../../src/relayer/service.ts";
+import { startRelayer } from "../../src/app/service.ts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));

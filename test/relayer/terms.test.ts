@@ -9,7 +9,7 @@ import type { Hex } from "viem";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { acceptTerms } from "../../packages/client/src/terms.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { termsMessage } from "../../packages/client/src/terms-message.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope } from "./harness-extra.ts";

@@ -1,4 +1,5 @@
-// The relayer as a running service: ledger, chains, submitters, the spine, reviews, and the HTTP
+// The relayer as a running service, built from its parts in this one place above relayer/ and
+// server/: the store (the SQLite ledger), chains, submitters, the spine, reviews, and the HTTP
 // server, wired together; start-up reconciliation with the chain; background timers; and a
 // graceful stop (new requests get 503 while those in flight reach a recorded state).
 import type { EIP1193Provider } from "viem";
@@ -6,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../server/app.ts";
 import { relayError } from "../errors.ts";
 import { ledgerPath, openLedger } from "../ledger/index.ts";
-import type { Store } from "./store.ts";
+import type { Store } from "../relayer/store.ts";
 import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
 import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
@@ -17,24 +18,24 @@ import { registerIntentRoutes } from "../server/routes/intents.ts";
 import { registerReadRoutes } from "../server/routes/reads.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
 import { registerTermsRoutes } from "../server/routes/terms.ts";
-import { createScanner } from "./ai/index.ts";
-import { ChainRuntime } from "./chain-runtime.ts";
-import { ChainDirectory } from "./chains.ts";
-import type { ChainConfig, RelayerConfig } from "./config.ts";
+import { createScanner } from "../relayer/ai/index.ts";
+import { ChainRuntime } from "../relayer/chain-runtime.ts";
+import { ChainDirectory } from "../relayer/chains.ts";
+import type { ChainConfig, RelayerConfig } from "../relayer/config.ts";
 import { nodeKind } from "../chain/dev-node.ts";
 import { isDevKey } from "../devnet/accounts.ts";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Hex } from "viem";
-import { Dispatcher } from "./dispatcher.ts";
-import { VaultReads } from "./reads.ts";
-import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
-import { Relayer } from "./relayer.ts";
-import { Reviews } from "./reviews.ts";
-import { SelfDecidingReviews } from "./self-review.ts";
-import { chainClock, type Clock } from "./clock.ts";
-import { Terms } from "./terms.ts";
-import { StuckWatch } from "./stuck-watch.ts";
-import { isTransportFailure } from "./rpc-errors.ts";
+import { Dispatcher } from "../relayer/dispatcher.ts";
+import { VaultReads } from "../relayer/reads.ts";
+import { reconcileInFlight, settleInterrupted, watchInFlight } from "../relayer/reconcile.ts";
+import { Relayer } from "../relayer/relayer.ts";
+import { Reviews } from "../relayer/reviews.ts";
+import { SelfDecidingReviews } from "../relayer/self-review.ts";
+import { chainClock, type Clock } from "../relayer/clock.ts";
+import { Terms } from "../relayer/terms.ts";
+import { StuckWatch } from "../relayer/stuck-watch.ts";
+import { isTransportFailure } from "../relayer/rpc-errors.ts";
 
 export interface StartRelayerOptions {
   config: RelayerConfig;
