@@ -82,7 +82,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const metrics = createRelayerMetrics();
     const dispatcher = new Dispatcher(chains, store, {
       maxBatch: config.maxBatchSize,
-      onMined: (chainId) => metrics.countTransaction(chainId, "mined"),
+      onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
     });
     // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
     // spend from the same bucket for unauthenticated work.
@@ -102,6 +102,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       selfReviews,
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
+      onAiScan: (result) => metrics.countAiScan(result),
     });
     metrics.reviewsPending.onCollect(async (gauge) => gauge.set(await reviews.pendingCount()));
 
@@ -148,7 +149,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const url = `http://${host}:${port}`;
     auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
 
-    const stuckWatch = new StuckWatch(store, chains, config.inFlight);
+    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
     const timers = [
       setInterval(() => {
         // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.

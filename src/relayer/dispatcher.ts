@@ -3,7 +3,7 @@
 import type { Address, Hex } from "viem";
 import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import { Submitter, type Job, type JobOutcome } from "./submitter.ts";
+import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
 
 export interface TokenInfo {
@@ -16,12 +16,12 @@ export class Dispatcher {
   readonly #submitters = new Map<number, Submitter[]>();
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
 
-  constructor(chains: ReadonlyMap<number, ChainRuntime>, store: Store, options: { maxBatch: number; onMined?: (chainId: number, hash: Hex) => void }) {
+  constructor(chains: ReadonlyMap<number, ChainRuntime>, store: Store, options: { maxBatch: number; onTransaction?: (chainId: number, result: TransactionEvent) => void }) {
     this.#chains = chains;
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map((signer, i) => new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
+        chain.signers.map((signer, i) => new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onTransaction: (result) => options.onTransaction?.(chainId, result) })),
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }

@@ -62,6 +62,8 @@ export interface RelayerParts {
   /** The relayer's terms of service; without it (or with no terms configured) nothing is required. */
   terms?: Terms;
   onOutcome?: (kind: IntentKind, outcome: string) => void;
+  /** Told of each AI scan's result (relay_ai_scans_total). */
+  onAiScan?: (result: "approved" | "no_consensus" | "timeout") => void;
 }
 
 /** A request that passed every check, with what later steps need. */
@@ -406,7 +408,11 @@ export class Relayer {
     const { request, chain, snapshot } = checked;
     await this.#parts.store.transaction((tx) => tx.transition(record.id, ["received"], "scanning"), relaxed);
     const input = await scanInput(checked, this.#parts.store, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
-    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) });
+    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) }).catch((error: unknown) => {
+      if (isRelayError(error) && error.code === "AI_VERIFICATION_TIMEOUT") this.#parts.onAiScan?.("timeout");
+      throw error;
+    });
+    this.#parts.onAiScan?.(result.approved ? "approved" : "no_consensus");
     const agents = JSON.stringify(result.verdicts);
     if (!result.approved) {
       const scanned = reasons.length > 0 ? describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;

@@ -79,7 +79,11 @@ export class StuckWatch {
   readonly #signers = new Map<string, ReturnType<typeof transactionSigner>>();
   #running = false;
 
-  constructor(store: Store, chains: ReadonlyMap<number, ChainRuntime>, settings: StuckWatchSettings) {
+  readonly #onReplaced: (chainId: number) => void;
+
+  /** `onReplaced`: told of each fee-bump replacement sent (relay_transactions_total{result="replaced"}). */
+  constructor(store: Store, chains: ReadonlyMap<number, ChainRuntime>, settings: StuckWatchSettings, onReplaced: (chainId: number) => void = () => {}) {
+    this.#onReplaced = onReplaced;
     this.#store = store;
     this.#chains = chains;
     this.#settings = settings;
@@ -137,6 +141,7 @@ export class StuckWatch {
     const rawTx = sign(await this.#bumped(chain, latest.rawTx));
     await this.#store.recordReplacement(record.txHash!, keccak256(rawTx), rawTx);
     await this.#broadcast(chain, rawTx);
+    this.#onReplaced(chain.chainId);
     return "replaced";
   }
 

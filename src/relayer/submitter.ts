@@ -33,6 +33,12 @@ export interface Job {
   payment?: PaymentRequest;
 }
 
+/**
+ * What became of a transaction the relayer sent (relay_transactions_total): accepted by the node,
+ * mined, mined but reverted, refused by the node; `replaced` is a fee bump (stuck-watch.ts).
+ */
+export type TransactionEvent = "submitted" | "mined" | "reverted" | "replaced" | "failed";
+
 /** How a job ended on-chain. */
 export type JobOutcome =
   | { ok: true; txHash: Hex; blockNumber: bigint }
@@ -69,15 +75,15 @@ export class Submitter {
   /** The nonce of the last transaction broadcast (or whose broadcast went unanswered). */
   #lastNonce: bigint | undefined;
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
-  #onMined: (hash: Hex) => void;
+  #onTransaction: (result: TransactionEvent) => void;
 
-  constructor(chain: ChainRuntime, store: Store, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
+  constructor(chain: ChainRuntime, store: Store, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onTransaction?: (result: TransactionEvent) => void }) {
     this.#chain = chain;
     this.#sign = transactionSigner(privateKey);
     this.#store = store;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
-    this.#onMined = options.onMined ?? (() => {});
+    this.#onTransaction = options.onTransaction ?? (() => {});
   }
 
   get address(): Address {
@@ -236,6 +242,7 @@ export class Submitter {
             await tx.resetNonce(this.#chain.chainId, this.address, nonce);
             for (const id of ids) await tx.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
           });
+          this.#onTransaction("failed");
           throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
         }
       }
@@ -243,6 +250,7 @@ export class Submitter {
       // Marked once the first receipt request is on its way (the node answers it meanwhile). Not
       // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
       setImmediate(() => this.#markSubmitted(ids));
+      this.#onTransaction("submitted");
       this.#chainNonce = nonce + 1n;
       this.#lastNonce = nonce;
       return { txHash, broadcast: true };
@@ -277,7 +285,7 @@ export class Submitter {
       return;
     }
     faultPoint("after-mined");
-    this.#onMined(receipt.transactionHash);
+    this.#onTransaction(receipt.status === "success" ? "mined" : "reverted");
     const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
   }

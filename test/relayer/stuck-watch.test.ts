@@ -34,8 +34,8 @@ describe("StuckWatch", () => {
 
   const rpc = (method: string, params: unknown[] = []) => chain.provider.request({ method, params } as never) as Promise<unknown>;
   const nonceOf = async (tag: "latest" | "pending") => BigInt((await rpc("eth_getTransactionCount", [relayerAddress, tag])) as string);
-  const watch = (ledger: Ledger, settings: Partial<StuckWatchSettings> = {}) =>
-    new StuckWatch(ledger, new Map([[84532, runtime]]), { replaceAfterMs: 1, feeBumpPercent: 20, maxReplacements: 5, ...settings });
+  const watch = (ledger: Ledger, settings: Partial<StuckWatchSettings> = {}, onReplaced?: (chainId: number) => void) =>
+    new StuckWatch(ledger, new Map([[84532, runtime]]), { replaceAfterMs: 1, feeBumpPercent: 20, maxReplacements: 5, ...settings }, onReplaced);
 
   /** Signs a transfer from the relayer key at the next nonce, records it as a submitted request, and broadcasts it. */
   async function submitted(ledger: Ledger, maxFeePerGas = 2_000_000_000n): Promise<{ id: string; hash: Hex; raw: Hex; nonce: bigint }> {
@@ -76,7 +76,8 @@ describe("StuckWatch", () => {
     // Make it unminable: the next blocks' base fee far above its fee cap.
     await rpc("hardhat_setNextBlockBaseFeePerGas", [toHex(100_000_000_000n)]);
     await rpc("evm_mine");
-    const stuck = watch(ledger, { maxReplacements: 2, feeBumpPercent: 20 });
+    const told: number[] = []; // what relay_transactions_total{result="replaced"} counts
+    const stuck = watch(ledger, { maxReplacements: 2, feeBumpPercent: 20 }, (chainId) => told.push(chainId));
     await new Promise((r) => setTimeout(r, 5));
     expect(await stuck.check()).toEqual({ rebroadcast: 0, replaced: 1 });
     await new Promise((r) => setTimeout(r, 5));
@@ -86,6 +87,7 @@ describe("StuckWatch", () => {
 
     const versions = await ledger.replacementsOf(tx.hash);
     expect(versions).toHaveLength(2);
+    expect(told).toEqual([84532, 84532]);
     expect(await hashesOf(ledger, tx.hash)).toEqual([tx.hash, ...versions.map((v) => v.txHash)]);
     let previous = parseTransaction(tx.raw);
     for (const version of versions) {
