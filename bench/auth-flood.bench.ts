@@ -18,7 +18,7 @@ import { signPaymentIntent } from "../packages/client/src/sign.ts";
 import { startDevnet } from "../src/devnet/start.ts";
 import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { chainFromManifest, parseRelayerConfig } from "../src/relayer/config.ts";
-import { startRelayer } from "../src/relayer/service.ts";
+import { startRelayer } from "../src/app/service.ts";
 
 const SAMPLES = Number(process.env.BENCH_AUTH_SAMPLES ?? 150);
 const FLOOD = Number(process.env.BENCH_AUTH_FLOOD ?? 300);

@@ -12,6 +12,7 @@ import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createHash, randomUUID } from "node:crypto";
 import { openLedger, type Ledger, type SpendLimits } from "../src/ledger/index.ts";
+import type { StoreOps } from "../src/relayer/store.ts";
 
 const measured = Number(process.argv[2] ?? 2000);
 const stepMs = 60_000;
@@ -25,12 +26,12 @@ const limits: SpendLimits = {
   vaultLimits: [{ amount: 10n ** 16n, maxCount: 0n, windowSeconds: 86_400n }],
 };
 
-function cycle(ledger: Ledger, i: number): void {
+async function cycle(ledger: StoreOps, i: number): Promise<void> {
   const vault = vaults[i % vaults.length]!;
   const bot = bots[Math.floor(i / vaults.length) % bots.length]!;
   const key = randomUUID(); // real keys and intent hashes are random: no insertion locality
   const intentHash = "0x" + createHash("sha256").update(String(i)).digest("hex");
-  const request = ledger.createRequest({
+  const request = await ledger.createRequest({
     kind: "payment",
     chainId: 84532,
     vault,
@@ -42,11 +43,11 @@ function cycle(ledger: Ledger, i: number): void {
     body: `{"amount":"5000000","n":${i}}`,
     deadline: 1_900_000_000n,
   });
-  const claim = ledger.claimIdempotency("payment", key, "fp" + i, request.id);
+  const claim = await ledger.claimIdempotency("payment", key, "fp" + i, request.id);
   if (claim.outcome !== "new") throw new Error(`unexpected claim ${claim.outcome}`);
-  const spend = ledger.reserveSpend({ chainId: 84532, vault, bot, requestId: request.id, usd: 5_000_000n }, limits);
+  const spend = await ledger.reserveSpend({ chainId: 84532, vault, bot, requestId: request.id, usd: 5_000_000n }, limits);
   if (!spend.ok) throw new Error(`unexpected refusal ${spend.code}`);
-  if (!ledger.transition(request.id, ["received"], "approved", { txHash: "0x" + "ab".repeat(32) })) {
+  if (!(await ledger.transition(request.id, ["received"], "approved", { txHash: "0x" + "ab".repeat(32) }))) {
     throw new Error("transition failed");
   }
 }
@@ -67,27 +68,27 @@ interface Bench {
   samples: number[];
 }
 
-function setup(rows: number): Bench {
+async function setup(rows: number): Promise<Bench> {
   const dir = mkdtempSync(path.join(tmpdir(), "relay-ledger-bench-"));
   const clock = { t: Date.UTC(2026, 0, 1) };
   const ledger = openLedger(path.join(dir, "ledger.sqlite"), { now: () => clock.t, walAutocheckpointPages });
   // Fill in batches (one transaction per 1000 cycles) so setting up 100k rows takes seconds.
   for (let i = 0; i < rows; ) {
     const end = Math.min(rows, i + 1000);
-    ledger.transaction(() => {
-      for (; i < end; i++, clock.t += stepMs) cycle(ledger, i);
+    await ledger.transaction(async (tx) => {
+      for (; i < end; i++, clock.t += stepMs) await cycle(tx, i);
     });
   }
   const bench: Bench = { ledger, dir, rows, next: rows, clock, samples: [] };
-  measure(bench, 200); // warm up
+  await measure(bench, 200); // warm up
   bench.samples = [];
   return bench;
 }
 
-function measure(bench: Bench, cycles: number): void {
+async function measure(bench: Bench, cycles: number): Promise<void> {
   for (let i = 0; i < cycles; i++, bench.clock.t += stepMs) {
     const start = performance.now();
-    cycle(bench.ledger, bench.next++);
+    await cycle(bench.ledger, bench.next++);
     bench.samples.push(performance.now() - start);
   }
 }
@@ -99,27 +100,28 @@ function summary(bench: Bench) {
     p99: percentile(sorted, 99),
     p999: percentile(sorted, 99.9),
     max: sorted[sorted.length - 1]!,
+    perSecond: (1000 * sorted.length) / sorted.reduce((sum, ms) => sum + ms, 0),
   };
 }
 
 // Both ledgers stay open and are measured in alternating blocks, so background load on the machine
 // (other processes' disk and CPU use) falls on both sizes alike.
-const small = setup(1_000);
-const large = setup(100_000);
+const small = await setup(1_000);
+const large = await setup(100_000);
 for (let done = 0; done < measured; done += 100) {
-  measure(small, 100);
-  measure(large, 100);
+  await measure(small, 100);
+  await measure(large, 100);
 }
 const fmt = (ms: number): string => `${ms.toFixed(3)} ms`;
 const line = (label: string, b: Bench): string => {
   const r = summary(b);
-  return `${label} p50 ${fmt(r.p50)}  p99 ${fmt(r.p99)}  p99.9 ${fmt(r.p999)}  max ${fmt(r.max)}  (${b.samples.length} cycles, ${b.rows} -> ${b.next} rows)`;
+  return `${label} p50 ${fmt(r.p50)}  p99 ${fmt(r.p99)}  p99.9 ${fmt(r.p999)}  max ${fmt(r.max)}  (${b.samples.length} cycles, ${b.rows} -> ${b.next} rows, ${r.perSecond.toFixed(0)} cycles/s)`;
 };
 console.log(line("1k rows:  ", small));
 console.log(line("100k rows:", large));
 const ratio = summary(large).p99 / summary(small).p99;
 console.log(`p99 ratio 100k/1k: ${ratio.toFixed(2)} (target <= 1.5) ${ratio <= 1.5 ? "OK" : "OVER"}`);
 for (const b of [small, large]) {
-  b.ledger.close();
+  await b.ledger.close();
   rmSync(b.dir, { recursive: true, force: true });
 }

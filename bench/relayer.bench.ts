@@ -18,7 +18,7 @@ import { createSender } from "../src/chain/sender.ts";
 import { devKeyPair } from "../src/devnet/accounts.ts";
 import { startDevnet } from "../src/devnet/start.ts";
 import { chainFromManifest, parseRelayerConfig } from "../src/relayer/config.ts";
-import { startRelayer } from "../src/relayer/service.ts";
+import { startRelayer } from "../src/app/service.ts";
 import { paymentRequestBody } from "../packages/client/src/bodies.ts";
 import { signPaymentIntent } from "../packages/client/src/sign.ts";
 import type { PaymentIntent } from "../packages/client/src/intent-types.ts";

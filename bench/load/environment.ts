@@ -8,7 +8,7 @@ import path from "node:path";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import { projectRoot } from "../../src/paths.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { startRelayer } from "../../src/relayer/service.ts";
+import { startRelayer } from "../../src/app/service.ts";
 
 export interface Environment {
   devnet: Devnet;

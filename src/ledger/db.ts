@@ -121,6 +121,31 @@ export class Db {
   }
 
   /**
+   * Opens a transaction that stays open across `await`s, for the asynchronous store (ledger.ts),
+   * which makes sure nothing else uses the connection until {@link Db.end}: `BEGIN IMMEDIATE` with
+   * the durability of `options`; synchronous transactions started inside join it.
+   */
+  begin(options: TransactionOptions = {}): void {
+    if (this.#depth > 0) throw new Error("a ledger transaction is already open");
+    this.#setSynchronous(options.durable === false ? "NORMAL" : "FULL");
+    this.sqlite.exec("BEGIN IMMEDIATE");
+    this.#depth = 1;
+  }
+
+  /** Ends the transaction {@link Db.begin} opened: COMMIT, or ROLLBACK when `commit` is false. */
+  end(commit: boolean): void {
+    try {
+      if (commit) this.sqlite.exec("COMMIT");
+      else if (this.sqlite.isTransaction) this.sqlite.exec("ROLLBACK");
+    } catch (error) {
+      if (this.sqlite.isTransaction) this.sqlite.exec("ROLLBACK");
+      throw error;
+    } finally {
+      this.#depth = 0;
+    }
+  }
+
+  /**
    * Makes every commit made so far durable without blocking the thread: fsyncs the write-ahead log
    * from the thread pool. Callers that arrive while an fsync runs share the next one (a group
    * commit), which starts once the running one ends, so it covers their commits.

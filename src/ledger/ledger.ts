@@ -1,79 +1,91 @@
-// The relayer's durable ledger: one SQLite file composing requests, idempotency, spend windows and nonces.
-import { Db, type LedgerOptions, type TransactionOptions } from "./db.ts";
-import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
-import { Nonces } from "./nonces.ts";
-import { Refusals, type Refusal } from "./refusals.ts";
-import { LinkedIntents } from "./linked-intents.ts";
-import { Replacements, type Replacement } from "./replacements.ts";
-import { TermsAcceptances, type TermsAcceptance } from "./terms.ts";
-import {
-  Requests,
-  type NewRequest,
-  type RequestRecord,
-  type BotHistoryRow,
-  type ReviewFilter,
-  type TransitionFields,
-} from "./requests.ts";
-import { Spend, type ReserveResult, type SpendEntry, type SpendLimits, type WindowQuery, type WindowTotals } from "./spend.ts";
+// The relayer's durable ledger on SQLite: the embedded implementation of the asynchronous Store
+// (src/relayer/store.ts), one file in the state directory composing requests, idempotency, spend
+// windows and nonces.
+//
+// node:sqlite is synchronous and one connection has one transaction at a time, while a Store
+// transaction spans `await`s. So the connection is used by one holder at a time, in arrival order:
+// a standalone operation runs at once when nobody holds it (no extra hop on the hot path) and
+// waits its turn otherwise; a transaction holds it from `BEGIN IMMEDIATE` to `COMMIT`/`ROLLBACK`,
+// and the operations of its `tx` run directly on the connection inside it.
+import { Db, type LedgerOptions } from "./db.ts";
+import { SqliteOps } from "./sqlite-ops.ts";
+import type { ClaimOutcome } from "./idempotency.ts";
+import type { Refusal } from "./refusals.ts";
+import type { Replacement } from "./replacements.ts";
+import type { TermsAcceptance } from "./terms.ts";
+import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
+import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "./spend.ts";
 import type { Status } from "./status.ts";
+import type { Submission, SubmissionResult } from "./submission.ts";
+import type { Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
 
-/** States from which a request may be submitted (fast path, AI approval, owner approval). */
-export const submittableStatuses: readonly Status[] = ["received", "scanning", "held"];
+export { submittableStatuses } from "./submission.ts";
+export type { Submission, SubmissionResult } from "./submission.ts";
+export { reviewExpiredReason } from "./sqlite-ops.ts";
 
-/** What {@link Ledger.recordSubmission} records: the signed transaction. */
-export interface Submission {
-  /** Relayer address that signed. */
-  signer: string;
-  /** The nonce the transaction was signed with (from {@link Ledger.nextNonce}). */
-  nonce: bigint;
-  txHash: string;
-  rawTx: string;
-  /** The chain's pending nonce for `signer`, if the caller read it; default 0. */
-  chainPendingNonce?: bigint;
-  /** States the request may be in; default {@link submittableStatuses}. */
-  from?: readonly Status[];
-}
-
-/** Result of {@link Ledger.recordSubmission}. */
-export type SubmissionResult =
-  | { ok: true; request: RequestRecord }
-  /** Another submission took this nonce: sign again with `expected`. Nothing was recorded. */
-  | { ok: false; code: "NONCE_MISMATCH"; expected: bigint }
-  /** The request does not exist or is not in a submittable state. Nothing was recorded. */
-  | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status };
-
-function request0Chain(requests: Requests, ids: readonly string[]): number {
-  return requests.get(ids[0]!)!.chainId;
-}
-
-/** Reason given to reviews nobody decided in time. */
-export const reviewExpiredReason = "review expired";
+/** The operations of the store, by name (checked complete against StoreOps by the compiler). */
+const opNames = Object.keys({
+  createRequest: true,
+  getRequest: true,
+  transition: true,
+  recordSubmission: true,
+  recordBatchSubmission: true,
+  findByIntentHash: true,
+  linkIntent: true,
+  listInFlight: true,
+  listUnsettled: true,
+  botHistory: true,
+  listReviews: true,
+  expireReviews: true,
+  rejectReview: true,
+  findRefusal: true,
+  recordTermsAcceptance: true,
+  findTermsAcceptance: true,
+  latestTermsAcceptance: true,
+  claimIdempotency: true,
+  completeIdempotency: true,
+  releaseIdempotency: true,
+  pruneIdempotency: true,
+  reserveSpend: true,
+  releaseSpend: true,
+  spentInWindow: true,
+  nextNonce: true,
+  resetNonce: true,
+  recordReplacement: true,
+  replacementsOf: true,
+} satisfies Record<keyof StoreOps, true>) as (keyof StoreOps)[];
 
 /**
- * The ledger. Every method is synchronous and atomic (its own IMMEDIATE transaction, or part of an
- * enclosing {@link Ledger.transaction}). Open one per process and file.
+ * The `tx` of one transaction: every operation runs directly on the connection the transaction
+ * holds. It refuses to run once its transaction has ended (a `tx` kept past its `fn` would
+ * otherwise write outside any transaction). Its `transaction` joins the one under way, so code
+ * handed the `tx` where it expects a Store does not wait for itself.
  */
-export class Ledger {
+function transactionOps(ops: SqliteOps, isOpen: () => boolean): StoreOps & Pick<Store, "transaction"> {
+  const tx = {} as Record<string, unknown>;
+  for (const name of opNames) {
+    const op = (ops[name] as (...args: unknown[]) => unknown).bind(ops);
+    tx[name] = async (...args: unknown[]) => {
+      if (!isOpen()) throw new Error(`ledger: ${name} called on a transaction that has ended`);
+      return op(...args);
+    };
+  }
+  tx.transaction = <T>(fn: (inner: StoreOps) => Promise<T>) => fn(tx as unknown as StoreOps);
+  return tx as unknown as StoreOps & Pick<Store, "transaction">;
+}
+
+/** The ledger: the SQLite {@link Store}. Open one per process and file. */
+export class Ledger implements Store {
   readonly #db: Db;
-  readonly #requests: Requests;
-  readonly #idempotency: Idempotency;
-  readonly #spend: Spend;
-  readonly #nonces: Nonces;
-  readonly #replacements: Replacements;
-  readonly #refusals: Refusals;
-  readonly #terms: TermsAcceptances;
-  readonly #linked: LinkedIntents;
+  readonly #ops: SqliteOps;
+  /** Whether a transaction or operation holds the connection. */
+  #held = false;
+  /** Those waiting for the connection, in arrival order. */
+  readonly #waiting: (() => void)[] = [];
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
-    this.#requests = new Requests(this.#db);
-    this.#idempotency = new Idempotency(this.#db);
-    this.#spend = new Spend(this.#db);
-    this.#nonces = new Nonces(this.#db);
-    this.#replacements = new Replacements(this.#db);
-    this.#refusals = new Refusals(this.#db);
-    this.#terms = new TermsAcceptances(this.#db);
-    this.#linked = new LinkedIntents(this.#db);
+    this.#ops = new SqliteOps(this.#db);
   }
 
   /** The ledger's clock (unix ms). */
@@ -98,21 +110,71 @@ export class Ledger {
   }
 
   /**
-   * Runs several ledger operations as one IMMEDIATE transaction. `fn` must be synchronous. With
-   * `{ durable: false }` the commit is not fsynced (see {@link TransactionOptions}).
+   * Runs `fn` as one IMMEDIATE transaction, holding the connection until it ends (so keep `fn` to
+   * ledger work: anything slow it awaits delays every other ledger call). With `{ durable: false }`
+   * the commit is not fsynced (see TransactionOptions in db.ts).
    */
-  transaction<T>(fn: () => T, options?: TransactionOptions): T {
-    return this.#db.transaction(fn, options);
+  async transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T> {
+    await this.#acquire();
+    try {
+      this.#db.begin(options);
+      let open = true;
+      try {
+        const result = await fn(transactionOps(this.#ops, () => open));
+        open = false;
+        this.#db.end(true);
+        return result;
+      } catch (error) {
+        open = false;
+        this.#db.end(false);
+        throw error;
+      }
+    } finally {
+      this.#release();
+    }
+  }
+
+  /** Runs one synchronous operation when the connection is free: at once if nobody holds it. */
+  #run<T>(op: (ops: SqliteOps) => T): Promise<T> {
+    if (!this.#held) {
+      try {
+        return Promise.resolve(op(this.#ops));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return this.#acquire().then(() => {
+      try {
+        return op(this.#ops);
+      } finally {
+        this.#release();
+      }
+    });
+  }
+
+  #acquire(): Promise<void> {
+    if (!this.#held) {
+      this.#held = true;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
+  /** Hands the connection to the next in line (which then holds it), or frees it. */
+  #release(): void {
+    const next = this.#waiting.shift();
+    if (next) next();
+    else this.#held = false;
   }
 
   /** Records a new request (status `received` unless given). */
-  createRequest(input: NewRequest): RequestRecord {
-    return this.#db.transaction(() => this.#requests.create(input));
+  createRequest(input: NewRequest): Promise<RequestRecord> {
+    return this.#run((o) => o.createRequest(input));
   }
 
   /** The request with this id. */
-  getRequest(id: string): RequestRecord | undefined {
-    return this.#requests.get(id);
+  getRequest(id: string): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.getRequest(id));
   }
 
   /**
@@ -120,12 +182,8 @@ export class Ledger {
    * updated request or undefined. Moving to `rejected` also releases its spend reservation, in the
    * same transaction.
    */
-  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
-    return this.#db.transaction(() => {
-      const updated = this.#requests.transition(id, from, to, fields);
-      if (updated && to === "rejected") this.#spend.release(id);
-      return updated;
-    });
+  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.transition(id, from, to, fields));
   }
 
   /**
@@ -133,217 +191,142 @@ export class Ledger {
    * moves the request to `submitting` with signer, nonce, txHash and rawTx, in one transaction.
    * This is the only operation that advances a signer's nonce.
    */
-  recordSubmission(id: string, submission: Submission): SubmissionResult {
-    return this.#db.transaction((): SubmissionResult => {
-      const request = this.#requests.get(id);
-      if (!request) return { ok: false, code: "NOT_FOUND" };
-      const from = submission.from ?? submittableStatuses;
-      if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
-      const nonce = this.#nonces.reserve(
-        request.chainId,
-        submission.signer,
-        submission.nonce,
-        submission.chainPendingNonce ?? 0n,
-      );
-      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
-      const updated = this.#requests.transition(id, from, "submitting", {
-        signer: submission.signer,
-        nonce: submission.nonce,
-        txHash: submission.txHash,
-        rawTx: submission.rawTx,
-      });
-      return { ok: true, request: updated! };
-    });
+  recordSubmission(id: string, submission: Submission): Promise<SubmissionResult> {
+    return this.#run((o) => o.recordSubmission(id, submission));
   }
 
-  /**
-   * {@link recordSubmission} for several requests carried by one transaction (a payment batch):
-   * one nonce reserved, every request moved to `submitting`, all or nothing.
-   */
-  recordBatchSubmission(ids: readonly string[], submission: Submission): SubmissionResult {
-    if (ids.length === 1) return this.recordSubmission(ids[0]!, submission);
-    return this.#db.transaction((): SubmissionResult => {
-      const from = submission.from ?? submittableStatuses;
-      for (const id of ids) {
-        const request = this.#requests.get(id);
-        if (!request) return { ok: false, code: "NOT_FOUND" };
-        if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
-      }
-      const nonce = this.#nonces.reserve(request0Chain(this.#requests, ids), submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
-      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
-      let last: RequestRecord | undefined;
-      for (const id of ids) {
-        last = this.#requests.transition(id, from, "submitting", {
-          signer: submission.signer,
-          nonce: submission.nonce,
-          txHash: submission.txHash,
-          rawTx: submission.rawTx,
-        });
-      }
-      return { ok: true, request: last! };
-    });
+  /** {@link recordSubmission} for the requests one transaction carries (a payment batch), all or nothing. */
+  recordBatchSubmission(ids: readonly string[], submission: Submission): Promise<SubmissionResult> {
+    return this.#run((o) => o.recordBatchSubmission(ids, submission));
   }
 
   /** An approved or in-progress request for this intent (the relayer answers DUPLICATE_INTENT). */
-  findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
-    const own = this.#requests.findByIntentHash(chainId, vault, intentHash);
-    if (own) return own;
-    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
-      const carrier = this.#requests.get(id);
-      if (carrier && carrier.status !== "rejected") return carrier;
-    }
-    return undefined;
+  findByIntentHash(chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.findByIntentHash(chainId, vault, intentHash));
   }
 
-  /**
-   * Records that request `requestId` carries the signed intent `intentHash` besides its own (a
-   * swap-and-pay's swap): duplicate and refusal checks of that hash see the request.
-   */
-  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): void {
-    this.#linked.link(chainId, vault, intentHash, requestId);
+  /** Records that request `requestId` also carries the signed intent `intentHash` (a swap-and-pay's swap). */
+  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): Promise<void> {
+    return this.#run((o) => o.linkIntent(chainId, vault, intentHash, requestId));
   }
 
   /** Requests in `submitting`/`submitted`, for reconciliation with the chain after a restart. */
-  listInFlight(): RequestRecord[] {
-    return this.#requests.listInFlight();
+  listInFlight(): Promise<RequestRecord[]> {
+    return this.#run((o) => o.listInFlight());
   }
 
   /** Requests recorded but not yet held, submitted or final (a restart settles them). */
-  listUnsettled(): RequestRecord[] {
-    return this.#requests.listUnsettled();
+  listUnsettled(): Promise<RequestRecord[]> {
+    return this.#run((o) => o.listUnsettled());
   }
 
   /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
-  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
-    return this.#requests.botHistory(chainId, vault, bot, counterparty, since);
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since?: number): Promise<BotHistoryRow> {
+    return this.#run((o) => o.botHistory(chainId, vault, bot, counterparty, since));
   }
 
   /** Held-for-review requests (by default those still `held`), oldest first. */
-  listReviews(filter: ReviewFilter = {}): RequestRecord[] {
-    return this.#requests.listReviews(filter);
+  listReviews(filter?: ReviewFilter): Promise<RequestRecord[]> {
+    return this.#run((o) => o.listReviews(filter));
   }
 
-  /**
-   * Rejects every held request whose review window ended at or before `now` (reason
-   * "review expired") and releases its spend; returns the rejected requests.
-   */
-  expireReviews(now: number = this.#db.now()): RequestRecord[] {
-    return this.#db.transaction(() => {
-      const expired: RequestRecord[] = [];
-      for (const id of this.#requests.expiringReviewIds(now)) {
-        const updated = this.rejectReview(id, reviewExpiredReason);
-        if (updated) expired.push(updated);
-      }
-      return expired;
-    });
+  /** Rejects every held request whose review window ended at or before `now` and releases its spend. */
+  expireReviews(now?: number): Promise<RequestRecord[]> {
+    return this.#run((o) => o.expireReviews(now));
   }
 
-  /**
-   * The owner's refusal of a held request (a rejection, or a review that lapsed): moves it from
-   * `held` to `rejected` with `reason`, releases its spend, and records its intent as refused, in one
-   * transaction. Returns undefined when it was no longer held.
-   */
-  rejectReview(id: string, reason: string): RequestRecord | undefined {
-    return this.#db.transaction(() => {
-      const updated = this.transition(id, ["held"], "rejected", { reason });
-      if (updated) this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
-      return updated;
-    });
+  /** The owner's refusal of a held request: rejected with `reason`, spend released, intent refused. */
+  rejectReview(id: string, reason: string): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.rejectReview(id, reason));
   }
 
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
-  findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
-    const own = this.#refusals.find(chainId, vault, intentHash);
-    if (own) return own;
-    // A linked intent is refused with the request that carried it.
-    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
-      const carrier = this.#requests.get(id);
-      const refusal = carrier && this.#refusals.find(chainId, vault, carrier.intentHash);
-      if (refusal && refusal.requestId === id) return refusal;
-    }
-    return undefined;
+  findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
+    return this.#run((o) => o.findRefusal(chainId, vault, intentHash));
   }
 
-  /**
-   * Records a wallet's acceptance of a terms version (durably: it unblocks the wallet's vaults);
-   * accepting a version again keeps the first acceptance. Returns the acceptance that stands.
-   */
-  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): TermsAcceptance {
-    return this.#db.transaction(() => this.#terms.record(input));
+  /** Records a wallet's acceptance of a terms version (the first acceptance stands). */
+  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance> {
+    return this.#run((o) => o.recordTermsAcceptance(input));
   }
 
   /** The wallet's acceptance of this terms version, if any. */
-  findTermsAcceptance(wallet: string, version: string): TermsAcceptance | undefined {
-    return this.#terms.find(wallet, version);
+  findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined> {
+    return this.#run((o) => o.findTermsAcceptance(wallet, version));
   }
 
   /** The wallet's most recent acceptance of any terms version, if any. */
-  latestTermsAcceptance(wallet: string): TermsAcceptance | undefined {
-    return this.#terms.latest(wallet);
+  latestTermsAcceptance(wallet: string): Promise<TermsAcceptance | undefined> {
+    return this.#run((o) => o.latestTermsAcceptance(wallet));
   }
 
-  /** See {@link Idempotency.claim}. */
-  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
-    return this.#idempotency.claim(kind, key, fingerprint, requestId);
+  /** See Idempotency.claim. */
+  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
+    return this.#run((o) => o.claimIdempotency(kind, key, fingerprint, requestId));
   }
 
   /** Stores the exact 200 response text for a key. */
-  completeIdempotency(kind: string, key: string, responseText: string): boolean {
-    return this.#idempotency.complete(kind, key, responseText);
+  completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {
+    return this.#run((o) => o.completeIdempotency(kind, key, responseText));
   }
 
   /** Frees a key whose request ended in an error. */
-  releaseIdempotency(kind: string, key: string): boolean {
-    return this.#idempotency.release(kind, key);
+  releaseIdempotency(kind: string, key: string): Promise<boolean> {
+    return this.#run((o) => o.releaseIdempotency(kind, key));
   }
 
   /** Deletes entries older than `olderThanMs`, never younger than 24 h. */
-  pruneIdempotency(olderThanMs: number): number {
-    return this.#idempotency.prune(olderThanMs);
+  pruneIdempotency(olderThanMs: number): Promise<number> {
+    return this.#run((o) => o.pruneIdempotency(olderThanMs));
   }
 
-  /** See {@link Spend.reserve}. */
-  reserveSpend(entry: SpendEntry, limits: SpendLimits): ReserveResult {
-    return this.#spend.reserve(entry, limits);
+  /** See Spend.reserve. */
+  reserveSpend(entry: SpendEntry, limits: SpendLimits): Promise<ReserveResult> {
+    return this.#run((o) => o.reserveSpend(entry, limits));
   }
 
   /** Drops a request's spend reservation. */
-  releaseSpend(requestId: string): boolean {
-    return this.#spend.release(requestId);
+  releaseSpend(requestId: string): Promise<boolean> {
+    return this.#run((o) => o.releaseSpend(requestId));
   }
 
   /** USD and count in one rolling window. */
-  spentInWindow(query: WindowQuery): WindowTotals {
-    return this.#spend.spentInWindow(query);
+  spentInWindow(query: WindowQuery): Promise<WindowTotals> {
+    return this.#run((o) => o.spentInWindow(query));
   }
 
   /** The nonce the next submission of `signer` must be signed with (reserves nothing). */
-  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): bigint {
-    return this.#nonces.next(chainId, signer, chainPendingNonce);
+  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint> {
+    return this.#run((o) => o.nextNonce(chainId, signer, chainPendingNonce));
   }
 
   /** Sets a signer's stored next nonce to the chain's (reconciliation). */
-  resetNonce(chainId: number, signer: string, chainNonce: bigint): void {
-    this.#nonces.reset(chainId, signer, chainNonce);
+  resetNonce(chainId: number, signer: string, chainNonce: bigint): Promise<void> {
+    return this.#run((o) => o.resetNonce(chainId, signer, chainNonce));
   }
 
   /** Files a fee-bump replacement of the transaction first recorded as `original` (before broadcasting it). */
-  recordReplacement(original: string, txHash: string, rawTx: string): Replacement {
-    return this.#replacements.record(original, txHash, rawTx);
+  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
+    return this.#run((o) => o.recordReplacement(original, txHash, rawTx));
   }
 
   /** The replacements of the transaction first recorded as `original`, oldest first. */
-  replacementsOf(original: string): Replacement[] {
-    return this.#replacements.of(original);
+  replacementsOf(original: string): Promise<Replacement[]> {
+    return this.#run((o) => o.replacementsOf(original));
   }
 
-  /** Closes the file. */
-  close(): void {
-    this.#db.close();
+  /** Closes the file once every transaction and operation under way has ended. */
+  async close(): Promise<void> {
+    await this.#acquire();
+    try {
+      this.#db.close();
+    } finally {
+      this.#release();
+    }
   }
 }
 
-/** Opens (creating and migrating if needed) the ledger at `file`, e.g. {@link ledgerPath}(stateDir). */
+/** Opens (creating and migrating if needed) the ledger at `file`, e.g. ledgerPath(stateDir). */
 export function openLedger(file: string, options: LedgerOptions = {}): Ledger {
   return new Ledger(file, options);
 }

@@ -3,7 +3,7 @@
 // deadlines and review lapses move with it: wall time plus the chain's lead over the wall clock.
 //
 // The lead is learned from block timestamps the relayer reads anyway (a request's policy snapshot)
-// and from the background sweep that reads the latest block of each devnet chain (service.ts), so
+// and from the background sweep that reads the latest block of each devnet chain (app/service.ts), so
 // the payment path never pays an extra RPC round-trip for it. A chain that is behind the wall clock
 // (no block mined for a while) never pulls the clock back, and the clock never goes backwards.
 

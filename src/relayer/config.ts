@@ -4,6 +4,7 @@ import { z } from "zod";
 import { getAddress, type Address, type Hex } from "viem";
 import { isSupportedChainId } from "../devnet/tokens.ts";
 import type { Manifest } from "../devnet/manifest.ts";
+import { defaultRateLimits } from "./rate-limiter.ts";
 
 const address = z
   .string()
@@ -11,8 +12,6 @@ const address = z
   .transform((value) => getAddress(value));
 const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "must be a 32-byte hex private key");
 const bucket = z.object({ capacity: z.number().nonnegative(), refillPerSecond: z.number().nonnegative() });
-/** The default bucket for unauthenticated work per client address: a burst of 50, then 20 per second. */
-const UNAUTHENTICATED_BUCKET = { capacity: 50, refillPerSecond: 20 };
 
 const chainSchema = z.object({
   chainId: z.number().int().refine(isSupportedChainId, "is not a supported chain id (8453, 84532, 42161, 421614, 31337)"),
@@ -22,7 +21,7 @@ const chainSchema = z.object({
   /**
    * A devnet: `metadata.scenario` overrides are honoured. A claim only: at start-up it stands for a
    * chain relay started in-process, or a node that says it is a development node; otherwise it is
-   * dropped (see checkDevnetClaims in service.ts).
+   * dropped (see checkDevnetClaims in app/service.ts).
    */
   devnet: z.boolean().default(false),
   registry: address,
@@ -48,13 +47,14 @@ export const relayerConfigSchema = z.object({
        * rate-limit.ts). Far below what the server verifies per second, so that one address's flood
        * of bad signatures cannot slow the others down.
        */
-      unauthenticated: bucket.default(UNAUTHENTICATED_BUCKET),
+      unauthenticated: bucket.default({ ...defaultRateLimits.unauthenticated }),
     })
+    // The one set of defaults (rate-limiter.ts).
     .default({
-      bot: { capacity: 100, refillPerSecond: 50 },
-      vault: { capacity: 400, refillPerSecond: 200 },
-      client: { capacity: 2000, refillPerSecond: 1000 },
-      unauthenticated: UNAUTHENTICATED_BUCKET,
+      bot: { ...defaultRateLimits.bot },
+      vault: { ...defaultRateLimits.vault },
+      client: { ...defaultRateLimits.client },
+      unauthenticated: { ...defaultRateLimits.unauthenticated },
     }),
   ai: z
     .object({

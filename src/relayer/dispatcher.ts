@@ -1,9 +1,9 @@
 // Routes each job to a relayer key of its chain. All of a vault's jobs go to the same key, so its
 // fast-path payments can share batches and keep their order; different vaults spread over keys.
 import type { Address, Hex } from "viem";
-import type { Ledger } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import { Submitter, type Job, type JobOutcome } from "./submitter.ts";
+import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
 
 export interface TokenInfo {
@@ -16,12 +16,12 @@ export class Dispatcher {
   readonly #submitters = new Map<number, Submitter[]>();
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
 
-  constructor(chains: ReadonlyMap<number, ChainRuntime>, ledger: Ledger, options: { maxBatch: number; onMined?: (chainId: number, hash: Hex) => void }) {
+  constructor(chains: ReadonlyMap<number, ChainRuntime>, store: Store, options: { maxBatch: number; onTransaction?: (chainId: number, result: TransactionEvent) => void }) {
     this.#chains = chains;
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map((signer, i) => new Submitter(chain, ledger, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onMined: (hash) => options.onMined?.(chainId, hash) })),
+        chain.signers.map((signer, i) => new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onTransaction: (result) => options.onTransaction?.(chainId, result) })),
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }

@@ -4,7 +4,8 @@
 // request is given up only once its nonce is provably used by another transaction.
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Hex, TransactionReceipt } from "viem";
-import type { Ledger, RequestRecord } from "../ledger/index.ts";
+import type { RequestRecord } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { outcomesFromReceipt } from "./submitter.ts";
 import { storeAnswer } from "./responses.ts";
@@ -25,12 +26,12 @@ export interface ReconcileReport {
  * they become `rejected` (internally; no answer was ever given) and their keys are freed, so a
  * retry with the same key runs afresh.
  */
-export function settleInterrupted(ledger: Ledger): number {
+export async function settleInterrupted(store: Store): Promise<number> {
   let n = 0;
-  for (const record of ledger.listUnsettled()) {
-    ledger.transaction(() => {
-      if (ledger.transition(record.id, ["received", "scanning"], "rejected", { reason: "not executed: interrupted by a relayer restart" })) {
-        ledger.releaseIdempotency(record.kind, record.idempotencyKey);
+  for (const record of await store.listUnsettled()) {
+    await store.transaction(async (tx) => {
+      if (await tx.transition(record.id, ["received", "scanning"], "rejected", { reason: "not executed: interrupted by a relayer restart" })) {
+        await tx.releaseIdempotency(record.kind, record.idempotencyKey);
         n++;
       }
     });
@@ -42,11 +43,11 @@ export function settleInterrupted(ledger: Ledger): number {
  * One pass over the in-flight requests of `chains` last touched at least `minAgeMs` ago (those
  * younger are still being watched by their submitter).
  */
-export async function reconcileInFlight(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, minAgeMs = 0): Promise<ReconcileReport> {
+export async function reconcileInFlight(store: Store, chains: ReadonlyMap<number, ChainRuntime>, minAgeMs = 0): Promise<ReconcileReport> {
   const report: ReconcileReport = { approved: 0, rejected: 0, rebroadcast: 0, pending: 0, interrupted: 0 };
   const byTx = new Map<string, RequestRecord[]>();
-  for (const record of ledger.listInFlight()) {
-    if (!record.txHash || !chains.has(record.chainId) || record.updatedAt > ledger.now() - minAgeMs) continue;
+  for (const record of await store.listInFlight()) {
+    if (!record.txHash || !chains.has(record.chainId) || record.updatedAt > store.now() - minAgeMs) continue;
     const key = `${record.chainId}:${record.txHash}`;
     byTx.set(key, [...(byTx.get(key) ?? []), record]);
   }
@@ -54,7 +55,7 @@ export async function reconcileInFlight(ledger: Ledger, chains: ReadonlyMap<numb
     const first = records[0]!;
     const chain = chains.get(first.chainId)!;
     try {
-      const result = await settleTransaction(ledger, chain, records);
+      const result = await settleTransaction(store, chain, records);
       report[result] += records.length;
     } catch (error) {
       if (!isTransportFailure(error)) throw error;
@@ -64,29 +65,29 @@ export async function reconcileInFlight(ledger: Ledger, chains: ReadonlyMap<numb
   return report;
 }
 
-async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: RequestRecord[]): Promise<"approved" | "rejected" | "rebroadcast" | "pending"> {
+async function settleTransaction(store: Store, chain: ChainRuntime, records: RequestRecord[]): Promise<"approved" | "rejected" | "rebroadcast" | "pending"> {
   const client = chain.clients.publicClient;
   // The recorded transaction and any fee-bump replacements of it: whichever mined is the execution.
-  const versions = versionsOf(ledger, records[0]!);
+  const versions = await versionsOf(store, records[0]!);
   const hashes = versions.map((v) => v.txHash);
   const receipt = await receiptOfAny(chain, hashes);
-  if (receipt) return settleMined(ledger, chain, records, receipt);
+  if (receipt) return settleMined(store, chain, records, receipt);
   const signer = records[0]!.signer as Hex;
   const nonce = records[0]!.nonce!;
   const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
   if (mined > nonce) {
     // Our nonce is used. One of our versions may have been mined since the look above: look again.
     const late = await receiptOfAny(chain, hashes);
-    if (late) return settleMined(ledger, chain, records, late);
+    if (late) return settleMined(store, chain, records, late);
     // Our nonce is used and none of our versions is mined: the request can never land.
-    for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
+    for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
     return "rejected";
   }
   const pending = BigInt(await client.getTransactionCount({ address: signer, blockTag: "pending" }));
   if (nonce > pending) {
     // A gap: the chain does not know the transactions before this one (a reset chain). It cannot land.
-    ledger.resetNonce(chain.chainId, signer, pending);
-    for (const record of records) finish(ledger, record, { to: "rejected", reason: "not executed: the chain no longer knows the transaction (was it reset?)" });
+    await store.resetNonce(chain.chainId, signer, pending);
+    for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the chain no longer knows the transaction (was it reset?)" });
     return "rejected";
   }
   try {
@@ -95,18 +96,18 @@ async function settleTransaction(ledger: Ledger, chain: ChainRuntime, records: R
     if (isTransportFailure(error)) throw error;
     // "already known" and similar: it is in the pool. Anything else: try again on the next pass.
   }
-  for (const record of records) ledger.transition(record.id, ["submitting"], "submitted");
+  for (const record of records) await store.transition(record.id, ["submitting"], "submitted");
   return "rebroadcast";
 }
 
 /** Settles the requests carried by a mined transaction from its receipt (a reverted one with its reason). */
-async function settleMined(ledger: Ledger, chain: ChainRuntime, records: readonly RequestRecord[], receipt: TransactionReceipt): Promise<"approved" | "rejected"> {
+async function settleMined(store: Store, chain: ChainRuntime, records: readonly RequestRecord[], receipt: TransactionReceipt): Promise<"approved" | "rejected"> {
   const jobs = records.map((r) => ({ requestId: r.id, intentHash: r.intentHash as Hex, vault: r.vault as Hex, data: "0x" as Hex, gas: 0n }));
   const outcomes = await withRevertReason(chain, receipt, outcomesFromReceipt(receipt, jobs));
-  records.forEach((record, i) => {
+  for (const [i, record] of records.entries()) {
     const outcome = outcomes[i]!;
-    finish(ledger, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
-  });
+    await finish(store, record, outcome.ok === true ? { to: "approved", txHash: receipt.transactionHash } : { to: "rejected", reason: "reason" in outcome ? outcome.reason : "failed on-chain" });
+  }
   return outcomes.every((o) => o.ok === true) ? "approved" : "rejected";
 }
 
@@ -116,26 +117,27 @@ async function settleMined(ledger: Ledger, chain: ChainRuntime, records: readonl
  * requests as soon as it is mined, so that a client retrying with the same key is answered then,
  * not on a later periodic pass. Stops at `timeoutMs` (the periodic pass takes over) or on `signal`.
  */
-export function watchInFlight(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, options: { timeoutMs: number; signal: AbortSignal; log: (line: string) => void }): void {
+export async function watchInFlight(store: Store, chains: ReadonlyMap<number, ChainRuntime>, options: { timeoutMs: number; signal: AbortSignal; log: (line: string) => void }): Promise<void> {
   const byTx = new Map<string, RequestRecord[]>();
-  for (const record of ledger.listInFlight()) {
+  for (const record of await store.listInFlight()) {
     if (!record.txHash || !chains.has(record.chainId)) continue;
     const key = `${record.chainId}:${record.txHash}`;
     byTx.set(key, [...(byTx.get(key) ?? []), record]);
   }
   for (const records of byTx.values()) {
     const chain = chains.get(records[0]!.chainId)!;
-    settleWhenMined(ledger, chain, records, options).catch((error) => options.log(`watching ${records[0]!.txHash} failed: ${(error as Error).message}`));
+    settleWhenMined(store, chain, records, options).catch((error) => options.log(`watching ${records[0]!.txHash} failed: ${(error as Error).message}`));
   }
 }
 
-async function settleWhenMined(ledger: Ledger, chain: ChainRuntime, records: RequestRecord[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
+async function settleWhenMined(store: Store, chain: ChainRuntime, records: RequestRecord[], options: { timeoutMs: number; signal: AbortSignal }): Promise<void> {
   const until = Date.now() + options.timeoutMs;
   for (let wait = 20; Date.now() < until; wait = Math.min(wait * 2, 500)) {
-    const receipt = await receiptOfAny(chain, versionsOf(ledger, records[0]!).map((v) => v.txHash)).catch(() => undefined);
+    const versions = await versionsOf(store, records[0]!);
+    const receipt = await receiptOfAny(chain, versions.map((v) => v.txHash)).catch(() => undefined);
     if (options.signal.aborted) return;
     if (receipt) {
-      await settleMined(ledger, chain, records, receipt);
+      await settleMined(store, chain, records, receipt);
       return;
     }
     const slept = await sleep(wait, undefined, { signal: options.signal }).then(() => true, () => false);
@@ -144,11 +146,11 @@ async function settleWhenMined(ledger: Ledger, chain: ChainRuntime, records: Req
 }
 
 /** Moves a request to its final state and completes its idempotency key with the answer. */
-function finish(ledger: Ledger, record: RequestRecord, end: { to: "approved"; txHash: Hex } | { to: "rejected"; reason: string }): void {
-  ledger.transaction(() => {
+async function finish(store: Store, record: RequestRecord, end: { to: "approved"; txHash: Hex } | { to: "rejected"; reason: string }): Promise<void> {
+  await store.transaction(async (tx) => {
     const updated = end.to === "approved"
-      ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: end.txHash })
-      : ledger.transition(record.id, ["submitting", "submitted"], "rejected", { reason: end.reason });
-    if (updated) storeAnswer(ledger, updated);
+      ? await tx.transition(record.id, ["submitting", "submitted"], "approved", { txHash: end.txHash })
+      : await tx.transition(record.id, ["submitting", "submitted"], "rejected", { reason: end.reason });
+    if (updated) await storeAnswer(tx, updated);
   });
 }

@@ -22,8 +22,9 @@ import { validateBody, type ExecuteRequest, type HeaderBag, type RelayRequest } 
 import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
-import type { Ledger, RequestRecord } from "../ledger/index.ts";
-import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "../server/rate-limit.ts";
+import type { RequestRecord } from "../ledger/index.ts";
+import type { Store, StoreOps } from "./store.ts";
+import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
 import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "./scenarios.ts";
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
@@ -35,6 +36,7 @@ import type { RelayerConfig } from "./config.ts";
 import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
 import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
+import { executeAndSettle } from "./settle.ts";
 import { chooseRoute, gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
@@ -48,7 +50,7 @@ import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.
 
 export interface RelayerParts {
   config: RelayerConfig;
-  ledger: Ledger;
+  store: Store;
   chains: ReadonlyMap<number, ChainRuntime>;
   dispatcher: Dispatcher;
   rateLimiter: RateLimiter;
@@ -60,6 +62,8 @@ export interface RelayerParts {
   /** The relayer's terms of service; without it (or with no terms configured) nothing is required. */
   terms?: Terms;
   onOutcome?: (kind: IntentKind, outcome: string) => void;
+  /** Told of each AI scan's result (relay_ai_scans_total). */
+  onAiScan?: (result: "approved" | "no_consensus" | "timeout") => void;
 }
 
 /** A request that passed every check, with what later steps need. */
@@ -128,8 +132,7 @@ export class Relayer {
     const key = `${kind}:${request.idempotencyKey}`;
     const requestId = newRequestId();
     // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
-    const ledger = this.#parts.ledger;
-    const claim = ledger.transaction(() => ledger.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
+    const claim = await this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
     switch (claim.outcome) {
       case "replay":
         return claim.response;
@@ -152,9 +155,9 @@ export class Relayer {
       const checked = await this.#check(request, client);
       let text: string;
       if (checked.swapRequired) {
-        text = this.#answerSwapRequired(checked, checked.swapRequired, fingerprint, requestId);
+        text = await this.#answerSwapRequired(checked, checked.swapRequired, fingerprint, requestId);
       } else {
-        const { record, burst } = this.#record(checked, fingerprint, requestId);
+        const { record, burst } = await this.#record(checked, fingerprint, requestId);
         recorded = record;
         text = await this.#decide(checked, record, burst);
       }
@@ -163,14 +166,13 @@ export class Relayer {
     } catch (thrown) {
       const error = asRelayError(thrown);
       this.#parts.onOutcome?.(request.kind, error.code);
-      if (error.code === "RPC_ERROR" && recorded && this.#mayBeOnChain(recorded.id)) {
+      if (error.code === "RPC_ERROR" && recorded && (await this.#mayBeOnChain(recorded.id))) {
         // The transaction may land: keep the key on this request, a retry waits for its outcome.
         throw error;
       }
-      const ledger = this.#parts.ledger;
-      ledger.transaction(() => {
-        if (recorded) ledger.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
-        ledger.releaseIdempotency(request.kind, request.idempotencyKey);
+      await this.#parts.store.transaction(async (tx) => {
+        if (recorded) await tx.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
+        await tx.releaseIdempotency(request.kind, request.idempotencyKey);
       }, relaxed);
       throw error;
     }
@@ -206,14 +208,14 @@ export class Relayer {
     checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
     await this.#checkTerms(chain, request);
-    this.#checkNotInLedger(request, intentHash);
+    await checkNotInLedger(this.#parts.store, request, intentHash);
     checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
     // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
     // for the balance check (and the vault checks the payment's balance after the swap).
     const swapLeg = isSwapAndPay(request)
       ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
       : undefined;
-    if (swapLeg) this.#checkNotInLedger(request, swapLeg.intentHash);
+    if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
     else {
       const swapRequired = await this.#checkBalance(chain, request, snapshot, blockNumber);
       if (swapRequired && paymentData) {
@@ -334,38 +336,22 @@ export class Relayer {
   }
 
   /**
-   * An intent the owner refused (rejected, or left until its review lapsed) never executes; one
-   * already approved or under way in the ledger (under another key) is a duplicate.
-   */
-  #checkNotInLedger(request: RelayRequest, intentHash: Hex): void {
-    const ledger = this.#parts.ledger;
-    const refusal = ledger.findRefusal(request.chainId, request.vaultAddress, intentHash);
-    if (refusal) {
-      throw relayError("INTENT_REJECTED", `the vault's owner refused this intent (request ${refusal.requestId}: ${refusal.reason}); sign a new intent`);
-    }
-    if (ledger.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
-      throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
-    }
-  }
-
-  /**
    * Records the request and reserves its USD in the rolling windows, in one transaction: two
    * requests for the same intent, or together above a limit, can never both pass. Not fsynced:
    * the submission that follows is, and it makes this commit durable with it.
    */
-  #record(checked: Checked, fingerprint: string, requestId: string): { record: RequestRecord; burst: boolean } {
+  #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: boolean }> {
     const { request, intentHash, snapshot, swapLeg } = checked;
-    const ledger = this.#parts.ledger;
-    return ledger.transaction(() => {
-      this.#checkNotInLedger(request, intentHash);
-      if (swapLeg) this.#checkNotInLedger(request, swapLeg.intentHash);
-      const record = this.#createRecord(checked, fingerprint, requestId);
+    return this.#parts.store.transaction(async (tx) => {
+      await checkNotInLedger(tx, request, intentHash);
+      if (swapLeg) await checkNotInLedger(tx, request, swapLeg.intentHash);
+      const record = await createRecord(tx, checked, fingerprint, requestId);
       if (request.kind === "swap") {
-        this.#reserveSwapVolume(request, snapshot, requestId);
+        await reserveSwapVolume(tx, request, snapshot, requestId);
         return { record, burst: false };
       }
-      if (swapLeg) ledger.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
-      const reserved = ledger.reserveSpend(
+      if (swapLeg) await tx.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
+      const reserved = await tx.reserveSpend(
         { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
         { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
       );
@@ -377,60 +363,23 @@ export class Relayer {
     }, relaxed);
   }
 
-  /** The request's ledger row, `received`. */
-  #createRecord(checked: Checked, fingerprint: string, requestId: string): RequestRecord {
-    const { request, intentHash, snapshot } = checked;
-    return this.#parts.ledger.createRequest({
-      id: requestId,
-      kind: request.kind,
-      chainId: request.chainId,
-      vault: request.vaultAddress,
-      bot: request.intent.bot,
-      intentHash,
-      idempotencyKey: request.idempotencyKey,
-      fingerprint,
-      usdValue: snapshot.usdValue,
-      body: storedBody(checked),
-      deadline: request.intent.deadline,
-    });
-  }
-
   /**
    * A payment a swap would cover: recorded as `rejected` with its swap options (in the stored body)
    * and answered like any 200, so that a replay gets the same bytes. Nothing is reserved in the
    * spend windows and the intent is not refused: the bot re-sends this same payment with a signed
    * swap, under a new idempotency key.
    */
-  #answerSwapRequired(checked: Checked, swapRequired: SwapRequired, fingerprint: string, requestId: string): string {
+  #answerSwapRequired(checked: Checked, swapRequired: SwapRequired, fingerprint: string, requestId: string): Promise<string> {
     const { request } = checked;
     if (request.kind !== "payment") throw new Error("only a payment can require a swap");
-    const ledger = this.#parts.ledger;
-    return ledger.transaction(() => {
-      this.#checkNotInLedger(request, checked.intentHash);
-      const record = this.#createRecord(checked, fingerprint, requestId);
+    return this.#parts.store.transaction(async (tx) => {
+      await checkNotInLedger(tx, request, checked.intentHash);
+      const record = await createRecord(tx, checked, fingerprint, requestId);
       const reason = swapRequiredReason(request, swapRequired.balance, swapRequired.options);
-      const rejected = ledger.transition(record.id, ["received"], "rejected", { reason });
+      const rejected = await tx.transition(record.id, ["received"], "rejected", { reason });
       if (!rejected) throw new Error(`request ${record.id} left its state while being answered`);
-      return this.#answer(rejected);
+      return storeAnswer(tx, rejected);
     }, relaxed);
-  }
-
-  /**
-   * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
-   * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
-   * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay is a payment:
-   * its value counts in the payment windows, which bound what its swap's output can pay out.
-   */
-  #reserveSwapVolume(request: RelayRequest, snapshot: PolicySnapshot, requestId: string): void {
-    const limit = snapshot.swapLimit;
-    if (limit.amount === 0n || limit.windowSeconds === 0n) return;
-    const reserved = this.#parts.ledger.reserveSpend(
-      { chainId: request.chainId, vault: `${request.vaultAddress}#swap`, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
-      { botLimits: [{ amount: limit.amount, maxCount: 0n, windowSeconds: limit.windowSeconds }], vaultLimits: [] },
-    );
-    if (!reserved.ok) {
-      throw relayError("EXCEEDS_REBALANCE_LIMIT", `the bot's swap volume limit of ${formatUsd(limit.amount)} USD per ${limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
-    }
   }
 
   /** Picks the path and carries it out; returns the stored 200 text. */
@@ -440,7 +389,7 @@ export class Relayer {
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     switch (path.path) {
       case "review": {
-        const text = this.#hold(record, path.heldBecause, undefined, { simulationResult });
+        const text = await this.#hold(record, path.heldBecause, undefined, { simulationResult });
         if (selfReview) {
           const { request, chain, intentHash } = checked;
           const held = { requestId: record.id, chain, vault: request.vaultAddress, intentHash, owner: selfReview.owner };
@@ -457,30 +406,38 @@ export class Relayer {
 
   async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
     const { request, chain, snapshot } = checked;
-    this.#parts.ledger.transaction(() => this.#parts.ledger.transition(record.id, ["received"], "scanning"), relaxed);
-    const input = scanInput(checked, this.#parts.ledger, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
-    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) });
+    await this.#parts.store.transaction((tx) => tx.transition(record.id, ["received"], "scanning"), relaxed);
+    const input = await scanInput(checked, this.#parts.store, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
+    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) }).catch((error: unknown) => {
+      if (isRelayError(error) && error.code === "AI_VERIFICATION_TIMEOUT") this.#parts.onAiScan?.("timeout");
+      throw error;
+    });
+    this.#parts.onAiScan?.(result.approved ? "approved" : "no_consensus");
     const agents = JSON.stringify(result.verdicts);
     if (!result.approved) {
       const scanned = reasons.length > 0 ? describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
       const why = `the verification agents did not reach consensus (${scanned})`;
       return this.#hold(record, why, agents, { simulationResult });
     }
-    this.#parts.ledger.transition(record.id, ["scanning"], "scanning", { agents });
+    await this.#parts.store.transition(record.id, ["scanning"], "scanning", { agents });
     return this.#execute(checked, record, { simulationResult, estimatedResolutionMs: Math.max(1, Math.round(result.elapsedMs)) });
   }
 
-  #hold(record: RequestRecord, heldBecause: string, agents: string | undefined, extras: AnswerExtras): string {
-    const reviewExpiresAt = this.#parts.ledger.now() + this.#parts.config.reviewWindowSeconds * 1000;
-    const held = this.#parts.ledger.transition(record.id, ["received", "scanning"], "held", { heldBecause, agents, reviewExpiresAt });
-    if (!held) throw new Error(`request ${record.id} left its state while being held`);
-    return this.#answer(held, extras);
+  /** Holds the request for the owner's review; the held state and its answer commit together. */
+  #hold(record: RequestRecord, heldBecause: string, agents: string | undefined, extras: AnswerExtras): Promise<string> {
+    const store = this.#parts.store;
+    const reviewExpiresAt = store.now() + this.#parts.config.reviewWindowSeconds * 1000;
+    return store.transaction(async (tx) => {
+      const held = await tx.transition(record.id, ["received", "scanning"], "held", { heldBecause, agents, reviewExpiresAt });
+      if (!held) throw new Error(`request ${record.id} left its state while being held`);
+      return storeAnswer(tx, held, extras);
+    });
   }
 
   /** Submits and waits for the receipt; the answer is `approved` with txHash, or `rejected` with why. */
   async #execute(checked: Checked, record: RequestRecord, extras: AnswerExtras): Promise<string> {
     const { request } = checked;
-    const outcome = await this.#parts.dispatcher.submit(request.chainId, {
+    const job = {
       requestId: record.id,
       vault: request.vaultAddress,
       data: checked.data,
@@ -488,33 +445,17 @@ export class Relayer {
       intentHash: checked.intentHash,
       // A swap-and-pay is never batched with plain payments: it is its own vault call.
       payment: request.kind === "payment" && !request.swap ? request : undefined,
-    });
-    if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey");
-    const ledger = this.#parts.ledger;
-    // Final state, stored answer and idempotency key in one commit; not fsynced, because after a
-    // power failure the restart settles the request again from its receipt.
-    const text = ledger.transaction(() => {
-      const final = outcome.ok
-        ? ledger.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
-        : ledger.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
-      if (final) return this.#answer(final, extras);
-      // Already settled meanwhile (by reconciliation): its stored answer stands, byte for byte.
-      const settled = ledger.getRequest(record.id)!;
-      return settled.response ?? this.#answer(settled, extras);
-    }, relaxed);
+    };
+    const unconfirmed = "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey";
+    const text = await executeAndSettle(this.#parts, record, request.chainId, job, extras, unconfirmed);
     faultPoint("before-response");
     return text;
   }
 
-  /** Stores the 200 text with the request and under its idempotency key; returns it. */
-  #answer(record: RequestRecord, extras: AnswerExtras = {}): string {
-    return storeAnswer(this.#parts.ledger, record, extras);
-  }
-
   // ---- helpers ----------------------------------------------------------------------------------
 
-  #mayBeOnChain(requestId: string): boolean {
-    const status = this.#parts.ledger.getRequest(requestId)?.status;
+  async #mayBeOnChain(requestId: string): Promise<boolean> {
+    const status = (await this.#parts.store.getRequest(requestId))?.status;
     return status === "submitting" || status === "submitted";
   }
 
@@ -523,17 +464,17 @@ export class Relayer {
    * answer from the ledger once the request has settled; run it afresh if it never got anywhere.
    */
   async #awaitOrphan(kind: IntentKind, body: unknown, headers: HeaderBag, client: string, requestId: string): Promise<string> {
-    const ledger = this.#parts.ledger;
+    const store = this.#parts.store;
     const until = Date.now() + this.#parts.config.receiptTimeoutMs;
     for (;;) {
-      const record = ledger.getRequest(requestId);
+      const record = await store.getRequest(requestId);
       if (!record || (record.status === "rejected" && !record.response)) {
-        if (record) ledger.releaseIdempotency(kind, record.idempotencyKey);
-        else ledger.releaseIdempotency(kind, validateBody(kind, body, headers).idempotencyKey);
+        if (record) await store.releaseIdempotency(kind, record.idempotencyKey);
+        else await store.releaseIdempotency(kind, validateBody(kind, body, headers).idempotencyKey);
         return this.submit(kind, body, headers, client);
       }
       if (record.status === "held" || record.status === "approved" || record.status === "rejected") {
-        return record.response ?? this.#answer(record);
+        return record.response ?? store.transaction((tx) => storeAnswer(tx, record));
       }
       if (Date.now() > until) throw relayError("RPC_ERROR", "the request is still being confirmed on-chain; retry with the same idempotencyKey");
       if (this.#draining) {
@@ -544,8 +485,8 @@ export class Relayer {
   }
 
   /** GET /v1/{payments,execute,swap}/:id */
-  status(kind: IntentKind, requestId: string): Record<string, unknown> {
-    const record = this.#parts.ledger.getRequest(requestId);
+  async status(kind: IntentKind, requestId: string): Promise<Record<string, unknown>> {
+    const record = await this.#parts.store.getRequest(requestId);
     if (!record || record.kind !== kind || (record.status === "rejected" && !record.response)) {
       throw relayError("NOT_FOUND", `no ${kind} request ${requestId}`);
     }
@@ -569,6 +510,56 @@ function scenarioPath(checked: Checked, path: Path): Path {
 
 /** For commits whose loss on a power failure is harmless (see TransactionOptions). */
 const relaxed = { durable: false } as const;
+
+/**
+ * An intent the owner refused (rejected, or left until its review lapsed) never executes; one
+ * already approved or under way in the ledger (under another key) is a duplicate.
+ */
+async function checkNotInLedger(store: StoreOps, request: RelayRequest, intentHash: Hex): Promise<void> {
+  const refusal = await store.findRefusal(request.chainId, request.vaultAddress, intentHash);
+  if (refusal) {
+    throw relayError("INTENT_REJECTED", `the vault's owner refused this intent (request ${refusal.requestId}: ${refusal.reason}); sign a new intent`);
+  }
+  if (await store.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
+    throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
+  }
+}
+
+/** The request's ledger row, `received`. */
+function createRecord(tx: StoreOps, checked: Checked, fingerprint: string, requestId: string): Promise<RequestRecord> {
+  const { request, intentHash, snapshot } = checked;
+  return tx.createRequest({
+    id: requestId,
+    kind: request.kind,
+    chainId: request.chainId,
+    vault: request.vaultAddress,
+    bot: request.intent.bot,
+    intentHash,
+    idempotencyKey: request.idempotencyKey,
+    fingerprint,
+    usdValue: snapshot.usdValue,
+    body: storedBody(checked),
+    deadline: request.intent.deadline,
+  });
+}
+
+/**
+ * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
+ * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
+ * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay is a payment:
+ * its value counts in the payment windows, which bound what its swap's output can pay out.
+ */
+async function reserveSwapVolume(tx: StoreOps, request: RelayRequest, snapshot: PolicySnapshot, requestId: string): Promise<void> {
+  const limit = snapshot.swapLimit;
+  if (limit.amount === 0n || limit.windowSeconds === 0n) return;
+  const reserved = await tx.reserveSpend(
+    { chainId: request.chainId, vault: `${request.vaultAddress}#swap`, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
+    { botLimits: [{ amount: limit.amount, maxCount: 0n, windowSeconds: limit.windowSeconds }], vaultLimits: [] },
+  );
+  if (!reserved.ok) {
+    throw relayError("EXCEEDS_REBALANCE_LIMIT", `the bot's swap volume limit of ${formatUsd(limit.amount)} USD per ${limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
+  }
+}
 
 function storedBody(checked: Checked): string {
   const { request, route, outflows, swapRequired } = checked;

@@ -1,6 +1,7 @@
 // The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
 // a later status read and an idempotent replay all say the same thing.
-import type { Ledger, RequestKind, RequestRecord } from "../ledger/index.ts";
+import type { RequestKind, RequestRecord } from "../ledger/index.ts";
+import type { StoreOps } from "./store.ts";
 import { publicStatus, reviewExpiredReason } from "../ledger/index.ts";
 import type { RejectionCode } from "../api/responses.ts";
 
@@ -59,14 +60,13 @@ function swapOptionsOf(record: RequestRecord): unknown[] | undefined {
 }
 
 /**
- * Stores a request's 200 answer with the request and under its idempotency key, in one
- * transaction, so that status reads and replays say the same; returns the answer's exact text.
+ * Stores a request's 200 answer with the request and under its idempotency key, so that status
+ * reads and replays say the same; returns the answer's exact text. Pass the `tx` of the transaction
+ * that set the request's state, so that the state and its answer commit together.
  */
-export function storeAnswer(ledger: Ledger, record: RequestRecord, extras: AnswerExtras = {}): string {
+export async function storeAnswer(tx: StoreOps, record: RequestRecord, extras: AnswerExtras = {}): Promise<string> {
   const text = JSON.stringify(responseOf(record, extras));
-  ledger.transaction(() => {
-    ledger.transition(record.id, [record.status], record.status, { response: text });
-    ledger.completeIdempotency(record.kind, record.idempotencyKey, text);
-  });
+  await tx.transition(record.id, [record.status], record.status, { response: text });
+  await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
   return text;
 }

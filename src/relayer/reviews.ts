@@ -6,12 +6,14 @@ import type { RelayRequest } from "../api/validate.ts";
 import { relayError } from "../errors.ts";
 import { hashIntent } from "../eip712/hash.ts";
 import { recoverSigner } from "../eip712/recover.ts";
-import { publicStatus, type Ledger, type RequestRecord } from "../ledger/index.ts";
+import { publicStatus, type RequestRecord } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { executionCalldata, type SwapRoute } from "./intents.ts";
 import { storeAnswer } from "./responses.ts";
+import { executeAndSettle } from "./settle.ts";
 import { reviewItem, type StoredBody } from "./review-item.ts";
 import { gasLimitOf, simulate } from "./simulate.ts";
 import { isSwapAndPay } from "./swap-and-pay.ts";
@@ -21,7 +23,7 @@ const vaultAbi = readArtifact("ServiceVault").abi;
 const MAX_REASON = 500;
 
 export interface ReviewDeps {
-  ledger: Ledger;
+  store: Store;
   chains: ReadonlyMap<number, ChainRuntime>;
   dispatcher: Dispatcher;
   /** The relayer's clock (clock.ts): on a devnet, the chain's time. */
@@ -38,9 +40,9 @@ export class Reviews {
 
   /** Held reviews of the vaults `owner` owns (optionally one chain or vault). */
   async list(owner: Address, filter: { chainId?: number; vault?: Address }): Promise<Record<string, unknown>[]> {
-    this.#deps.ledger.expireReviews();
+    await this.#deps.store.expireReviews();
     if (filter.vault && filter.chainId !== undefined) await this.#requireOwner(owner, filter.chainId, filter.vault);
-    const records = this.#deps.ledger.listReviews({ chainId: filter.chainId, vault: filter.vault });
+    const records = await this.#deps.store.listReviews({ chainId: filter.chainId, vault: filter.vault });
     const owned = new Map<string, boolean>();
     const out: Record<string, unknown>[] = [];
     for (const record of records) {
@@ -53,16 +55,16 @@ export class Reviews {
   }
 
   async detail(owner: Address, requestId: string): Promise<Record<string, unknown>> {
-    this.#deps.ledger.expireReviews();
-    const record = this.#held(requestId);
+    await this.#deps.store.expireReviews();
+    const record = await this.#held(requestId);
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     return this.#item(record);
   }
 
   /** Approves: verify the owner's ReviewApproval, simulate again, execute; answers the request's response. */
   async approve(owner: Address, requestId: string, approval: { deadline: bigint; signature: Hex }): Promise<Record<string, unknown>> {
-    this.#deps.ledger.expireReviews();
-    const record = this.#held(requestId);
+    await this.#deps.store.expireReviews();
+    const record = await this.#held(requestId);
     const chain = this.#chain(record.chainId);
     const vault = record.vault as Address;
     await this.#requireOwner(owner, record.chainId, vault);
@@ -85,15 +87,13 @@ export class Reviews {
       const request = revive(stored);
       const data = executionCalldata(request, stored.route as SwapRoute | undefined, approval);
       const from = this.#deps.dispatcher.signerFor(record.chainId, vault);
-      const block = await chain.clients.publicClient.getBlockNumber();
+      // The chain's latest block, not the client's cached number: the approval is simulated on the
+      // state it will execute against.
+      const block = await chain.clients.publicClient.getBlockNumber({ cacheTime: 0 });
       const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" || isSwapAndPay(request) });
-      const gas = gasLimitOf(sim);
-      const outcome = await this.#deps.dispatcher.submit(record.chainId, { requestId, vault, data, gas, intentHash: record.intentHash as Hex });
-      if (outcome.ok === "unknown") throw relayError("RPC_ERROR", "the approval was recorded and sent, but the node did not confirm it yet; check the request's status");
-      const final = outcome.ok
-        ? this.#deps.ledger.transition(requestId, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
-        : this.#deps.ledger.transition(requestId, ["submitting", "submitted"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
-      return this.#store(final ?? this.#deps.ledger.getRequest(requestId)!);
+      const job = { requestId, vault, data, gas: gasLimitOf(sim), intentHash: record.intentHash as Hex };
+      const unconfirmed = "the approval was recorded and sent, but the node did not confirm it yet; check the request's status";
+      return JSON.parse(await executeAndSettle(this.#deps, record, record.chainId, job, {}, unconfirmed));
     } finally {
       this.#deciding.delete(requestId);
     }
@@ -102,36 +102,38 @@ export class Reviews {
   async reject(owner: Address, requestId: string, reason: unknown): Promise<Record<string, unknown>> {
     if (typeof reason !== "string" || reason.trim() === "") throw relayError("INVALID_REQUEST", "reason is required");
     if (reason.length > MAX_REASON) throw relayError("INVALID_REQUEST", `reason must be at most ${MAX_REASON} characters`);
-    this.#deps.ledger.expireReviews();
-    const record = this.#held(requestId);
+    await this.#deps.store.expireReviews();
+    const record = await this.#held(requestId);
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     this.#requireUndecided(record);
     if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
-    const updated = this.#deps.ledger.rejectReview(requestId, reason);
-    if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
-    return this.#store(updated);
+    // The refusal and its answer commit together.
+    const text = await this.#deps.store.transaction(async (tx) => {
+      const updated = await tx.rejectReview(requestId, reason);
+      if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
+      return storeAnswer(tx, updated);
+    });
+    return JSON.parse(text);
   }
 
   /** Rejects undecided reviews whose window has ended; returns how many. */
-  expire(): number {
-    const expired = this.#deps.ledger.expireReviews();
-    for (const record of expired) this.#store(record);
-    return expired.length;
+  async expire(): Promise<number> {
+    return this.#deps.store.transaction(async (tx) => {
+      const expired = await tx.expireReviews();
+      for (const record of expired) await storeAnswer(tx, record);
+      return expired.length;
+    });
   }
 
   /** Pending reviews (for metrics). */
-  pendingCount(): number {
-    return this.#deps.ledger.listReviews({}).length;
+  async pendingCount(): Promise<number> {
+    return (await this.#deps.store.listReviews({})).length;
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
 
-  #store(record: RequestRecord): Record<string, unknown> {
-    return JSON.parse(storeAnswer(this.#deps.ledger, record));
-  }
-
-  #held(requestId: string): RequestRecord {
-    const record = this.#deps.ledger.getRequest(requestId);
+  async #held(requestId: string): Promise<RequestRecord> {
+    const record = await this.#deps.store.getRequest(requestId);
     if (!record || record.heldBecause === undefined) throw relayError("NOT_FOUND", `no review ${requestId}`);
     return record;
   }

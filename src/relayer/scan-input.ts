@@ -1,6 +1,6 @@
 // What the verification agents see of a request: a one-line summary, its USD value, memo, metadata
 // and the other off-chain fields, why it is scanned, the bot's policy and its recent history from the ledger.
-import type { Ledger } from "../ledger/index.ts";
+import type { StoreOps } from "./store.ts";
 import type { ScanInput, ScanReason } from "./ai/index.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { TokenInfo } from "./dispatcher.ts";
@@ -18,10 +18,10 @@ interface ScanSubject {
   snapshot: PolicySnapshot;
 }
 
-export function scanInput(subject: ScanSubject, ledger: Ledger, reasons: readonly ScanReason[], tokens: ReadonlyMap<string, TokenInfo>): ScanInput {
+export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: readonly ScanReason[], tokens: ReadonlyMap<string, TokenInfo>): Promise<ScanInput> {
   const { request, snapshot } = subject;
   const other = counterparty(request);
-  const history = ledger.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
+  const history = await store.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
   const dailyLimit = snapshot.config.spendingLimits.find((l) => l.windowSeconds === 86_400n)?.amount ?? 0n;
   const input: ScanInput = {
     kind: request.kind,

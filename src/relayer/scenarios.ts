@@ -1,7 +1,7 @@
 // Devnet scenarios: `metadata.scenario` lets a bot author force any outcome from their own tests,
 // whatever the amount and the path the request would take. Off a devnet the field is ignored
 // entirely. A scenario bypasses the agents and can make a review decide itself, so "a devnet" is
-// decided with care (a chain's `devnet` flag, checked at start-up by service.ts): a chain relay
+// decided with care (a chain's `devnet` flag, checked at start-up by app/service.ts): a chain relay
 // started itself, or a node that says it is a development node (chain/dev-node.ts) whose manifest
 // says relay deployed the suite there. Never what the RPC URL looks like.
 //

@@ -21,7 +21,7 @@ import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import type { Reviews } from "./reviews.ts";
-import type { Ledger } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import { parseScenario } from "./scenarios.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -85,9 +85,9 @@ export class SelfDecidingReviews {
    * Start-up: re-arms the self-deciding reviews of devnet chains that a stopped relayer left held.
    * Returns how many; a review whose owner cannot be read now is left to the owner (and logged).
    */
-  async rearm(ledger: Ledger, devnets: ReadonlySet<number>): Promise<number> {
+  async rearm(store: Store, devnets: ReadonlySet<number>): Promise<number> {
     let armed = 0;
-    for (const record of ledger.listReviews({})) {
+    for (const record of await store.listReviews({})) {
       const chain = this.#deps.chains.get(record.chainId);
       if (!chain || !devnets.has(record.chainId)) continue;
       const { metadata } = JSON.parse(record.body) as { metadata?: Record<string, string> };

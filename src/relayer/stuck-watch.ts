@@ -8,7 +8,8 @@
 // The same nonce means at most one version can ever mine: whichever does is the request's one
 // execution. Receipt watching (submitter.ts) and reconciliation look at every version.
 import { keccak256, parseTransaction, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559 } from "viem";
-import type { Ledger, RequestRecord } from "../ledger/index.ts";
+import type { RequestRecord } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { isTransportFailure } from "./rpc-errors.ts";
@@ -36,15 +37,15 @@ export interface TxVersion {
 }
 
 /** A recorded transaction and its replacements, oldest first (the last is the newest). */
-export function versionsOf(ledger: Ledger, record: Pick<RequestRecord, "txHash" | "rawTx" | "updatedAt">): TxVersion[] {
+export async function versionsOf(store: Store, record: Pick<RequestRecord, "txHash" | "rawTx" | "updatedAt">): Promise<TxVersion[]> {
   if (!record.txHash || !record.rawTx) return [];
   const first = { txHash: record.txHash as Hex, rawTx: record.rawTx as Hex, sentAt: record.updatedAt };
-  return [first, ...ledger.replacementsOf(record.txHash).map((r) => ({ txHash: r.txHash as Hex, rawTx: r.rawTx as Hex, sentAt: r.createdAt }))];
+  return [first, ...(await store.replacementsOf(record.txHash)).map((r) => ({ txHash: r.txHash as Hex, rawTx: r.rawTx as Hex, sentAt: r.createdAt }))];
 }
 
 /** Every hash the transaction first recorded as `original` may mine under. */
-export function hashesOf(ledger: Ledger, original: Hex): Hex[] {
-  return [original, ...ledger.replacementsOf(original).map((r) => r.txHash as Hex)];
+export async function hashesOf(store: Store, original: Hex): Promise<Hex[]> {
+  return [original, ...(await store.replacementsOf(original)).map((r) => r.txHash as Hex)];
 }
 
 /** The receipt of whichever of `hashes` is mined, if any. Transport failures are thrown. */
@@ -60,10 +61,10 @@ export async function receiptOfAny(chain: ChainRuntime, hashes: readonly Hex[]):
 }
 
 /** Polls until one of `hashes()` (read again on every poll) is mined, or `timeoutMs` passes. */
-export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => readonly Hex[], timeoutMs: number): Promise<TransactionReceipt | undefined> {
+export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => Promise<readonly Hex[]>, timeoutMs: number): Promise<TransactionReceipt | undefined> {
   const until = Date.now() + timeoutMs;
   for (let wait = 5; ; wait = Math.min(wait * 2, 500)) {
-    const receipt = await receiptOfAny(chain, hashes()).catch(() => undefined);
+    const receipt = await hashes().then((list) => receiptOfAny(chain, list)).catch(() => undefined);
     if (receipt) return receipt;
     if (Date.now() >= until) return undefined;
     await new Promise((r) => setTimeout(r, wait));
@@ -71,15 +72,19 @@ export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => reado
 }
 
 export class StuckWatch {
-  readonly #ledger: Ledger;
+  readonly #store: Store;
   readonly #chains: ReadonlyMap<number, ChainRuntime>;
   readonly #settings: StuckWatchSettings;
   /** Signers by `chainId:lower-case address`. */
   readonly #signers = new Map<string, ReturnType<typeof transactionSigner>>();
   #running = false;
 
-  constructor(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, settings: StuckWatchSettings) {
-    this.#ledger = ledger;
+  readonly #onReplaced: (chainId: number) => void;
+
+  /** `onReplaced`: told of each fee-bump replacement sent (relay_transactions_total{result="replaced"}). */
+  constructor(store: Store, chains: ReadonlyMap<number, ChainRuntime>, settings: StuckWatchSettings, onReplaced: (chainId: number) => void = () => {}) {
+    this.#onReplaced = onReplaced;
+    this.#store = store;
     this.#chains = chains;
     this.#settings = settings;
     for (const chain of chains.values()) {
@@ -96,7 +101,7 @@ export class StuckWatch {
     this.#running = true;
     try {
       const seen = new Set<string>();
-      for (const record of this.#ledger.listInFlight()) {
+      for (const record of await this.#store.listInFlight()) {
         if (record.status !== "submitted" || !record.txHash || record.nonce === undefined || !record.signer) continue;
         const chain = this.#chains.get(record.chainId);
         if (!chain || seen.has(`${record.chainId}:${record.txHash}`)) continue;
@@ -117,7 +122,7 @@ export class StuckWatch {
 
   async #checkOne(chain: ChainRuntime, record: RequestRecord): Promise<keyof StuckWatchReport | undefined> {
     const client = chain.clients.publicClient;
-    const versions = versionsOf(this.#ledger, record);
+    const versions = await versionsOf(this.#store, record);
     if (await receiptOfAny(chain, versions.map((v) => v.txHash))) return undefined; // mined: its watcher settles it
     const latest = versions.at(-1)!;
     const known = await this.#newestKnown(chain, versions);
@@ -134,8 +139,9 @@ export class StuckWatch {
     const sign = this.#signers.get(`${chain.chainId}:${record.signer}`);
     if (!sign) return undefined;
     const rawTx = sign(await this.#bumped(chain, latest.rawTx));
-    this.#ledger.recordReplacement(record.txHash!, keccak256(rawTx), rawTx);
+    await this.#store.recordReplacement(record.txHash!, keccak256(rawTx), rawTx);
     await this.#broadcast(chain, rawTx);
+    this.#onReplaced(chain.chainId);
     return "replaced";
   }
 

@@ -10,7 +10,8 @@
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
 import { decodeEventLog, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
-import type { Ledger, Status } from "../ledger/index.ts";
+import type { Status } from "../ledger/index.ts";
+import type { Store } from "./store.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
@@ -31,6 +32,12 @@ export interface Job {
   intentHash: Hex;
   payment?: PaymentRequest;
 }
+
+/**
+ * What became of a transaction the relayer sent (relay_transactions_total): accepted by the node,
+ * mined, mined but reverted, refused by the node; `replaced` is a fee bump (stuck-watch.ts).
+ */
+export type TransactionEvent = "submitted" | "mined" | "reverted" | "replaced" | "failed";
 
 /** How a job ended on-chain. */
 export type JobOutcome =
@@ -58,7 +65,7 @@ const BATCH_ITEM_GAS = 30_000n;
 
 export class Submitter {
   readonly #chain: ChainRuntime;
-  readonly #ledger: Ledger;
+  readonly #store: Store;
   readonly #signer: LocalAccount;
   readonly #sign: ReturnType<typeof transactionSigner>;
   readonly #maxBatch: number;
@@ -68,15 +75,15 @@ export class Submitter {
   /** The nonce of the last transaction broadcast (or whose broadcast went unanswered). */
   #lastNonce: bigint | undefined;
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
-  #onMined: (hash: Hex) => void;
+  #onTransaction: (result: TransactionEvent) => void;
 
-  constructor(chain: ChainRuntime, ledger: Ledger, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onMined?: (hash: Hex) => void }) {
+  constructor(chain: ChainRuntime, store: Store, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onTransaction?: (result: TransactionEvent) => void }) {
     this.#chain = chain;
     this.#sign = transactionSigner(privateKey);
-    this.#ledger = ledger;
+    this.#store = store;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
-    this.#onMined = options.onMined ?? (() => {});
+    this.#onTransaction = options.onTransaction ?? (() => {});
   }
 
   get address(): Address {
@@ -157,7 +164,7 @@ export class Submitter {
     const fees = await this.#feeData();
     const chainNonce = await this.#pendingNonce();
     for (let attempt = 0; ; attempt++) {
-      const nonce = this.#ledger.nextNonce(this.#chain.chainId, this.address, chainNonce);
+      const nonce = await this.#store.nextNonce(this.#chain.chainId, this.address, chainNonce);
       const rawTx = this.#sign({
         type: "eip1559",
         chainId: this.#chain.chainId,
@@ -169,9 +176,9 @@ export class Submitter {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const txHash = txHashOf(rawTx);
-      const recorded = this.#ledger.transaction(
-        () =>
-          this.#ledger.recordBatchSubmission(ids, {
+      const recorded = await this.#store.transaction(
+        (tx) =>
+          tx.recordBatchSubmission(ids, {
             signer: this.address,
             nonce,
             txHash,
@@ -185,7 +192,7 @@ export class Submitter {
         if (recorded.code === "NONCE_MISMATCH" && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
-      await this.#ledger.sync();
+      await this.#store.sync();
       faultPoint("after-record");
       return { jobs, ids, nonce, rawTx, txHash };
     }
@@ -197,7 +204,7 @@ export class Submitter {
       // Signed while the previous transaction was in flight: if that one ended on another nonce
       // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
       if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
-        this.#ledger.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
+        await this.#store.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
         prepared = await this.#prepare(prepared.jobs, ["submitting"]);
       }
       const sent = await this.#broadcast(prepared);
@@ -225,14 +232,17 @@ export class Submitter {
             // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
             this.#chainNonce = undefined;
             const fresh = await this.#pendingNonce();
-            this.#ledger.resetNonce(this.#chain.chainId, this.address, fresh);
+            await this.#store.resetNonce(this.#chain.chainId, this.address, fresh);
             prepared = await this.#prepare(prepared.jobs, ["submitting"]);
             continue;
           }
           // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
-          this.#ledger.resetNonce(this.#chain.chainId, this.address, nonce);
           this.#lastNonce = nonce - 1n;
-          for (const id of ids) this.#ledger.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+          await this.#store.transaction(async (tx) => {
+            await tx.resetNonce(this.#chain.chainId, this.address, nonce);
+            for (const id of ids) await tx.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+          });
+          this.#onTransaction("failed");
           throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
         }
       }
@@ -240,6 +250,7 @@ export class Submitter {
       // Marked once the first receipt request is on its way (the node answers it meanwhile). Not
       // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
       setImmediate(() => this.#markSubmitted(ids));
+      this.#onTransaction("submitted");
       this.#chainNonce = nonce + 1n;
       this.#lastNonce = nonce;
       return { txHash, broadcast: true };
@@ -248,13 +259,13 @@ export class Submitter {
 
   /** Never throws: should the mark fail (the ledger closing), `submitting` is settled the same way. */
   #markSubmitted(ids: readonly string[]): void {
-    try {
-      this.#ledger.transaction(() => {
-        for (const id of ids) this.#ledger.transition(id, ["submitting"], "submitted");
-      }, { durable: false });
-    } catch {
-      // the request stays `submitting`; its receipt or reconciliation settles it all the same
-    }
+    this.#store
+      .transaction(async (tx) => {
+        for (const id of ids) await tx.transition(id, ["submitting"], "submitted");
+      }, { durable: false })
+      .catch(() => {
+        // the request stays `submitting`; its receipt or reconciliation settles it all the same
+      });
   }
 
   async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
@@ -265,7 +276,7 @@ export class Submitter {
     let receipt: TransactionReceipt | undefined;
     try {
       // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
-      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#ledger, sent.txHash), 120_000);
+      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#store, sent.txHash), 120_000);
     } catch {
       receipt = undefined;
     }
@@ -274,7 +285,7 @@ export class Submitter {
       return;
     }
     faultPoint("after-mined");
-    this.#onMined(receipt.transactionHash);
+    this.#onTransaction(receipt.status === "success" ? "mined" : "reverted");
     const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
   }
@@ -322,17 +333,6 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
     const reason = failed.get(job.intentHash.toLowerCase());
     return reason === undefined ? { ok: true, txHash, blockNumber: receipt.blockNumber } : { ok: false, txHash, reason: `execution failed on-chain: ${reason}` };
   });
-}
-
-/** Polls for a receipt: at once, then backing off from 5 ms to 500 ms, until `timeoutMs`. */
-export async function waitForReceipt(chain: ChainRuntime, hash: Hex, timeoutMs: number): Promise<TransactionReceipt | undefined> {
-  const until = Date.now() + timeoutMs;
-  for (let wait = 5; ; wait = Math.min(wait * 2, 500)) {
-    const receipt = await chain.clients.publicClient.getTransactionReceipt({ hash }).catch(() => undefined);
-    if (receipt) return receipt;
-    if (Date.now() >= until) return undefined;
-    await new Promise((r) => setTimeout(r, wait));
-  }
 }
 
 /** A signed transaction's hash is the keccak of its raw bytes. */

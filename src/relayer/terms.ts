@@ -12,8 +12,8 @@ import { readArtifact } from "../chain/artifacts.ts";
 import type { TosAcceptance, TosStatus } from "../../packages/client/src/types.ts";
 import { recoverSigner } from "../eip712/recover.ts";
 import { relayError } from "../errors.ts";
-import type { Ledger } from "../ledger/index.ts";
-import { admitUnauthenticated, chargeFailure, type RateLimiter } from "../server/rate-limit.ts";
+import type { Store } from "./store.ts";
+import { admitUnauthenticated, chargeFailure, type RateLimiter } from "./rate-limiter.ts";
 import { personalMessageDigest } from "../siwe/digest.ts";
 import { issuedAtOf, termsMessage } from "../../packages/client/src/terms-message.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
@@ -42,7 +42,7 @@ export type TermsAcceptanceAnswer = TosAcceptance;
 
 export interface TermsDeps {
   terms?: TermsConfig;
-  ledger: Ledger;
+  store: Store;
   /** The bucket for unauthenticated work: a bad acceptance costs its client as a bad signature does. */
   rateLimiter: RateLimiter;
   now?: () => number;
@@ -62,13 +62,13 @@ export class Terms {
   }
 
   /** GET /v1/tos/status?wallet= */
-  status(walletParam: string | undefined): TermsStatus {
+  async status(walletParam: string | undefined): Promise<TermsStatus> {
     const wallet = addressParam("wallet", walletParam);
-    const latest = this.#deps.ledger.latestTermsAcceptance(wallet);
+    const latest = await this.#deps.store.latestTermsAcceptance(wallet);
     const last = latest ? { acceptedVersion: latest.version, acceptedAt: isoOf(latest.at) } : {};
     const terms = this.#deps.terms;
     if (!terms) return { wallet, required: false, version: null, accepted: true, ...last };
-    const current = this.#deps.ledger.findTermsAcceptance(wallet, terms.version);
+    const current = await this.#deps.store.findTermsAcceptance(wallet, terms.version);
     const shown = current ? { acceptedVersion: current.version, acceptedAt: isoOf(current.at) } : last;
     return {
       wallet,
@@ -94,8 +94,8 @@ export class Terms {
     await admitUnauthenticated(this.#deps.rateLimiter, client);
     chargeFailure(this.#deps.rateLimiter, client, () => this.#verify(terms, fields));
     // Accepting again is idempotent: the first acceptance stands (and costs no write).
-    const known = this.#deps.ledger.findTermsAcceptance(fields.wallet, terms.version);
-    const recorded = known ?? this.#deps.ledger.recordTermsAcceptance({ ...fields, version: terms.version });
+    const known = await this.#deps.store.findTermsAcceptance(fields.wallet, terms.version);
+    const recorded = known ?? (await this.#deps.store.recordTermsAcceptance({ ...fields, version: terms.version }));
     this.#remember(fields.wallet, terms.version);
     return { wallet: fields.wallet, version: recorded.version, acceptedAt: isoOf(recorded.at) };
   }
@@ -108,7 +108,7 @@ export class Terms {
     const terms = this.#deps.terms;
     if (!terms) return;
     const owner = await this.#ownerOf(chain, vault);
-    if (this.#hasAccepted(owner, terms.version)) return;
+    if (await this.#hasAccepted(owner, terms.version)) return;
     const where = terms.url === undefined ? "" : ` (${terms.url})`;
     throw relayError(
       "TERMS_NOT_ACCEPTED",
@@ -135,9 +135,9 @@ export class Terms {
   }
 
   /** Whether the wallet accepted `version`: from memory when known, else from the ledger. */
-  #hasAccepted(wallet: Address, version: string): boolean {
+  async #hasAccepted(wallet: Address, version: string): Promise<boolean> {
     if (this.#accepted.has(`${wallet.toLowerCase()}:${version}`)) return true;
-    if (!this.#deps.ledger.findTermsAcceptance(wallet, version)) return false;
+    if (!(await this.#deps.store.findTermsAcceptance(wallet, version))) return false;
     this.#remember(wallet, version);
     return true;
   }

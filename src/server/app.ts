@@ -4,19 +4,6 @@ import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 
-export interface ServerOptions {
-  port: number;
-  host?: string;
-  chainIds: readonly number[];
-}
-
-export interface RelayerServer {
-  readonly url: string;
-  readonly port: number;
-  readonly app: FastifyInstance;
-  close(): Promise<void>;
-}
-
 declare module "fastify" {
   interface FastifyInstance {
     /** The chain ids this relayer serves, for routes whose chain may be left out when there is one. */
@@ -29,7 +16,8 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** How long a client may take to send a whole request (headers and body) unless configured. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 10_000;
 
-export interface AppOptions extends Pick<ServerOptions, "chainIds"> {
+export interface AppOptions {
+  chainIds: readonly number[];
   /** A request not fully received within this time is answered 408 REQUEST_TIMEOUT and closed. */
   requestTimeoutMs?: number;
 }
@@ -97,13 +85,4 @@ function fromFramework(thrown: unknown): RelayError {
   if (statusCode === 408) return relayError("REQUEST_TIMEOUT");
   if (typeof statusCode === "number" && statusCode >= 400 && statusCode < 500) return relayError("INVALID_REQUEST");
   return toRelayError(thrown);
-}
-
-export async function startServer(options: ServerOptions): Promise<RelayerServer> {
-  const host = options.host ?? "127.0.0.1";
-  const app = buildApp(options);
-  await app.listen({ port: options.port, host });
-  const address = app.server.address();
-  const port = typeof address === "object" && address !== null ? address.port : options.port;
-  return { url: `http://${host}:${port}`, port, app, close: () => app.close() };
 }

@@ -1,5 +1,6 @@
 // The relayer's Prometheus metrics (GET /metrics): HTTP traffic by route pattern, intent outcomes,
-// transactions, AI scans, the review queue and the ledger, plus the usual process metrics.
+// transactions, AI scans and the review queue, plus the usual process metrics. Every one is fed by
+// the running relayer (app/service.ts wires them).
 //
 // Route labels are the route's pattern (`/v1/payments/:requestId`), never the raw URL, and requests
 // that match no route are labelled "unmatched", so the number of series stays bounded whatever
@@ -11,7 +12,8 @@ import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from
 
 /** Outcome of one submitted intent: its 200 status, or the error code it was refused with. */
 export type IntentOutcome = "approved" | "pending_review" | "rejected" | ErrorCode;
-export type TransactionResult = "submitted" | "mined" | "reverted" | "replaced" | "failed";
+export type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
+import type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
 export type AiScanResult = "approved" | "no_consensus" | "timeout";
 
 /** Request durations from 1 ms to 30 s, in seconds. */
@@ -29,8 +31,6 @@ export interface RelayerMetrics {
   readonly aiScans: Counter<"result">;
   /** Fill with `reviewsPending.onCollect((g) => g.set(count))`; read at each scrape. */
   readonly reviewsPending: Gauge;
-  /** Fill with `ledgerRequests.onCollect((g) => g.set({status}, count))` for each status. */
-  readonly ledgerRequests: Gauge<"status">;
   readonly residentMemory: Gauge;
   readonly startTime: Gauge;
   readonly up: Gauge;
@@ -65,7 +65,6 @@ export function createRelayerMetrics(): RelayerMetrics {
   );
   const aiScans = registry.counter("relay_ai_scans_total", "AI scans by result (approved, no_consensus, timeout)", ["result"]);
   const reviewsPending = registry.gauge("relay_reviews_pending", "Requests waiting for the owner's review");
-  const ledgerRequests = registry.gauge("relay_ledger_requests", "Requests recorded in the ledger, by status", ["status"]);
   const residentMemory = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes");
   residentMemory.onCollect((gauge) => gauge.set(process.memoryUsage.rss()));
   const startTime = registry.gauge("process_start_time_seconds", "Start time of the process since the unix epoch in seconds");
@@ -81,7 +80,6 @@ export function createRelayerMetrics(): RelayerMetrics {
     transactions,
     aiScans,
     reviewsPending,
-    ledgerRequests,
     residentMemory,
     startTime,
     up,

@@ -1,4 +1,4 @@
-// Token-bucket rate limits (DESIGN.md section 7): one bucket per bot address, per vault address and
+// Token-bucket rate limits (DESIGN.md section 7), in this process: one bucket per bot address, per vault address and
 // per client IP, and a second, small one per client IP for unauthenticated work (a signature that
 // fails, a chain read needed before a signature can be checked). A bucket holds at most `capacity`
 // tokens and regains `refillPerSecond` tokens each second; every request takes one token from each
@@ -12,57 +12,12 @@
 // - A refusal names the scope that must wait longest and how long, in whole seconds (at least 1),
 //   so a client that waits that long finds a token in every bucket it named.
 import type { FastifyInstance } from "fastify";
-import { relayError, type RelayError } from "../errors.ts";
-
-export interface BucketSpec {
-  /** Most tokens a bucket holds (the burst). 0 makes the scope unlimited. */
-  capacity: number;
-  /** Tokens regained per second (the sustained rate). 0 makes the scope unlimited. */
-  refillPerSecond: number;
-}
-
-export type RateLimitScope = "bot" | "vault" | "client" | "unauthenticated";
-
-export interface RateLimitConfig {
-  bot: BucketSpec;
-  vault: BucketSpec;
-  /** Per client IP address: every request (but probes and scrapes), before any work is done. */
-  client: BucketSpec;
-  /**
-   * Per client IP address: the work a request costs before its signature is known to be good, and
-   * that an attacker could otherwise repeat for free. A request spends from it when its signature
-   * fails, or when the chain must be read before its signature can be checked (a vault not seen
-   * before); a client whose bucket is empty is refused before any of that work. Its rate sits far
-   * below what the server can verify, so a flood of bad signatures from one address cannot slow
-   * down the clients at other addresses.
-   */
-  unauthenticated: BucketSpec;
-}
-
-/**
- * Generous defaults: a bot may burst 50 requests and sustain 20 per second; a vault (all its bots
- * together) 200 and 100 per second; one client address 500 and 250 per second. Unauthenticated
- * work: 50 and 20 per second per client address (a bot with a good key spends from it only for its
- * first request to each vault).
- */
-export const defaultRateLimits: RateLimitConfig = Object.freeze({
-  bot: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
-  vault: Object.freeze({ capacity: 200, refillPerSecond: 100 }),
-  client: Object.freeze({ capacity: 500, refillPerSecond: 250 }),
-  unauthenticated: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
-});
+import { takeOrThrow, type RateLimitConfig, type RateLimiter as Limiter, type RateLimitKey, type RateLimitScope, type TakeResult } from "../relayer/rate-limiter.ts";
 
 /** Scopes whose keys are addresses, compared case-insensitively; client keys are used as given. */
 const ADDRESS_SCOPES: ReadonlySet<RateLimitScope> = new Set(["bot", "vault"]);
 
 export const DEFAULT_MAX_KEYS = 100_000;
-
-export interface RateLimitKey {
-  scope: RateLimitScope;
-  key: string;
-}
-
-export type TakeResult = { ok: true } | { ok: false; scope: RateLimitScope; retryAfterSeconds: number };
 
 interface Bucket {
   tokens: number;
@@ -73,7 +28,8 @@ interface Bucket {
 /** Float slack so that a bucket refilled to 0.9999999999 by rounding still counts as holding a token. */
 const EPSILON = 1e-9;
 
-export class RateLimiter {
+/** The in-process token buckets: the RateLimiter the relayer declares (relayer/rate-limiter.ts). */
+export class RateLimiter implements Limiter {
   readonly #config: RateLimitConfig;
   readonly #now: () => number;
   readonly #maxKeys: number;
@@ -196,61 +152,6 @@ export class RateLimiter {
       if (this.#buckets.size <= target) break;
       if (!current.has(id)) this.#buckets.delete(id);
     }
-  }
-}
-
-/** A refusal as the 429 RATE_LIMITED error, with its Retry-After seconds. */
-export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSeconds: number }): RelayError {
-  const details = refusal.scope === "unauthenticated"
-    ? "too many requests with bad signatures, or for vaults not seen before, from this client address"
-    : `${refusal.scope} rate limit exceeded`;
-  return relayError("RATE_LIMITED", details, { retryAfterSeconds: refusal.retryAfterSeconds });
-}
-
-/** `limiter.take(keys)`, throwing 429 RATE_LIMITED (with Retry-After) when a bucket is empty. */
-export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void {
-  const result = limiter.take(keys);
-  if (!result.ok) throw rateLimitedError(result);
-}
-
-// ---- the client's bucket for unauthenticated work (see RateLimitConfig.unauthenticated) ---------
-
-/**
- * How long a refusal of unauthenticated work waits before it is answered. A flooder that ignores
- * Retry-After and resends as soon as it is answered would otherwise keep the server busy answering
- * 429s as fast as it can send; held for this long, each of its connections sends at most one request
- * per pause, and a pending refusal costs only a timer. A client that waits Retry-After (at least a
- * second) loses nothing.
- */
-export const UNAUTHENTICATED_REFUSAL_PAUSE_MS = 1_000;
-
-/** 429 RATE_LIMITED (after the pause) when `client`'s bucket for unauthenticated work is empty; takes nothing. */
-export async function admitUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = limiter.check([{ scope: "unauthenticated", key: client }]);
-  if (!result.ok) await refuseAfter(pauseMs, result);
-}
-
-/** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
-export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = limiter.take([{ scope: "unauthenticated", key: client }]);
-  if (!result.ok) await refuseAfter(pauseMs, result);
-}
-
-async function refuseAfter(pauseMs: number, refusal: { scope: RateLimitScope; retryAfterSeconds: number }): Promise<never> {
-  await new Promise((resolve) => setTimeout(resolve, Math.min(pauseMs, refusal.retryAfterSeconds * 1000)));
-  throw rateLimitedError(refusal);
-}
-
-/**
- * Runs `verify` (a signature check); when it throws, `client` pays one token of its bucket for
- * unauthenticated work (an empty bucket stays empty) and the error is thrown on.
- */
-export function chargeFailure<T>(limiter: RateLimiter, client: string, verify: () => T): T {
-  try {
-    return verify();
-  } catch (error) {
-    limiter.take([{ scope: "unauthenticated", key: client }]);
-    throw error;
   }
 }
 

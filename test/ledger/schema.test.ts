@@ -2,14 +2,16 @@ import { DatabaseSync } from "node:sqlite";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ledgerPath, migrate, migrations, schemaVersion } from "../../src/ledger/index.ts";
-import { bot, freshLedger, newRequest, open, tempDir, vault } from "./support.ts";
+import type { StoreOps } from "../../src/relayer/store.ts";
+import { bot, freshLedger, freshStore, newRequest, open, tempDir, vault } from "./support.ts";
+import { storeFactories } from "./support/stores.ts";
 
 describe("ledger file", () => {
-  it("lives at <stateDir>/ledger.sqlite and is created with its directories", () => {
+  it("lives at <stateDir>/ledger.sqlite and is created with its directories", async () => {
     const dir = path.join(tempDir(), "nested", "state");
     const file = ledgerPath(dir);
     expect(file).toBe(path.join(dir, "ledger.sqlite"));
-    open(file).createRequest(newRequest());
+    await open(file).createRequest(newRequest());
     const db = new DatabaseSync(file);
     expect(db.prepare("SELECT COUNT(*) AS n FROM requests").get()).toEqual({ n: 1 });
     db.close();
@@ -24,15 +26,15 @@ describe("ledger file", () => {
     db.close();
   });
 
-  it("reopens an existing file without losing data or migrating twice", () => {
+  it("reopens an existing file without losing data or migrating twice", async () => {
     const { ledger, file } = freshLedger();
-    const created = ledger.createRequest(newRequest());
-    ledger.close();
+    const created = await ledger.createRequest(newRequest());
+    await ledger.close();
     const reopened = open(file);
-    expect(reopened.getRequest(created.id)).toEqual(created);
+    expect(await reopened.getRequest(created.id)).toEqual(created);
   });
 
-  it("migration 5 files the reviews already rejected without a transaction as refused intents", () => {
+  it("migration 5 files the reviews already rejected without a transaction as refused intents", async () => {
     const file = path.join(tempDir(), "ledger.sqlite");
     const db = new DatabaseSync(file);
     db.exec("BEGIN");
@@ -46,9 +48,9 @@ describe("ledger file", () => {
     insert.run("req_failed", vault, bot, "0x" + "d".repeat(64), "k3", "rejected", "not executed: RPC_ERROR", null, null);
     db.close();
     const ledger = open(file);
-    expect(ledger.findRefusal(84532, vault, "0x" + "a".repeat(64))).toEqual({ requestId: "req_refused", reason: "owner said no", at: 2 });
-    expect(ledger.findRefusal(84532, vault, "0x" + "b".repeat(64))).toBeUndefined();
-    expect(ledger.findRefusal(84532, vault, "0x" + "d".repeat(64))).toBeUndefined();
+    expect(await ledger.findRefusal(84532, vault, "0x" + "a".repeat(64))).toEqual({ requestId: "req_refused", reason: "owner said no", at: 2 });
+    expect(await ledger.findRefusal(84532, vault, "0x" + "b".repeat(64))).toBeUndefined();
+    expect(await ledger.findRefusal(84532, vault, "0x" + "d".repeat(64))).toBeUndefined();
   });
 
   it("migrate is idempotent and refuses a file from a newer version", () => {
@@ -64,30 +66,58 @@ describe("ledger file", () => {
   });
 });
 
-describe("transactions", () => {
-  it("groups operations atomically: a throw rolls all of them back", () => {
-    const { ledger } = freshLedger();
+describe.each(storeFactories)("transactions ($name)", (factory) => {
+  it("groups operations atomically: a throw rolls all of them back", async () => {
+    const { store } = await freshStore(factory);
     let id = "";
-    expect(() =>
-      ledger.transaction(() => {
-        id = ledger.createRequest(newRequest()).id;
-        ledger.claimIdempotency("payment", "k", "fp", id);
+    await expect(
+      store.transaction(async (tx) => {
+        id = (await tx.createRequest(newRequest())).id;
+        await tx.claimIdempotency("payment", "k", "fp", id);
         throw new Error("simulation failed");
       }),
-    ).toThrow("simulation failed");
-    expect(ledger.getRequest(id)).toBeUndefined();
-    expect(ledger.claimIdempotency("payment", "k", "other", "req_x")).toEqual({ outcome: "new" });
+    ).rejects.toThrow("simulation failed");
+    expect(await store.getRequest(id)).toBeUndefined();
+    expect(await store.claimIdempotency("payment", "k", "other", "req_x")).toEqual({ outcome: "new" });
   });
 
-  it("refuses an async function (a transaction must never span an await)", () => {
-    const { ledger } = freshLedger();
-    let id = "";
-    expect(() =>
-      ledger.transaction(async () => {
-        id = ledger.createRequest(newRequest()).id;
-      }),
-    ).toThrow(/synchronous/);
-    expect(ledger.getRequest(id)).toBeUndefined();
-    expect(ledger.createRequest(newRequest()).status).toBe("received");
+  it("never interleaves: each of 10 concurrent read-then-write transactions sees the others' writes", async () => {
+    const { store } = await freshStore(factory);
+    const r = await store.createRequest(newRequest({ body: "0" }));
+    await Promise.all(
+      Array.from({ length: 10 }, () =>
+        store.transaction(async (tx) => {
+          const seen = Number((await tx.getRequest(r.id))!.response ?? "0");
+          await new Promise((resolve) => setImmediate(resolve)); // other work gets its turn meanwhile
+          await tx.transition(r.id, ["received"], "received", { response: String(seen + 1) });
+        }),
+      ),
+    );
+    expect((await store.getRequest(r.id))!.response).toBe("10");
+  });
+
+  it("an operation outside a transaction waits for it: it never sees a write that is then rolled back", async () => {
+    const { store } = await freshStore(factory);
+    const r = await store.createRequest(newRequest());
+    let inside!: () => void;
+    const entered = new Promise<void>((resolve) => (inside = resolve));
+    const rolledBack = store.transaction(async (tx) => {
+      await tx.transition(r.id, ["received"], "approved");
+      inside();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      throw new Error("changed my mind");
+    });
+    await entered;
+    expect((await store.getRequest(r.id))!.status).toBe("received");
+    await expect(rolledBack).rejects.toThrow("changed my mind");
+  });
+
+  it("a transaction's tx is refused once the transaction has ended", async () => {
+    const { store } = await freshStore(factory);
+    let kept!: StoreOps;
+    await store.transaction(async (tx) => {
+      kept = tx;
+    });
+    await expect(kept.createRequest(newRequest())).rejects.toThrow(/ended/);
   });
 });

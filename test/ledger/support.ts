@@ -1,9 +1,11 @@
-// Shared helpers for ledger tests: a temporary ledger file and a clock the test moves by hand.
+// Shared helpers for ledger tests: a fresh store (support/stores.ts names the implementations), a
+// temporary ledger file and a clock the test moves by hand.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach } from "vitest";
 import { openLedger, type Ledger, type NewRequest } from "../../src/ledger/index.ts";
+import type { StoreFactory } from "./support/stores.ts";
 
 /** A clock starting at a fixed instant; `advance(ms)` moves it. */
 export function manualClock(start = Date.UTC(2026, 0, 1)) {
@@ -19,10 +21,15 @@ export function manualClock(start = Date.UTC(2026, 0, 1)) {
   };
 }
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  while (cleanups.length) cleanups.pop()!();
+const cleanups: (() => unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
 });
+
+/** Runs `cleanup` after the test (the last registered first). */
+export function onCleanup(cleanup: () => unknown): void {
+  cleanups.push(cleanup);
+}
 
 /** A fresh directory removed after the test. */
 export function tempDir(): string {
@@ -31,18 +38,25 @@ export function tempDir(): string {
   return dir;
 }
 
-/** Opens a ledger closed after the test. */
+/** Opens a SQLite ledger closed after the test. */
 export function open(file: string, now?: () => number): Ledger {
   const ledger = openLedger(file, now ? { now } : {});
   cleanups.unshift(() => ledger.close());
   return ledger;
 }
 
-/** A fresh ledger in a temporary directory, with a manual clock. */
+/** A fresh SQLite ledger in a temporary directory, with a manual clock. */
 export function freshLedger() {
   const clock = manualClock();
   const file = path.join(tempDir(), "ledger.sqlite");
   return { ledger: open(file, clock.now), clock, file };
+}
+
+/** A fresh store of `factory` on a manual clock; `connect` reaches the same data again. */
+export async function freshStore(factory: StoreFactory) {
+  const clock = manualClock();
+  const { store, connect } = await factory.fresh(clock.now);
+  return { store, clock, connect };
 }
 
 export const vault = "0x1111111111111111111111111111111111111111";

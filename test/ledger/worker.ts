@@ -27,7 +27,7 @@ for (let seen = Atomics.load(arrived, 0); seen < t.workers; seen = Atomics.load(
 }
 const results: unknown[] = [];
 for (let i = 0; i < t.count; i++) {
-  const request = ledger.createRequest({
+  const request = await ledger.createRequest({
     kind: "payment",
     chainId: 84532,
     vault: t.vault,
@@ -40,15 +40,15 @@ for (let i = 0; i < t.count; i++) {
     deadline: 0n,
   });
   if (t.task === "reserve") {
-    const result = ledger.reserveSpend(
+    const result = await ledger.reserveSpend(
       { chainId: 84532, vault: t.vault, bot: t.bot, requestId: request.id, usd: t.usd ?? 0n },
       { botLimits: [], vaultLimits: [{ amount: t.limit, maxCount: 0n, windowSeconds: 3600n }] },
     );
     results.push(result.ok);
   } else {
     for (;;) {
-      const nonce = ledger.nextNonce(84532, t.signer, 0n);
-      const recorded = ledger.recordSubmission(request.id, { signer: t.signer, nonce, txHash: "0x01", rawTx: "0x02" });
+      const nonce = await ledger.nextNonce(84532, t.signer, 0n);
+      const recorded = await ledger.recordSubmission(request.id, { signer: t.signer, nonce, txHash: "0x01", rawTx: "0x02" });
       if (recorded.ok) {
         results.push(nonce.toString());
         break;
@@ -56,5 +56,5 @@ for (let i = 0; i < t.count; i++) {
     }
   }
 }
-ledger.close();
+await ledger.close();
 parentPort!.postMessage(results);

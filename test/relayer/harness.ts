@@ -12,7 +12,7 @@ import { createSender, type Sender } from "../../src/chain/sender.ts";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../packages/client/src/bodies.ts";
 import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
 import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";

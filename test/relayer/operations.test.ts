@@ -8,7 +8,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { parse } from "../helpers/exposition.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, newBot } from "./harness-extra.ts";
@@ -71,6 +71,30 @@ describe("operations", () => {
 
       const intents = samples.find((s) => s.name === "relay_intents_total" && s.labels.kind === "payment" && s.labels.outcome === "approved");
       expect(intents?.value).toBeGreaterThanOrEqual(1);
+    });
+
+    it("counts the relayer's transactions and AI scans, and gauges the pending reviews, as the relayer works", async () => {
+      const sample = async (name: string, labels: Record<string, string> = {}) => {
+        const { samples } = parse((await get(`${env.url}/metrics`)).text);
+        return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      };
+      const chainId = String(env.manifest.chainId);
+      const before = {
+        submitted: await sample("relay_transactions_total", { chain_id: chainId, result: "submitted" }),
+        mined: await sample("relay_transactions_total", { chain_id: chainId, result: "mined" }),
+        noConsensus: await sample("relay_ai_scans_total", { result: "no_consensus" }),
+        pending: await sample("relay_reviews_pending"),
+      };
+      const paid = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }));
+      expect(paid.body.status).toBe("approved");
+      expect(await sample("relay_transactions_total", { chain_id: chainId, result: "submitted" })).toBe(before.submitted + 1);
+      expect(await sample("relay_transactions_total", { chain_id: chainId, result: "mined" })).toBe(before.mined + 1);
+
+      // A devnet scenario sends a small payment to the AI scan, whose agents disagree: it is held.
+      const held = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }, { metadata: { scenario: "ai-no-consensus" } }));
+      expect(held.body.status).toBe("pending_review");
+      expect(await sample("relay_ai_scans_total", { result: "no_consensus" })).toBe(before.noConsensus + 1);
+      expect(await sample("relay_reviews_pending")).toBe(before.pending + 1);
     });
   });
 

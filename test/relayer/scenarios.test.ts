@@ -7,7 +7,7 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { startRelayer } from "../../src/relayer/service.ts";
+import { startRelayer } from "../../src/app/service.ts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
@@ -48,13 +48,13 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     }
   }
 
-  const verdictsOf = (requestId: string) => JSON.parse(env.relayer.ledger.getRequest(requestId)!.agents!) as Array<{ agent: string; approve: boolean; reason: string }>;
+  const verdictsOf = async (requestId: string) => JSON.parse((await env.relayer.store.getRequest(requestId))!.agents!) as Array<{ agent: string; approve: boolean; reason: string }>;
 
   it("control: without a scenario the $2 payment takes the fast path and is paid", async () => {
     const to = fresh();
     const res = await post(payments, await paymentBody(env, { to, amount: USDC(2) }));
     expect(res.body).toMatchObject({ status: "approved" });
-    expect(env.relayer.ledger.getRequest(res.body.requestId)!.agents).toBeUndefined();
+    expect((await env.relayer.store.getRequest(res.body.requestId))!.agents).toBeUndefined();
     expect(await balanceOf(env, usdc, to)).toBe(USDC(2));
   });
 
@@ -62,7 +62,7 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     const { to, res } = await pay("ai-approve");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-    expect(verdictsOf(res.body.requestId).map((v) => v.approve)).toEqual([true, true, true]);
+    expect((await verdictsOf(res.body.requestId)).map((v) => v.approve)).toEqual([true, true, true]);
     expect(await balanceOf(env, usdc, to)).toBe(USDC(2));
   });
 
@@ -70,8 +70,8 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     const { to, vaultBefore, res } = await pay("ai-no-consensus");
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ status: "pending_review", pollUrl: `/v1/payments/${res.body.requestId}` });
-    expect(verdictsOf(res.body.requestId).filter((v) => v.approve).map((v) => v.agent)).toEqual(["safety"]);
-    expect(env.relayer.ledger.getRequest(res.body.requestId)!.heldBecause).toMatch(/did not reach consensus \(scanned because of metadata\.scenario=ai-no-consensus\)/);
+    expect((await verdictsOf(res.body.requestId)).filter((v) => v.approve).map((v) => v.agent)).toEqual(["safety"]);
+    expect((await env.relayer.store.getRequest(res.body.requestId))!.heldBecause).toMatch(/did not reach consensus \(scanned because of metadata\.scenario=ai-no-consensus\)/);
     await nothingMoved(to, vaultBefore);
   });
 
@@ -79,7 +79,7 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     const { to, vaultBefore, res } = await pay("ai-reject");
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("pending_review");
-    const verdicts = verdictsOf(res.body.requestId);
+    const verdicts = await verdictsOf(res.body.requestId);
     expect(verdicts.map((v) => v.approve)).toEqual([false, false, false]);
     for (const verdict of verdicts) expect(verdict.reason).toMatch(/refuses.*metadata\.scenario=ai-reject/);
     await nothingMoved(to, vaultBefore);

@@ -34,18 +34,18 @@ describe("StuckWatch", () => {
 
   const rpc = (method: string, params: unknown[] = []) => chain.provider.request({ method, params } as never) as Promise<unknown>;
   const nonceOf = async (tag: "latest" | "pending") => BigInt((await rpc("eth_getTransactionCount", [relayerAddress, tag])) as string);
-  const watch = (ledger: Ledger, settings: Partial<StuckWatchSettings> = {}) =>
-    new StuckWatch(ledger, new Map([[84532, runtime]]), { replaceAfterMs: 1, feeBumpPercent: 20, maxReplacements: 5, ...settings });
+  const watch = (ledger: Ledger, settings: Partial<StuckWatchSettings> = {}, onReplaced?: (chainId: number) => void) =>
+    new StuckWatch(ledger, new Map([[84532, runtime]]), { replaceAfterMs: 1, feeBumpPercent: 20, maxReplacements: 5, ...settings }, onReplaced);
 
   /** Signs a transfer from the relayer key at the next nonce, records it as a submitted request, and broadcasts it. */
   async function submitted(ledger: Ledger, maxFeePerGas = 2_000_000_000n): Promise<{ id: string; hash: Hex; raw: Hex; nonce: bigint }> {
     const nonce = await nonceOf("pending");
     const raw = sign({ type: "eip1559", chainId: 84532, nonce: Number(nonce), to: roles.owner.address as Hex, value: 1n, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n });
     const hash = keccak256(raw);
-    const request = ledger.createRequest(newRequest());
-    expect(ledger.recordSubmission(request.id, { signer: relayerAddress, nonce, txHash: hash, rawTx: raw, chainPendingNonce: nonce }).ok).toBe(true);
+    const request = await ledger.createRequest(newRequest());
+    expect((await ledger.recordSubmission(request.id, { signer: relayerAddress, nonce, txHash: hash, rawTx: raw, chainPendingNonce: nonce })).ok).toBe(true);
     await rpc("eth_sendRawTransaction", [raw]);
-    ledger.transition(request.id, ["submitting"], "submitted");
+    await ledger.transition(request.id, ["submitting"], "submitted");
     return { id: request.id, hash, raw, nonce };
   }
 
@@ -54,7 +54,7 @@ describe("StuckWatch", () => {
     const tx = await submitted(ledger);
     await rpc("evm_mine");
     expect(await watch(ledger).check()).toEqual({ rebroadcast: 0, replaced: 0 });
-    expect(ledger.replacementsOf(tx.hash)).toEqual([]);
+    expect(await ledger.replacementsOf(tx.hash)).toEqual([]);
   });
 
   it("does not re-send a dropped transaction whose nonce another transaction used", async () => {
@@ -76,7 +76,8 @@ describe("StuckWatch", () => {
     // Make it unminable: the next blocks' base fee far above its fee cap.
     await rpc("hardhat_setNextBlockBaseFeePerGas", [toHex(100_000_000_000n)]);
     await rpc("evm_mine");
-    const stuck = watch(ledger, { maxReplacements: 2, feeBumpPercent: 20 });
+    const told: number[] = []; // what relay_transactions_total{result="replaced"} counts
+    const stuck = watch(ledger, { maxReplacements: 2, feeBumpPercent: 20 }, (chainId) => told.push(chainId));
     await new Promise((r) => setTimeout(r, 5));
     expect(await stuck.check()).toEqual({ rebroadcast: 0, replaced: 1 });
     await new Promise((r) => setTimeout(r, 5));
@@ -84,9 +85,10 @@ describe("StuckWatch", () => {
     await new Promise((r) => setTimeout(r, 5));
     expect(await stuck.check()).toEqual({ rebroadcast: 0, replaced: 0 });
 
-    const versions = ledger.replacementsOf(tx.hash);
+    const versions = await ledger.replacementsOf(tx.hash);
     expect(versions).toHaveLength(2);
-    expect(hashesOf(ledger, tx.hash)).toEqual([tx.hash, ...versions.map((v) => v.txHash)]);
+    expect(told).toEqual([84532, 84532]);
+    expect(await hashesOf(ledger, tx.hash)).toEqual([tx.hash, ...versions.map((v) => v.txHash)]);
     let previous = parseTransaction(tx.raw);
     for (const version of versions) {
       const next = parseTransaction(version.rawTx as Hex);

@@ -9,7 +9,7 @@ import type { Hex } from "viem";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { acceptTerms } from "../../packages/client/src/terms.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { termsMessage } from "../../packages/client/src/terms-message.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope } from "./harness-extra.ts";
@@ -71,8 +71,8 @@ describe("terms of service: version 2026-11 required", () => {
     return { wallet: owner().address, version: over.version ?? TERMS.version, message, signature };
   }
 
-  function expectNothingRecorded() {
-    expect(env.relayer.ledger.latestTermsAcceptance(owner().address)).toBeUndefined();
+  async function expectNothingRecorded() {
+    expect(await env.relayer.store.latestTermsAcceptance(owner().address)).toBeUndefined();
   }
 
   it("the status names the version and URL, says it is not accepted, and offers the text to sign", async () => {
@@ -126,8 +126,8 @@ describe("terms of service: version 2026-11 required", () => {
       expect(res.status, name).toBe(400);
       expectErrorEnvelope(res.body, "INVALID_SIGNATURE");
     }
-    expectNothingRecorded();
-    expect(env.relayer.ledger.latestTermsAcceptance(stranger.address)).toBeUndefined();
+    await expectNothingRecorded();
+    expect(await env.relayer.store.latestTermsAcceptance(stranger.address)).toBeUndefined();
     expect((await get(`${env.url}/v1/tos/status?wallet=${owner().address}`)).body.accepted).toBe(false);
     expect((await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh(), amount: USDC(1) }))).status).toBe(403);
   });
@@ -137,7 +137,7 @@ describe("terms of service: version 2026-11 required", () => {
     const status = await acceptTerms(client, owner());
     expect(status).toMatchObject({ wallet: owner().address, required: true, version: "2026-11", accepted: true, acceptedVersion: "2026-11" });
     expect(status.message).toBeUndefined();
-    const recorded = env.relayer.ledger.findTermsAcceptance(owner().address, "2026-11")!;
+    const recorded = (await env.relayer.store.findTermsAcceptance(owner().address, "2026-11"))!;
     expect(recorded).toMatchObject({ wallet: owner().address.toLowerCase(), version: "2026-11", message: expect.stringContaining("Terms version: 2026-11") });
     expect(new Date(recorded.at).toISOString()).toBe(status.acceptedAt);
 

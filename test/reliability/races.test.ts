@@ -38,7 +38,7 @@ describe("races", () => {
     expect(status.body.status).toBe("rejected");
     expect(status.body.errorCode).toBe("EXECUTION_FAILED");
     expect(status.body.reason).toMatch(reason);
-    expect(env.relayer.ledger.listInFlight().map((r) => r.id)).not.toContain(requestId);
+    expect((await env.relayer.store.listInFlight()).map((r) => r.id)).not.toContain(requestId);
   }
 
   describe("the chain changes between simulation and broadcast", () => {
@@ -79,7 +79,7 @@ describe("races", () => {
         expect(res.body.status).toBe("rejected");
         expect(res.body.errorCode).toBe("EXECUTION_FAILED");
         expect(res.body.reason).toMatch(reason);
-        expect(env.relayer.ledger.getRequest(res.body.requestId)?.txHash).toBe(env.tap.broadcasts[from]?.hash);
+        expect((await env.relayer.store.getRequest(res.body.requestId))?.txHash).toBe(env.tap.broadcasts[from]?.hash);
         expect(env.tap.broadcasts.length, "one transaction for the request, no retry").toBe(from + 1);
         expect(await balanceOf(env, token, to)).toBe(0n);
         await expectSettledRejected(res.body.requestId, reason);

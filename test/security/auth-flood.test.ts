@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
-import { defaultRateLimits } from "../../src/server/rate-limit.ts";
+import { defaultRateLimits } from "../../src/relayer/rate-limiter.ts";
 import { balanceOf, fresh, paymentBody, startEnv, type Env } from "../relayer/harness.ts";
 import { loopbackClient, mapConcurrent, tally, type LoopbackAnswer, type LoopbackClient } from "./support/loopback-client.ts";
 import { countingProvider, type RpcCounter } from "./support/rpc-counter.ts";

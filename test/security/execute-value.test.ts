@@ -171,7 +171,7 @@ describe("execute is valued by what moves", () => {
       const before = await balanceOf(env, side, W);
       const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(9_999)), { signer: scanned }));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
-      expect(env.relayer.ledger.getRequest(res.body.requestId)!.agents).toBeUndefined();
+      expect((await env.relayer.store.getRequest(res.body.requestId))!.agents).toBeUndefined();
       expect(await balanceOf(env, side, W)).toBe(before + SIDE(9_999));
     });
 

@@ -13,7 +13,6 @@ describe("relayer metrics", () => {
     metrics.countTransaction(84532, "mined");
     metrics.countAiScan("no_consensus");
     metrics.reviewsPending.onCollect((g) => g.set(4));
-    metrics.ledgerRequests.onCollect((g) => g.set({ status: "approved" }, 7));
     const { samples, types } = parse(await metrics.registry.expose());
     expect(Object.fromEntries(types)).toEqual({
       relay_http_requests_total: "counter",
@@ -22,7 +21,6 @@ describe("relayer metrics", () => {
       relay_transactions_total: "counter",
       relay_ai_scans_total: "counter",
       relay_reviews_pending: "gauge",
-      relay_ledger_requests: "gauge",
       process_resident_memory_bytes: "gauge",
       process_start_time_seconds: "gauge",
       relay_up: "gauge",
@@ -31,7 +29,6 @@ describe("relayer metrics", () => {
     expect(find(samples, "relay_transactions_total", { chain_id: "84532", result: "mined" })[0]?.value).toBe(1);
     expect(find(samples, "relay_ai_scans_total", { result: "no_consensus" })[0]?.value).toBe(1);
     expect(find(samples, "relay_reviews_pending")[0]?.value).toBe(4);
-    expect(find(samples, "relay_ledger_requests", { status: "approved" })[0]?.value).toBe(7);
     expect(find(samples, "process_resident_memory_bytes")[0]?.value).toBeGreaterThan(0);
     const start = find(samples, "process_start_time_seconds")[0]?.value ?? 0;
     expect(start).toBeLessThanOrEqual(Date.now() / 1000);

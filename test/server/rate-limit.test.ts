@@ -2,16 +2,15 @@
 // memory bound, and the 429 the client-address hook answers with.
 import { describe, expect, it } from "vitest";
 import { buildApp } from "../../src/server/app.ts";
+import { RateLimiter, registerClientRateLimit } from "../../src/server/rate-limit.ts";
 import {
   admitUnauthenticated,
   chargeFailure,
   defaultRateLimits,
-  RateLimiter,
-  registerClientRateLimit,
   spendUnauthenticated,
   takeOrThrow,
   type RateLimitConfig,
-} from "../../src/server/rate-limit.ts";
+} from "../../src/relayer/rate-limiter.ts";
 
 const BOT = "0xAbCdEf0000000000000000000000000000000001";
 const VAULT = "0x00000000000000000000000000000000000000Aa";

@@ -7,7 +7,7 @@ import type { EIP1193Provider } from "viem";
 import { ledgerPath } from "../../ledger/index.ts";
 import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../relayer/service.ts";
+import { startRelayer, type RunningRelayer } from "../../app/service.ts";
 import { resolveStateDir } from "../state-dir.ts";
 import { portClash } from "../options.ts";
 import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";

@@ -1,11 +1,13 @@
-// The relayer as a running service: ledger, chains, submitters, the spine, reviews, and the HTTP
+// The relayer as a running service, built from its parts in this one place above relayer/ and
+// server/: the store (the SQLite ledger), chains, submitters, the spine, reviews, and the HTTP
 // server, wired together; start-up reconciliation with the chain; background timers; and a
 // graceful stop (new requests get 503 while those in flight reach a recorded state).
 import type { EIP1193Provider } from "viem";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../server/app.ts";
 import { relayError } from "../errors.ts";
-import { ledgerPath, openLedger, type Ledger } from "../ledger/index.ts";
+import { ledgerPath, openLedger } from "../ledger/index.ts";
+import type { Store } from "../relayer/store.ts";
 import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
 import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
@@ -16,24 +18,24 @@ import { registerIntentRoutes } from "../server/routes/intents.ts";
 import { registerReadRoutes } from "../server/routes/reads.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
 import { registerTermsRoutes } from "../server/routes/terms.ts";
-import { createScanner } from "./ai/index.ts";
-import { ChainRuntime } from "./chain-runtime.ts";
-import { ChainDirectory } from "./chains.ts";
-import type { ChainConfig, RelayerConfig } from "./config.ts";
+import { createScanner } from "../relayer/ai/index.ts";
+import { ChainRuntime } from "../relayer/chain-runtime.ts";
+import { ChainDirectory } from "../relayer/chains.ts";
+import type { ChainConfig, RelayerConfig } from "../relayer/config.ts";
 import { nodeKind } from "../chain/dev-node.ts";
 import { isDevKey } from "../devnet/accounts.ts";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Hex } from "viem";
-import { Dispatcher } from "./dispatcher.ts";
-import { VaultReads } from "./reads.ts";
-import { reconcileInFlight, settleInterrupted, watchInFlight } from "./reconcile.ts";
-import { Relayer } from "./relayer.ts";
-import { Reviews } from "./reviews.ts";
-import { SelfDecidingReviews } from "./self-review.ts";
-import { chainClock, type Clock } from "./clock.ts";
-import { Terms } from "./terms.ts";
-import { StuckWatch } from "./stuck-watch.ts";
-import { isTransportFailure } from "./rpc-errors.ts";
+import { Dispatcher } from "../relayer/dispatcher.ts";
+import { VaultReads } from "../relayer/reads.ts";
+import { reconcileInFlight, settleInterrupted, watchInFlight } from "../relayer/reconcile.ts";
+import { Relayer } from "../relayer/relayer.ts";
+import { Reviews } from "../relayer/reviews.ts";
+import { SelfDecidingReviews } from "../relayer/self-review.ts";
+import { chainClock, type Clock } from "../relayer/clock.ts";
+import { Terms } from "../relayer/terms.ts";
+import { StuckWatch } from "../relayer/stuck-watch.ts";
+import { isTransportFailure } from "../relayer/rpc-errors.ts";
 
 export interface StartRelayerOptions {
   config: RelayerConfig;
@@ -53,7 +55,8 @@ export interface RunningRelayer {
   readonly url: string;
   readonly port: number;
   readonly app: FastifyInstance;
-  readonly ledger: Ledger;
+  /** The relayer's store (the SQLite ledger in the state directory). */
+  readonly store: Store;
   readonly metrics: RelayerMetrics;
   close(): Promise<void>;
 }
@@ -66,31 +69,31 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
   const clock = chainClock(devnets);
-  const ledger = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
+  const store: Store = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
     // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
     // its time before anything compares with them.
     await followDevnetTime(chains, devnets, clock);
-    await settleWithChain(ledger, chains, log);
-    watchInFlight(ledger, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
+    await settleWithChain(store, chains, log);
+    await watchInFlight(store, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
     const metrics = createRelayerMetrics();
-    const dispatcher = new Dispatcher(chains, ledger, {
+    const dispatcher = new Dispatcher(chains, store, {
       maxBatch: config.maxBatchSize,
-      onMined: (chainId) => metrics.countTransaction(chainId, "mined"),
+      onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
     });
     // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
     // spend from the same bucket for unauthenticated work.
     const rateLimiter = new RateLimiter(config.rateLimits);
-    const terms = new Terms({ terms: config.terms, ledger, rateLimiter });
-    const reviews = new Reviews({ ledger, chains, dispatcher, clock });
+    const terms = new Terms({ terms: config.terms, store, rateLimiter });
+    const reviews = new Reviews({ store, chains, dispatcher, clock });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
     const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clock, log }) : undefined;
     const relayer = new Relayer({
       config,
-      ledger,
+      store,
       chains,
       dispatcher,
       rateLimiter,
@@ -99,8 +102,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       selfReviews,
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
+      onAiScan: (result) => metrics.countAiScan(result),
     });
-    metrics.reviewsPending.onCollect((gauge) => gauge.set(reviews.pendingCount()));
+    metrics.reviewsPending.onCollect(async (gauge) => gauge.set(await reviews.pendingCount()));
 
     let draining = false;
     let auth: OwnerAuth | undefined;
@@ -145,7 +149,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const url = `http://${host}:${port}`;
     auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
 
-    const stuckWatch = new StuckWatch(ledger, chains, config.inFlight);
+    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
     const timers = [
       setInterval(() => {
         // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.
@@ -154,23 +158,25 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
           .catch((error) => log(`expiring reviews failed: ${(error as Error).message}`));
       }, 1_000),
       setInterval(() => {
-        reconcileInFlight(ledger, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
+        reconcileInFlight(store, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
       setInterval(() => {
         stuckWatch.check().catch((error) => log(`watching in-flight transactions failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
-      setInterval(() => ledger.pruneIdempotency(0), 3_600_000),
+      setInterval(() => {
+        store.pruneIdempotency(0).catch((error) => log(`pruning idempotency keys failed: ${(error as Error).message}`));
+      }, 3_600_000),
     ];
     for (const t of timers) t.unref();
     // Self-deciding reviews a stopped relayer left held decide themselves again (self-review.ts).
-    await selfReviews?.rearm(ledger, devnets);
+    await selfReviews?.rearm(store, devnets);
 
     let closed = false;
     return {
       url,
       port,
       app,
-      ledger,
+      store,
       metrics,
       async close() {
         if (closed) return;
@@ -181,12 +187,12 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         selfReviews?.close();
         await app.close();
         stopWatching.abort();
-        ledger.close();
+        await store.close();
       },
     };
   } catch (error) {
     stopWatching.abort();
-    ledger.close();
+    await store.close();
     throw error;
   }
 }
@@ -233,20 +239,20 @@ async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devne
 }
 
 /** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */
-async function settleWithChain(ledger: Ledger, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void): Promise<void> {
-  const interrupted = settleInterrupted(ledger);
+async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void): Promise<void> {
+  const interrupted = await settleInterrupted(store);
   try {
-    const report = await reconcileInFlight(ledger, chains);
+    const report = await reconcileInFlight(store, chains);
     const settled = report.approved + report.rejected + report.rebroadcast;
     if (settled + interrupted > 0) {
       log(`reconciled with the chain: ${report.approved} approved, ${report.rejected} rejected, ${report.rebroadcast} re-broadcast, ${interrupted} interrupted`);
     }
     for (const chain of chains.values()) {
       for (const signer of chain.signers) {
-        const stillInFlight = ledger.listInFlight().some((r) => r.chainId === chain.chainId && r.signer === signer.address.toLowerCase());
+        const stillInFlight = (await store.listInFlight()).some((r) => r.chainId === chain.chainId && r.signer === signer.address.toLowerCase());
         if (stillInFlight) continue;
         const pending = BigInt(await chain.clients.publicClient.getTransactionCount({ address: signer.address, blockTag: "pending" }));
-        ledger.resetNonce(chain.chainId, signer.address, pending);
+        await store.resetNonce(chain.chainId, signer.address, pending);
       }
     }
   } catch (error) {

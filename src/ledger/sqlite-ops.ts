@@ -1,0 +1,287 @@
+// The ledger's operations on its SQLite connection, synchronous: the asynchronous store (ledger.ts)
+// runs them one at a time, alone or inside its transactions.
+import type { Db } from "./db.ts";
+import { submittableStatuses, type Submission, type SubmissionResult } from "./submission.ts";
+import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
+import { Nonces } from "./nonces.ts";
+import { Refusals, type Refusal } from "./refusals.ts";
+import { LinkedIntents } from "./linked-intents.ts";
+import { Replacements, type Replacement } from "./replacements.ts";
+import { TermsAcceptances, type TermsAcceptance } from "./terms.ts";
+import {
+  Requests,
+  type NewRequest,
+  type RequestRecord,
+  type BotHistoryRow,
+  type ReviewFilter,
+  type TransitionFields,
+} from "./requests.ts";
+import { Spend, type ReserveResult, type SpendEntry, type SpendLimits, type WindowQuery, type WindowTotals } from "./spend.ts";
+import type { Status } from "./status.ts";
+
+function request0Chain(requests: Requests, ids: readonly string[]): number {
+  return requests.get(ids[0]!)!.chainId;
+}
+
+/** Reason given to reviews nobody decided in time. */
+export const reviewExpiredReason = "review expired";
+
+/**
+ * Every operation of the store, synchronous and atomic (its own IMMEDIATE transaction, or part of
+ * the transaction open on the connection). Only ledger.ts calls these, one at a time.
+ */
+export class SqliteOps {
+  readonly #db: Db;
+  readonly #requests: Requests;
+  readonly #idempotency: Idempotency;
+  readonly #spend: Spend;
+  readonly #nonces: Nonces;
+  readonly #replacements: Replacements;
+  readonly #refusals: Refusals;
+  readonly #terms: TermsAcceptances;
+  readonly #linked: LinkedIntents;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#requests = new Requests(db);
+    this.#idempotency = new Idempotency(db);
+    this.#spend = new Spend(db);
+    this.#nonces = new Nonces(db);
+    this.#replacements = new Replacements(db);
+    this.#refusals = new Refusals(db);
+    this.#terms = new TermsAcceptances(db);
+    this.#linked = new LinkedIntents(db);
+  }
+
+  /** Records a new request (status `received` unless given). */
+  createRequest(input: NewRequest): RequestRecord {
+    return this.#db.transaction(() => this.#requests.create(input));
+  }
+
+  /** The request with this id. */
+  getRequest(id: string): RequestRecord | undefined {
+    return this.#requests.get(id);
+  }
+
+  /**
+   * Moves a request to `to` only if its status is one of `from` (compare-and-set); returns the
+   * updated request or undefined. Moving to `rejected` also releases its spend reservation, in the
+   * same transaction.
+   */
+  transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
+    return this.#db.transaction(() => {
+      const updated = this.#requests.transition(id, from, to, fields);
+      if (updated && to === "rejected") this.#spend.release(id);
+      return updated;
+    });
+  }
+
+  /**
+   * Records a signed transaction durably before it is broadcast: reserves `nonce` for `signer` and
+   * moves the request to `submitting` with signer, nonce, txHash and rawTx, in one transaction.
+   * This is the only operation that advances a signer's nonce.
+   */
+  recordSubmission(id: string, submission: Submission): SubmissionResult {
+    return this.#db.transaction((): SubmissionResult => {
+      const request = this.#requests.get(id);
+      if (!request) return { ok: false, code: "NOT_FOUND" };
+      const from = submission.from ?? submittableStatuses;
+      if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+      const nonce = this.#nonces.reserve(
+        request.chainId,
+        submission.signer,
+        submission.nonce,
+        submission.chainPendingNonce ?? 0n,
+      );
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      const updated = this.#requests.transition(id, from, "submitting", {
+        signer: submission.signer,
+        nonce: submission.nonce,
+        txHash: submission.txHash,
+        rawTx: submission.rawTx,
+      });
+      return { ok: true, request: updated! };
+    });
+  }
+
+  /**
+   * {@link recordSubmission} for several requests carried by one transaction (a payment batch):
+   * one nonce reserved, every request moved to `submitting`, all or nothing.
+   */
+  recordBatchSubmission(ids: readonly string[], submission: Submission): SubmissionResult {
+    if (ids.length === 1) return this.recordSubmission(ids[0]!, submission);
+    return this.#db.transaction((): SubmissionResult => {
+      const from = submission.from ?? submittableStatuses;
+      for (const id of ids) {
+        const request = this.#requests.get(id);
+        if (!request) return { ok: false, code: "NOT_FOUND" };
+        if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+      }
+      const nonce = this.#nonces.reserve(request0Chain(this.#requests, ids), submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      let last: RequestRecord | undefined;
+      for (const id of ids) {
+        last = this.#requests.transition(id, from, "submitting", {
+          signer: submission.signer,
+          nonce: submission.nonce,
+          txHash: submission.txHash,
+          rawTx: submission.rawTx,
+        });
+      }
+      return { ok: true, request: last! };
+    });
+  }
+
+  /** An approved or in-progress request for this intent (the relayer answers DUPLICATE_INTENT). */
+  findByIntentHash(chainId: number, vault: string, intentHash: string): RequestRecord | undefined {
+    const own = this.#requests.findByIntentHash(chainId, vault, intentHash);
+    if (own) return own;
+    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
+      const carrier = this.#requests.get(id);
+      if (carrier && carrier.status !== "rejected") return carrier;
+    }
+    return undefined;
+  }
+
+  /**
+   * Records that request `requestId` carries the signed intent `intentHash` besides its own (a
+   * swap-and-pay's swap): duplicate and refusal checks of that hash see the request.
+   */
+  linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): void {
+    this.#linked.link(chainId, vault, intentHash, requestId);
+  }
+
+  /** Requests in `submitting`/`submitted`, for reconciliation with the chain after a restart. */
+  listInFlight(): RequestRecord[] {
+    return this.#requests.listInFlight();
+  }
+
+  /** Requests recorded but not yet held, submitted or final (a restart settles them). */
+  listUnsettled(): RequestRecord[] {
+    return this.#requests.listUnsettled();
+  }
+
+  /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
+    return this.#requests.botHistory(chainId, vault, bot, counterparty, since);
+  }
+
+  /** Held-for-review requests (by default those still `held`), oldest first. */
+  listReviews(filter: ReviewFilter = {}): RequestRecord[] {
+    return this.#requests.listReviews(filter);
+  }
+
+  /**
+   * Rejects every held request whose review window ended at or before `now` (reason
+   * "review expired") and releases its spend; returns the rejected requests.
+   */
+  expireReviews(now: number = this.#db.now()): RequestRecord[] {
+    return this.#db.transaction(() => {
+      const expired: RequestRecord[] = [];
+      for (const id of this.#requests.expiringReviewIds(now)) {
+        const updated = this.rejectReview(id, reviewExpiredReason);
+        if (updated) expired.push(updated);
+      }
+      return expired;
+    });
+  }
+
+  /**
+   * The owner's refusal of a held request (a rejection, or a review that lapsed): moves it from
+   * `held` to `rejected` with `reason`, releases its spend, and records its intent as refused, in one
+   * transaction. Returns undefined when it was no longer held.
+   */
+  rejectReview(id: string, reason: string): RequestRecord | undefined {
+    return this.#db.transaction(() => {
+      const updated = this.transition(id, ["held"], "rejected", { reason });
+      if (updated) this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
+      return updated;
+    });
+  }
+
+  /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
+  findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
+    const own = this.#refusals.find(chainId, vault, intentHash);
+    if (own) return own;
+    // A linked intent is refused with the request that carried it.
+    for (const id of this.#linked.requestsOf(chainId, vault, intentHash)) {
+      const carrier = this.#requests.get(id);
+      const refusal = carrier && this.#refusals.find(chainId, vault, carrier.intentHash);
+      if (refusal && refusal.requestId === id) return refusal;
+    }
+    return undefined;
+  }
+
+  /**
+   * Records a wallet's acceptance of a terms version (durably: it unblocks the wallet's vaults);
+   * accepting a version again keeps the first acceptance. Returns the acceptance that stands.
+   */
+  recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): TermsAcceptance {
+    return this.#db.transaction(() => this.#terms.record(input));
+  }
+
+  /** The wallet's acceptance of this terms version, if any. */
+  findTermsAcceptance(wallet: string, version: string): TermsAcceptance | undefined {
+    return this.#terms.find(wallet, version);
+  }
+
+  /** The wallet's most recent acceptance of any terms version, if any. */
+  latestTermsAcceptance(wallet: string): TermsAcceptance | undefined {
+    return this.#terms.latest(wallet);
+  }
+
+  /** See {@link Idempotency.claim}. */
+  claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
+    return this.#idempotency.claim(kind, key, fingerprint, requestId);
+  }
+
+  /** Stores the exact 200 response text for a key. */
+  completeIdempotency(kind: string, key: string, responseText: string): boolean {
+    return this.#idempotency.complete(kind, key, responseText);
+  }
+
+  /** Frees a key whose request ended in an error. */
+  releaseIdempotency(kind: string, key: string): boolean {
+    return this.#idempotency.release(kind, key);
+  }
+
+  /** Deletes entries older than `olderThanMs`, never younger than 24 h. */
+  pruneIdempotency(olderThanMs: number): number {
+    return this.#idempotency.prune(olderThanMs);
+  }
+
+  /** See {@link Spend.reserve}. */
+  reserveSpend(entry: SpendEntry, limits: SpendLimits): ReserveResult {
+    return this.#spend.reserve(entry, limits);
+  }
+
+  /** Drops a request's spend reservation. */
+  releaseSpend(requestId: string): boolean {
+    return this.#spend.release(requestId);
+  }
+
+  /** USD and count in one rolling window. */
+  spentInWindow(query: WindowQuery): WindowTotals {
+    return this.#spend.spentInWindow(query);
+  }
+
+  /** The nonce the next submission of `signer` must be signed with (reserves nothing). */
+  nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): bigint {
+    return this.#nonces.next(chainId, signer, chainPendingNonce);
+  }
+
+  /** Sets a signer's stored next nonce to the chain's (reconciliation). */
+  resetNonce(chainId: number, signer: string, chainNonce: bigint): void {
+    this.#nonces.reset(chainId, signer, chainNonce);
+  }
+
+  /** Files a fee-bump replacement of the transaction first recorded as `original` (before broadcasting it). */
+  recordReplacement(original: string, txHash: string, rawTx: string): Replacement {
+    return this.#replacements.record(original, txHash, rawTx);
+  }
+
+  /** The replacements of the transaction first recorded as `original`, oldest first. */
+  replacementsOf(original: string): Replacement[] {
+    return this.#replacements.of(original);
+  }
+}

@@ -1,0 +1,39 @@
+// The store implementations the ledger tests run against (describe.each over `storeFactories`):
+// every test of the Store's behaviour runs once per implementation. SQLite is the only one here;
+// another implementation adds its factory to the list.
+import path from "node:path";
+import { openLedger } from "../../../src/ledger/index.ts";
+import type { Store } from "../../../src/relayer/store.ts";
+import { onCleanup, tempDir } from "../support.ts";
+
+/** A store under test, and how to reach the same data again. */
+export interface OpenedStore {
+  store: Store;
+  /**
+   * Another connection to the same data, closed after the test: what a restarted relayer, or
+   * another instance, sees.
+   */
+  connect(now?: () => number): Promise<Store>;
+}
+
+export interface StoreFactory {
+  /** Shown in the test names. */
+  readonly name: string;
+  /** A fresh, empty store whose clock is `now` (unix ms), closed after the test. */
+  fresh(now?: () => number): Promise<OpenedStore>;
+}
+
+export const sqliteStore: StoreFactory = {
+  name: "sqlite",
+  async fresh(now) {
+    const file = path.join(tempDir(), "ledger.sqlite");
+    const connect = async (clock?: () => number): Promise<Store> => {
+      const store = openLedger(file, clock ? { now: clock } : {});
+      onCleanup(() => store.close());
+      return store;
+    };
+    return { store: await connect(now), connect };
+  },
+};
+
+export const storeFactories: readonly StoreFactory[] = [sqliteStore];
