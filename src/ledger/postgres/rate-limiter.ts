@@ -5,7 +5,7 @@
 // updates them all or none. Buckets that have refilled to capacity are deleted now and then
 // (forgetting a full bucket changes nothing), which bounds the table.
 import type pg from "pg";
-import type { RateLimitConfig, RateLimitKey, RateLimitScope, TakeResult } from "../../server/rate-limit.ts";
+import type { RateLimitConfig, RateLimitKey, RateLimitScope, TakeResult } from "../../relayer/rate-limiter.ts";
 import { withTransaction } from "./session.ts";
 
 const ADDRESS_SCOPES: ReadonlySet<RateLimitScope> = new Set(["bot", "vault"]);

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type pg from "pg";
 import { loadOrCreateSharedSecret, openPostgresPool, PostgresNonceBook, PostgresRateLimiter } from "../../../src/ledger/postgres/index.ts";
-import type { RateLimitConfig } from "../../../src/server/rate-limit.ts";
+import type { RateLimitConfig } from "../../../src/relayer/rate-limiter.ts";
 import { NonceBook } from "../../../src/server/auth/nonces.ts";
 import { manualClock } from "../support.ts";
 import { postgresStores } from "./harness.ts";
