@@ -7,6 +7,7 @@
 // a standalone operation runs at once when nobody holds it (no extra hop on the hot path) and
 // waits its turn otherwise; a transaction holds it from `BEGIN IMMEDIATE` to `COMMIT`/`ROLLBACK`,
 // and the operations of its `tx` run directly on the connection inside it.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Db, type LedgerOptions } from "./db.ts";
 import { SqliteOps } from "./sqlite-ops.ts";
 import type { ClaimOutcome } from "./idempotency.ts";
@@ -82,6 +83,11 @@ export class Ledger implements Store {
   #held = false;
   /** Those waiting for the connection, in arrival order. */
   readonly #waiting: (() => void)[] = [];
+  /**
+   * The transaction the current code runs inside, if any: calling the store itself (not the `tx`)
+   * from inside its own transaction would wait for that transaction forever, so it throws instead.
+   */
+  readonly #inside = new AsyncLocalStorage<{ open: boolean }>();
 
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
@@ -118,14 +124,14 @@ export class Ledger implements Store {
     await this.#acquire();
     try {
       this.#db.begin(options);
-      let open = true;
+      const current = { open: true };
       try {
-        const result = await fn(transactionOps(this.#ops, () => open));
-        open = false;
+        const result = await this.#inside.run(current, () => fn(transactionOps(this.#ops, () => current.open)));
+        current.open = false;
         this.#db.end(true);
         return result;
       } catch (error) {
-        open = false;
+        current.open = false;
         this.#db.end(false);
         throw error;
       }
@@ -156,6 +162,9 @@ export class Ledger implements Store {
     if (!this.#held) {
       this.#held = true;
       return Promise.resolve();
+    }
+    if (this.#inside.getStore()?.open) {
+      return Promise.reject(new Error("ledger: the store was called from inside one of its transactions; use the tx given to the transaction's function"));
     }
     return new Promise((resolve) => this.#waiting.push(resolve));
   }

@@ -121,3 +121,22 @@ describe.each(storeFactories)("transactions ($name)", (factory) => {
     await expect(kept.createRequest(newRequest())).rejects.toThrow(/ended/);
   });
 });
+
+describe("transactions on the SQLite connection", () => {
+  it("calling the store itself from inside its own transaction fails at once instead of waiting forever", async () => {
+    const { ledger } = freshLedger();
+    const outcome = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_inside" }));
+      await ledger.getRequest("req_inside");
+    });
+    await expect(outcome).rejects.toThrow(/inside one of its transactions; use the tx/);
+    expect(await ledger.getRequest("req_inside")).toBeUndefined(); // rolled back
+    // Work started inside a transaction that reaches the store after it ended is not refused.
+    let later!: Promise<unknown>;
+    await ledger.transaction(async () => {
+      later = new Promise((resolve) => setTimeout(resolve, 5)).then(() => ledger.createRequest(newRequest({ id: "req_later" })));
+    });
+    await later;
+    expect((await ledger.getRequest("req_later"))?.status).toBe("received");
+  });
+});
