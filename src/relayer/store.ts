@@ -29,6 +29,7 @@ export interface StoreTransactionOptions {
 /** The operations, usable on the store itself or on the `tx` of a transaction. */
 export interface StoreOps {
   createRequest(input: NewRequest): Promise<RequestRecord>;
+  /** On a transaction's `tx`, the request is read for update: no other transaction changes it until this one ends. */
   getRequest(id: string): Promise<RequestRecord | undefined>;
   /** Compare-and-set: moves to `to` only from one of `from`; moving to `rejected` releases the spend. */
   transition(id: string, from: readonly Status[], to: Status, fields?: TransitionFields): Promise<RequestRecord | undefined>;

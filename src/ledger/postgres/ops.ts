@@ -38,8 +38,9 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /** Inside a transaction the row stays locked until it ends, so a read-then-write never loses an update. */
   getRequest(id: string): Promise<RequestRecord | undefined> {
-    return this.session.read((q) => requests.getRequest(q, id));
+    return this.session.read((q) => requests.getRequest(q, id, this.#inTransaction));
   }
 
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<RequestRecord | undefined> {

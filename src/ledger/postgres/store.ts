@@ -21,6 +21,7 @@ export interface PostgresStoreOptions {
 
 export class PostgresStore extends PostgresOps implements Store {
   readonly #pool: pg.Pool;
+  #closed: Promise<void> | undefined;
   readonly #now: () => number;
 
   constructor(pool: pg.Pool, now: () => number) {
@@ -59,8 +60,10 @@ export class PostgresStore extends PostgresOps implements Store {
     await this.#pool.query("SELECT 1");
   }
 
+  /** Ends the pool; closing again does nothing (as the SQLite ledger). */
   close(): Promise<void> {
-    return this.#pool.end();
+    this.#closed ??= this.#pool.end();
+    return this.#closed;
   }
 }
 

@@ -1,9 +1,13 @@
 // The store implementations the ledger tests run against (describe.each over `storeFactories`):
-// every test of the Store's behaviour runs once per implementation. SQLite is the only one here;
-// another implementation adds its factory to the list.
+// every test of the Store's behaviour runs once per implementation: SQLite in a temporary file, and
+// PostgreSQL on a real server (test/support/postgres.ts) started by the first test file that asks
+// for it and stopped after that file, with a fresh database per test.
 import path from "node:path";
+import { afterAll } from "vitest";
 import { openLedger } from "../../../src/ledger/index.ts";
+import { openPostgresStore } from "../../../src/ledger/postgres/index.ts";
 import type { Store } from "../../../src/relayer/store.ts";
+import { startPostgres, type PostgresServer } from "../../support/postgres.ts";
 import { onCleanup, tempDir } from "../support.ts";
 
 /** A store under test, and how to reach the same data again. */
@@ -36,4 +40,25 @@ export const sqliteStore: StoreFactory = {
   },
 };
 
-export const storeFactories: readonly StoreFactory[] = [sqliteStore];
+let server: Promise<PostgresServer> | undefined;
+afterAll(async () => {
+  const started = server;
+  server = undefined;
+  if (started) await (await started).stop();
+});
+
+export const postgresStore: StoreFactory = {
+  name: "postgres",
+  async fresh(now) {
+    server ??= startPostgres();
+    const url = await (await server).newDatabase();
+    const connect = async (clock?: () => number): Promise<Store> => {
+      const store = await openPostgresStore(url, clock ? { now: clock } : {});
+      onCleanup(() => store.close());
+      return store;
+    };
+    return { store: await connect(now), connect };
+  },
+};
+
+export const storeFactories: readonly StoreFactory[] = [sqliteStore, postgresStore];
