@@ -1,5 +1,5 @@
 // The relayer as a running service, built from its parts in this one place above relayer/ and
-// server/: the store (the SQLite ledger), chains, submitters, the spine, reviews, and the HTTP
+// server/: the store (the SQLite ledger, or PostgreSQL shared by several instances), chains, submitters, the spine, reviews, and the HTTP
 // server, wired together; start-up reconciliation with the chain; background timers; and a
 // graceful stop (new requests get 503 while those in flight reach a recorded state).
 import type { EIP1193Provider } from "viem";
@@ -10,6 +10,10 @@ import { ledgerPath, openLedger } from "../ledger/index.ts";
 import type { Store } from "../relayer/store.ts";
 import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
 import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
+import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
+import type { NonceIssuer } from "../server/auth/nonces.ts";
+import { DEFAULT_MAX_SPENT_NONCES, DEFAULT_NONCE_TTL_MS } from "../server/auth/owner-auth.ts";
+import { loadOrCreateSharedSecret, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../server/routes/auth.ts";
@@ -49,13 +53,19 @@ export interface StartRelayerOptions {
    * development node (`relay serve --allow-dev-keys`). Without it such a start is refused.
    */
   allowDevKeys?: boolean;
+  /**
+   * Keep the ledger in PostgreSQL (postgres://…) instead of SQLite in the state directory. Every
+   * instance started on the same database shares it, and with it what must agree across instances:
+   * rate limits, SIWE nonces, the owner-session secret, reviews and scan outcomes.
+   */
+  databaseUrl?: string;
 }
 
 export interface RunningRelayer {
   readonly url: string;
   readonly port: number;
   readonly app: FastifyInstance;
-  /** The relayer's store (the SQLite ledger in the state directory). */
+  /** The relayer's store (the SQLite ledger in the state directory, or PostgreSQL). */
   readonly store: Store;
   readonly metrics: RelayerMetrics;
   close(): Promise<void>;
@@ -69,7 +79,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
   const clock = chainClock(devnets);
-  const store: Store = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
+  const shared = await openShared(options.databaseUrl, config, () => clock.now());
+  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
@@ -86,7 +97,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     });
     // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
     // spend from the same bucket for unauthenticated work.
-    const rateLimiter = new RateLimiter(config.rateLimits);
+    const rateLimiter: Limiter = shared?.rateLimiter ?? new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, store, rateLimiter });
     const reviews = new Reviews({ store, chains, dispatcher, clock });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
@@ -118,7 +129,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     app.addHook("onSend", async (_request, reply) => {
       if (draining) reply.header("connection", "close");
     });
-    registerClientRateLimit(app, new RateLimiter(config.rateLimits));
+    registerClientRateLimit(app, shared?.clientRateLimiter ?? new RateLimiter(config.rateLimits));
     registerMetrics(app, metrics);
     registerIntentRoutes(app, relayer);
     registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
@@ -147,7 +158,13 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : options.port;
     const url = `http://${host}:${port}`;
-    auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
+    auth = new OwnerAuth({
+      secret: shared?.sessionSecret ?? loadOrCreateAuthSecret(config.stateDir),
+      domain: `${host}:${port}`,
+      uri: url,
+      chainIds: [...chains.keys()],
+      ...(shared ? { nonces: shared.nonces } : {}),
+    });
 
     const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
     const timers = [
@@ -187,6 +204,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         selfReviews?.close();
         await app.close();
         stopWatching.abort();
+        await shared?.rateLimiter.idle();
         await store.close();
       },
     };
@@ -258,6 +276,56 @@ async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRu
   } catch (error) {
     if (!isTransportFailure(error)) throw error;
     log("a chain is unreachable at start-up; in-flight requests will be reconciled once it answers");
+  }
+}
+
+/** What several instances on one database share, besides the store. */
+interface Shared {
+  store: PostgresStore;
+  /** Bot, vault and unauthenticated-work buckets, and the per-client buckets: one table, disjoint scopes. */
+  rateLimiter: PostgresRateLimiter;
+  clientRateLimiter: PostgresRateLimiter;
+  nonces: NonceIssuer;
+  /** Signs owner sessions: a session made by one instance is accepted by all. */
+  sessionSecret: Uint8Array;
+}
+
+/**
+ * With a database URL: the PostgreSQL store (migrated under its advisory lock, so instances may
+ * start together) and the shared rate limits, SIWE nonces and session secret. Without: undefined
+ * (the SQLite ledger and in-process state). A failure names the database without its password.
+ */
+async function openShared(url: string | undefined, config: RelayerConfig, now: () => number): Promise<Shared | undefined> {
+  if (url === undefined) return undefined;
+  let pool;
+  try {
+    pool = await openPostgresPool(url);
+  } catch (error) {
+    throw new Error(`cannot open the database ${redactedUrl(url)}: ${(error as Error).message}`);
+  }
+  try {
+    const rateLimiter = new PostgresRateLimiter(pool, config.rateLimits, now);
+    return {
+      store: new PostgresStore(pool, now),
+      rateLimiter,
+      clientRateLimiter: rateLimiter,
+      nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
+      sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+/** `url` with any password replaced by ***, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparsable URL)";
   }
 }
 

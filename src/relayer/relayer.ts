@@ -197,7 +197,7 @@ export class Relayer {
     execute?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
     if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
-    takeOrThrow(this.#parts.rateLimiter, [
+    await takeOrThrow(this.#parts.rateLimiter, [
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
@@ -295,7 +295,7 @@ export class Relayer {
     }
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
-    chargeFailure(limiter, client, () => checkSignature(request, intentHash));
+    await chargeFailure(limiter, client, () => checkSignature(request, intentHash));
     // Plain payments are simulated with the pinned read; a swap-and-pay needs its route first.
     const payment = request.kind === "payment" && !request.swap ? { request, data: executionCalldata(request) } : undefined;
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
