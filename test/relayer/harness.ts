@@ -43,13 +43,15 @@ export interface Env {
 export interface EnvOptions {
   /** Wraps the devnet's provider for the relayer only (the test's own clients use the devnet directly). */
   relayerProvider?: (provider: EIP1193Provider, manifest: Manifest) => EIP1193Provider;
+  /** "cluster": three instances on PostgreSQL behind nginx; default: RELAY_TEST_DEPLOYMENT (deployment.ts). */
+  deployment?: "one" | "cluster";
 }
 
 export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, options: EnvOptions = {}): Promise<Env> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-"));
   const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
   const manifest = devnet.manifest;
-  if (clusterRun()) return clusterEnv(devnet, stateDir, overrides, options);
+  if ((options.deployment ?? (clusterRun() ? "cluster" : "one")) === "cluster") return clusterEnv(devnet, stateDir, overrides, options);
   const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
   const provider = devnet.chain.provider as EIP1193Provider;
   const relayerProvider = options.relayerProvider?.(provider, manifest) ?? provider;
