@@ -1,19 +1,21 @@
 // Acceptance: limits hold across three relayers on one PostgreSQL ledger. Requests go to the
 // instances directly, in turn (not through the proxy), so that every instance takes its share of
-// each burst: concurrent payments never pass a bot's daily or velocity limit together (read on
+// each burst: concurrent payments never pass a bot's daily limit together (read on
 // the chain), and a bot spreading requests over the instances gets no more than its one rate limit.
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
-import { defaultRateLimits } from "../../src/relayer/rate-limiter.ts";
 import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
 
 const usd = (n: number) => BigInt(n) * 1_000_000n;
+/** A bot's rate limit small enough that a burst outruns its refill on a slow machine. */
+const RATE = { capacity: 40, refillPerSecond: 2 };
+const LIMITS = { bot: RATE, vault: { capacity: 400, refillPerSecond: 200 }, client: { capacity: 2000, refillPerSecond: 1000 } };
 
 let env: Env;
 beforeAll(async () => {
-  env = await startEnv({}, { deployment: "cluster" });
+  env = await startEnv({ rateLimits: LIMITS }, { deployment: "cluster" });
 }, 240_000);
 afterAll(async () => env?.close());
 
@@ -34,24 +36,12 @@ describe("limits across three instances", () => {
     const answers = await Promise.all(bodies.map((b, i) => post(paymentsAt(i), b)));
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(usd(100));
     expect(answers.filter((a) => a.body.status === "approved")).toHaveLength(10);
-    expect(answers.filter((a) => a.body.code === "EXCEEDS_DAILY_LIMIT")).toHaveLength(20);
-  });
-
-  it("12 concurrent payments against a velocity limit of 3 per hour: 3 run, the rest are held for review, nothing more reaches the chain", async () => {
-    const bot = await newBot({ spendingLimits: [{ amount: 0n, maxCount: 3n, windowSeconds: 3_600n }] });
-    const to = fresh();
-    // Over the count, a payment is scanned; "ai-no-consensus" makes every scan hold it for review.
-    const bodies = await Promise.all(
-      Array.from({ length: 12 }, () => paymentBody(env, { bot: bot.address, amount: usd(1), to }, { signer: bot, metadata: { scenario: "ai-no-consensus" } })),
-    );
-    const answers = await Promise.all(bodies.map((b, i) => post(paymentsAt(i), b)));
-    expect(answers.filter((a) => a.body.status === "approved")).toHaveLength(3);
-    expect(answers.filter((a) => a.body.status === "pending_review")).toHaveLength(9);
-    expect(await balanceOf(env, env.token("USDC"), to)).toBe(usd(3));
+    const others = answers.filter((a) => a.body.status !== "approved" && a.body.code !== "EXCEEDS_DAILY_LIMIT");
+    expect(others.map((a) => a.text)).toEqual([]);
   });
 
   it("one bot spreading a burst over the instances gets no more than its one rate limit", async () => {
-    const { capacity, refillPerSecond } = defaultRateLimits.bot;
+    const { capacity, refillPerSecond } = RATE;
     // Over the per-payment limit: cheap for the relayer (no transaction), yet past the signature
     // check, so the bot's own rate limit counts every one of them.
     const bot = await newBot({ maxPerTxAmount: usd(1) });

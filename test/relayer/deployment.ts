@@ -17,19 +17,19 @@ export function clusterStore(): "postgres" | "sqlite" {
 }
 
 /**
- * The `relay serve` flags for the config settings a test gives startEnv. A setting with no flag
- * cannot reach a separate process: startEnv then fails loudly rather than run the test on a
- * relayer configured otherwise than the test says.
+ * The `relay serve` flags for the config settings a test gives startEnv, and the settings that
+ * have no flag (`rest`): those reach the instances through a `--config` file (clusterEnv).
  */
-export function serveFlags(overrides: Partial<RelayerConfigInput>): string[] {
+export function serveFlags(overrides: Partial<RelayerConfigInput>): { flags: string[]; rest: Record<string, unknown> } {
   const flags: string[] = [];
+  const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     const flag = FLAGS[key];
-    if (!flag) throw new Error(`startEnv: the setting "${key}" has no \`relay serve\` flag, so the cluster run cannot apply it`);
-    flags.push(flag, String(value));
+    if (flag) flags.push(flag, String(value));
+    else rest[key] = value;
   }
-  return flags;
+  return { flags, rest };
 }
 
 const FLAGS: Record<string, string> = {

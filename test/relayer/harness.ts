@@ -3,7 +3,7 @@
 // and send intents exactly as a bot would, and to change the vault's configuration as its owner.
 // In the cluster run (test/relayer/deployment.ts) the relayer is three `relay serve` processes on
 // PostgreSQL behind nginx instead, and `url` is the proxy's.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeFunctionData, type Address, type EIP1193Provider, type Hex } from "viem";
@@ -81,7 +81,14 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
 async function clusterEnv(devnet: Devnet, stateDir: string, overrides: Partial<RelayerConfigInput>, options: EnvOptions): Promise<Env> {
   try {
     if (options.relayerProvider) throw new Error("startEnv: a wrapped provider exists only in this process, so the cluster run cannot apply it");
-    const cluster = await startCluster({ devnet, store: clusterStore(), serveArgs: serveFlags(overrides) });
+    const { flags, rest } = serveFlags(overrides);
+    if (Object.keys(rest).length > 0) {
+      // Settings with no flag: a config file with the devnet's chain (its RPC on loopback) and them.
+      const file = path.join(stateDir, "cluster-config.json");
+      writeFileSync(file, JSON.stringify({ chains: [chainFromManifest(devnet.manifest, devnet.rpc.url)], ...rest }));
+      flags.push("--config", file);
+    }
+    const cluster = await startCluster({ devnet, store: clusterStore(), serveArgs: flags });
     const manifest = devnet.manifest;
     const clients = clientsFor(devnet.chain.provider as EIP1193Provider, manifest.chainId);
     const env: Omit<Env, "relayer"> = {
