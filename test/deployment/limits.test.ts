@@ -1,6 +1,6 @@
 // Acceptance: limits hold across three relayers on one PostgreSQL ledger. Requests go to the
 // instances directly, in turn (not through the proxy), so that every instance takes its share of
-// each burst: concurrent payments never pass a bot's daily limit together (read on
+// each burst: concurrent payments never pass a bot's daily or velocity limit together (read on
 // the chain), and a bot spreading requests over the instances gets no more than its one rate limit.
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,11 +11,16 @@ import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, type Env } fr
 const usd = (n: number) => BigInt(n) * 1_000_000n;
 /** A bot's rate limit small enough that a burst outruns its refill on a slow machine. */
 const RATE = { capacity: 40, refillPerSecond: 2 };
+/**
+ * The AI scan at an address where nothing listens: a scanned payment is never approved, so a
+ * payment that runs is one that took the fast path, within its bot's velocity limit.
+ */
+const AI = { endpoint: "http://127.0.0.1:9", timeoutMs: 1_000 };
 const LIMITS = { bot: RATE, vault: { capacity: 400, refillPerSecond: 200 }, client: { capacity: 2000, refillPerSecond: 1000 } };
 
 let env: Env;
 beforeAll(async () => {
-  env = await startEnv({ rateLimits: LIMITS }, { deployment: "cluster" });
+  env = await startEnv({ rateLimits: LIMITS, ai: AI }, { deployment: "cluster" });
 }, 240_000);
 afterAll(async () => env?.close());
 
@@ -38,6 +43,15 @@ describe("limits across three instances", () => {
     expect(answers.filter((a) => a.body.status === "approved")).toHaveLength(10);
     const others = answers.filter((a) => a.body.status !== "approved" && a.body.code !== "EXCEEDS_DAILY_LIMIT");
     expect(others.map((a) => a.text)).toEqual([]);
+  });
+
+  it("12 concurrent payments against a velocity limit of 3 per hour, spread over the instances: 3 run, the rest are scanned, the chain shows 3", async () => {
+    const bot = await newBot({ spendingLimits: [{ amount: 0n, maxCount: 3n, windowSeconds: 3_600n }] });
+    const to = fresh();
+    const bodies = await Promise.all(Array.from({ length: 12 }, () => paymentBody(env, { bot: bot.address, amount: usd(1), to }, { signer: bot })));
+    const answers = await Promise.all(bodies.map((b, i) => post(paymentsAt(i), b)));
+    expect(answers.filter((a) => a.body.status === "approved")).toHaveLength(3);
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(usd(3));
   });
 
   it("one bot spreading a burst over the instances gets no more than its one rate limit", async () => {
