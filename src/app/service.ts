@@ -114,6 +114,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
       onAiScan: (result) => metrics.countAiScan(result),
+      sharedStore: shared !== undefined,
     });
     metrics.reviewsPending.onCollect(async (gauge) => gauge.set(await reviews.pendingCount()));
 

@@ -63,6 +63,38 @@ describe("two instances on one database and one chain", () => {
     expect(senders).toEqual(new Set([0, 1].map((i) => devKeyPair(6 + i).address.toLowerCase())));
   });
 
+  it("a same-key retry on the other instance gets the first answer, byte for byte, whether the first run is under way or done; one transaction", async () => {
+    const bot = await newBot();
+    const to = fresh();
+    const body = await paymentBody(env, { bot: bot.address, to, amount: USDC(3) }, { signer: bot });
+    const [first, concurrent] = await Promise.all([post(`${urls[0]}/v1/payments`, body), post(`${urls[1]}/v1/payments`, body)]);
+    expect(first.body).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x/) });
+    expect(concurrent.status).toBe(200);
+    expect(concurrent.text).toBe(first.text);
+    const later = await post(`${urls[1]}/v1/payments`, body);
+    expect(later.text).toBe(first.text);
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(3));
+    // The same key with different data, on either instance: 409, nothing more paid.
+    const other = await paymentBody(env, { bot: bot.address, to, amount: USDC(4) }, { signer: bot, idempotencyKey: body.idempotencyKey as string });
+    for (const url of urls) {
+      const refused = await post(`${url}/v1/payments`, other);
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe("IDEMPOTENCY_CONFLICT");
+    }
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(3));
+  });
+
+  it("a same-key retry landing on the other instance while the first run is still checking waits for its answer", async () => {
+    // Many same-key copies at once over both instances: one run, one answer for all.
+    const bot = await newBot();
+    const to = fresh();
+    const body = await paymentBody(env, { bot: bot.address, to, amount: USDC(1) }, { signer: bot });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => post(`${urls[i % 2]}/v1/payments`, body)));
+    expect(answers[0]!.body.status).toBe("approved");
+    for (const answer of answers) expect(answer.text).toBe(answers[0]!.text);
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(1));
+  });
+
   it("a bot spreading its requests over the instances gets no more than its rate limit", async () => {
     const bot = await newBot();
     const answers = await Promise.all(
