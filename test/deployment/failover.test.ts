@@ -39,5 +39,5 @@ describe("three relayers on PostgreSQL behind nginx, one killed with SIGKILL mid
     expect(inv.events).toBe(report.sent);
     expect(Number.isFinite(report.failover!.takeoverMs)).toBe(true);
     expect(report.ok).toBe(true);
-  }, 300_000);
+  }, 180_000);
 });
