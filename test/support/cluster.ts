@@ -174,3 +174,6 @@ const running = new Set<ChildProcess>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
 });
+// A test worker ended by SIGTERM (vitest after a timed-out test) would otherwise die without its
+// "exit" handlers, leaving the relayers, nginx and PostgreSQL running: exit, so that they all run.
+process.once("SIGTERM", () => process.exit(143));
