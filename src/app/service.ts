@@ -13,7 +13,9 @@ import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
 import type { NonceIssuer } from "../server/auth/nonces.ts";
 import { DEFAULT_MAX_SPENT_NONCES, DEFAULT_NONCE_TTL_MS } from "../server/auth/owner-auth.ts";
-import { loadOrCreateSharedSecret, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
+import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
+import { KeyLeaseGate } from "../relayer/key-lease.ts";
+import { randomUUID } from "node:crypto";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../server/routes/auth.ts";
@@ -59,7 +61,12 @@ export interface StartRelayerOptions {
    * rate limits, SIWE nonces, the owner-session secret, reviews and scan outcomes.
    */
   databaseUrl?: string;
+  /** With databaseUrl: how long a relayer key's lease lasts unless renewed (default 10 s): how soon a dead instance's key is taken over. */
+  leaseTtlMs?: number;
 }
+
+/** Default lease of a relayer key: renewed every third of it while the key has work. */
+const DEFAULT_LEASE_TTL_MS = 10_000;
 
 export interface RunningRelayer {
   readonly url: string;
@@ -87,13 +94,25 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
     // its time before anything compares with them.
     await followDevnetTime(chains, devnets, clock);
-    await settleWithChain(store, chains, log);
+    await settleWithChain(store, chains, log, shared !== undefined);
     await watchInFlight(store, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
     const metrics = createRelayerMetrics();
     const dispatcher = new Dispatcher(chains, store, {
       maxBatch: config.maxBatchSize,
       onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
+      ...(shared
+        ? {
+            leaseFor: (chain: ChainRuntime, signer: Hex) =>
+              new KeyLeaseGate(shared.leases, chain.chainId, signer, {
+                ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+                waitMs: config.receiptTimeoutMs,
+                // The previous holder stopped without giving the key up: settle what it left in flight.
+                onTakeover: async () => void (await reconcileInFlight(store, chains, 0, { chainId: chain.chainId, signer })),
+                log,
+              }),
+          }
+        : {}),
     });
     // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
     // spend from the same bucket for unauthenticated work.
@@ -205,6 +224,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         selfReviews?.close();
         await app.close();
         stopWatching.abort();
+        await dispatcher.close();
         await shared?.rateLimiter.idle();
         await store.close();
       },
@@ -257,16 +277,21 @@ async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devne
   }
 }
 
-/** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */
-async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void): Promise<void> {
-  const interrupted = await settleInterrupted(store);
+/**
+ * Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. On a
+ * shared database the requests being checked and the keys' nonces may belong to instances still
+ * running: only the in-flight transactions are settled (idempotent), the rest is left to them and
+ * to whoever takes over a key's lease.
+ */
+async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void, sharedStore: boolean): Promise<void> {
+  const interrupted = sharedStore ? 0 : await settleInterrupted(store);
   try {
     const report = await reconcileInFlight(store, chains);
     const settled = report.approved + report.rejected + report.rebroadcast;
     if (settled + interrupted > 0) {
       log(`reconciled with the chain: ${report.approved} approved, ${report.rejected} rejected, ${report.rebroadcast} re-broadcast, ${interrupted} interrupted`);
     }
-    for (const chain of chains.values()) {
+    for (const chain of sharedStore ? [] : chains.values()) {
       for (const signer of chain.signers) {
         const stillInFlight = (await store.listInFlight()).some((r) => r.chainId === chain.chainId && r.signer === signer.address.toLowerCase());
         if (stillInFlight) continue;
@@ -289,6 +314,8 @@ interface Shared {
   nonces: NonceIssuer;
   /** Signs owner sessions: a session made by one instance is accepted by all. */
   sessionSecret: Uint8Array;
+  /** Relayer-key leases in this instance's name: who signs with each key (key-lease.ts). */
+  leases: PostgresKeyLeases;
 }
 
 /**
@@ -312,6 +339,7 @@ async function openShared(url: string | undefined, config: RelayerConfig, now: (
       clientRateLimiter: rateLimiter,
       nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
       sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
+      leases: new PostgresKeyLeases(pool, randomUUID()),
     };
   } catch (error) {
     await pool.end();

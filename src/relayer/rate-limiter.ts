@@ -69,8 +69,14 @@ export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSec
 }
 
 /** `limiter.take(keys)`, throwing 429 RATE_LIMITED (with Retry-After) when a bucket is empty. */
-export async function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): Promise<void> {
-  const result = await limiter.take(keys);
+export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void | Promise<void> {
+  const result = limiter.take(keys);
+  // The in-process limiter answers at once: no promise, so the request's steps keep their timing.
+  if (result instanceof Promise) return result.then(throwIfRefused);
+  throwIfRefused(result);
+}
+
+function throwIfRefused(result: TakeResult): void {
   if (!result.ok) throw rateLimitedError(result);
 }
 
@@ -87,13 +93,15 @@ export const UNAUTHENTICATED_REFUSAL_PAUSE_MS = 1_000;
 
 /** 429 RATE_LIMITED (after the pause) when `client`'s bucket for unauthenticated work is empty; takes nothing. */
 export async function admitUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = await limiter.check([{ scope: "unauthenticated", key: client }]);
+  const check = limiter.check([{ scope: "unauthenticated", key: client }]);
+  const result = check instanceof Promise ? await check : check;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }
 
 /** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
 export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = await limiter.take([{ scope: "unauthenticated", key: client }]);
+  const take = limiter.take([{ scope: "unauthenticated", key: client }]);
+  const result = take instanceof Promise ? await take : take;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }
 

@@ -219,10 +219,11 @@ export class Relayer {
     execute?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
     if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
-    await takeOrThrow(this.#parts.rateLimiter, [
+    const taking = takeOrThrow(this.#parts.rateLimiter, [
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
+    if (taking) await taking;
     // On a devnet the clock follows the chain: this snapshot's block is the latest it has seen.
     this.#parts.clock.observe(chain.chainId, snapshot.timestamp);
     const nowSeconds = BigInt(Math.floor(this.#parts.clock.now() / 1000));

@@ -166,6 +166,7 @@ export function registerClientRateLimit(app: FastifyInstance, limiter: Limiter):
   app.addHook("onRequest", async (request) => {
     const path = request.url.split("?", 1)[0] ?? "";
     if (UNLIMITED_PATHS.has(path)) return;
-    await takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+    const taking = takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+    if (taking) await taking;
   });
 }

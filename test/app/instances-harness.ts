@@ -20,6 +20,8 @@ export interface Instances {
   env: Env;
   relayers: RunningRelayer[];
   databaseUrl: string;
+  /** What the instances logged. */
+  logs: string[];
   /** Starts one more instance on the same chain and database. */
   startInstance(options?: { relayerKeys?: Hex[] }): Promise<RunningRelayer>;
   close(): Promise<void>;
@@ -30,6 +32,8 @@ export interface InstancesOptions {
   /** Relayer keys of instance i (default: the manifest's relayer key for every instance). */
   relayerKeys?: (index: number) => Hex[];
   config?: Partial<RelayerConfigInput>;
+  /** How long a relayer key's lease lasts unless renewed (startRelayer's leaseTtlMs). */
+  leaseTtlMs?: number;
 }
 
 export async function startInstances(options: InstancesOptions): Promise<Instances> {
@@ -47,11 +51,12 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     await deployer.call(manifest.contracts.registry as `0x${string}`, "ServiceRegistry", "addRelayer", [privateKeyToAccount(key).address]);
   }
   const relayers: RunningRelayer[] = [];
+  const logs: string[] = [];
   const startInstance = async (instance: { relayerKeys?: Hex[] } = {}) => {
     const stateDir = mkdtempSync(path.join(tmpdir(), "relay-instance-"));
     const chain = { ...chainFromManifest(manifest), ...(instance.relayerKeys ? { relayerKeys: instance.relayerKeys } : {}) };
     const config = parseRelayerConfig({ stateDir, chains: [chain], ...options.config });
-    const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, provider]]), databaseUrl });
+    const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, provider]]), databaseUrl, leaseTtlMs: options.leaseTtlMs, log: (line) => logs.push(line) });
     relayers.push(relayer);
     return relayer;
   };
@@ -82,6 +87,7 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     env,
     relayers,
     databaseUrl,
+    logs,
     startInstance,
     async close() {
       await Promise.allSettled(relayers.map((r) => r.close()));

@@ -208,7 +208,7 @@ describe("429 RATE_LIMITED", () => {
   it("takeOrThrow throws the error with its Retry-After seconds", async () => {
     const limiter = new RateLimiter(config({ bot: { capacity: 1, refillPerSecond: 0.25 } }), clock().now);
     await takeOrThrow(limiter, [{ scope: "bot", key: BOT }]);
-    await expect(takeOrThrow(limiter, [{ scope: "bot", key: BOT }])).rejects.toThrow(
+    expect(() => takeOrThrow(limiter, [{ scope: "bot", key: BOT }])).toThrow(
       expect.objectContaining({ code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: "bot rate limit exceeded" }),
     );
   });
