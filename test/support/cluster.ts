@@ -96,7 +96,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     const instances: ClusterInstance[] = [];
     for (let i = 0; i < count; i++) {
       const stateDir = mkdtempSync(path.join(tmpdir(), `relay-cluster-${i}-`));
-      cleanups.push(async () => rmSync(stateDir, { recursive: true, force: true }));
+      directories.add(stateDir);
+      cleanups.push(async () => (rmSync(stateDir, { recursive: true, force: true }), directories.delete(stateDir)));
       copyFileSync(devnet.manifestFile, path.join(stateDir, "devnet.json"));
       const instance = await startInstance({ rpcUrl, stateDir, extra, env: options.env ?? {} });
       cleanups.push(() => instance.kill("SIGTERM"));
@@ -171,8 +172,11 @@ async function readyUrl(stderr: () => string, ended: () => boolean, abort: () =>
 
 /** Instances of this process still running, ended if the process exits first. */
 const running = new Set<ChildProcess>();
+/** Their state directories, removed then too. */
+const directories = new Set<string>();
 process.once("exit", () => {
   for (const child of running) child.kill("SIGKILL");
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true });
 });
 // A test worker ended by SIGTERM (vitest after a timed-out test) would otherwise die without its
 // "exit" handlers, leaving the relayers, nginx and PostgreSQL running: exit, so that they all run.
