@@ -97,7 +97,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     for (let i = 0; i < count; i++) {
       const stateDir = mkdtempSync(path.join(tmpdir(), `relay-cluster-${i}-`));
       directories.add(stateDir);
-      cleanups.push(async () => (rmSync(stateDir, { recursive: true, force: true }), directories.delete(stateDir)));
+      cleanups.push(async () => {
+        rmSync(stateDir, { recursive: true, force: true });
+        directories.delete(stateDir);
+      });
       copyFileSync(devnet.manifestFile, path.join(stateDir, "devnet.json"));
       const instance = await startInstance({ rpcUrl, stateDir, extra, env: options.env ?? {} });
       cleanups.push(() => instance.kill("SIGTERM"));
