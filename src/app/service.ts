@@ -169,9 +169,15 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
           }
         }),
       );
-      const ready = !draining && checks.every((c) => c.ok);
-      if (!ready) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : `chain ${checks.find((c) => !c.ok)?.chainId} is unreachable`);
-      return reply.send({ status: "ready", chains: checks });
+      // The database: the SQLite ledger is open while the relayer runs; PostgreSQL must answer.
+      const database = shared
+        ? await shared.store.ping().then(() => ({ kind: "postgres", ok: true }), () => ({ kind: "postgres", ok: false }))
+        : { kind: "sqlite", ok: true };
+      const unreachable = !database.ok ? "the database is unreachable" : checks.find((c) => !c.ok) ? `chain ${checks.find((c) => !c.ok)?.chainId} is unreachable` : undefined;
+      if (draining || unreachable) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : unreachable);
+      // Whether this instance holds each relayer key now (informative: with several instances a key's
+      // lease moves to whichever has work for it; one instance always holds its keys).
+      return reply.send({ status: "ready", chains: checks, database, keys: dispatcher.keys() });
     });
 
     await app.listen({ port: options.port, host });

@@ -74,6 +74,11 @@ export class Dispatcher {
     return [...this.#submitters].flatMap(([chainId, list]) => list.map((s) => ({ chain: this.#chains.get(chainId)!, address: s.address })));
   }
 
+  /** Every relayer key and whether this instance holds it now (/readyz). */
+  keys(): Array<{ chainId: number; signer: Address; held: boolean }> {
+    return [...this.#submitters].flatMap(([chainId, list]) => list.map((s) => ({ chainId, signer: s.address, held: s.holdsKey })));
+  }
+
   /** Gives up every key lease this instance holds (shutting down). */
   async close(): Promise<void> {
     await Promise.all([...this.#submitters.values()].flat().map((s) => s.close()));

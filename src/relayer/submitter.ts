@@ -321,6 +321,11 @@ export class Submitter {
     return token;
   }
 
+  /** Whether this instance may sign with the key now: always with one instance; with several, while it holds the key's lease. */
+  get holdsKey(): boolean {
+    return this.#lease ? this.#lease.held : true;
+  }
+
   /** Gives up the key's lease (shutting down). */
   async close(): Promise<void> {
     await this.#lease?.letGo();

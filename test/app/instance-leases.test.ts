@@ -83,4 +83,27 @@ describe("two instances sharing one relayer key", () => {
       await pool.end();
     }
   });
+
+  it("/readyz: 200 with the database, the chain and which keys this instance holds; 503 once the database is gone", async () => {
+    for (const url of urls) {
+      const res = await get(`${url}/readyz`);
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({
+        status: "ready",
+        chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }],
+        database: { kind: "postgres", ok: true },
+        // Idle instances give the key up, so that the next one with work takes it at once.
+        keys: [{ chainId: env.manifest.chainId, signer: relayer, held: false }],
+      });
+    }
+    await cluster.postgres.stop();
+    for (const url of urls) {
+      const res = await get(`${url}/readyz`);
+      expect(res.status).toBe(503);
+      expect(res.body.code).toBe("SERVICE_UNAVAILABLE");
+      expect(res.body.details).toMatch(/database is unreachable/);
+      expect(res.text).not.toContain(cluster.databaseUrl);
+      expect((await get(`${url}/healthz`)).status).toBe(200);
+    }
+  });
 });

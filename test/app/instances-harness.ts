@@ -20,6 +20,8 @@ export interface Instances {
   env: Env;
   relayers: RunningRelayer[];
   databaseUrl: string;
+  /** The database server (a test may stop it). */
+  postgres: PostgresServer;
   /** What the instances logged. */
   logs: string[];
   /** Starts one more instance on the same chain and database. */
@@ -87,6 +89,7 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     env,
     relayers,
     databaseUrl,
+    postgres,
     logs,
     startInstance,
     async close() {
