@@ -112,8 +112,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
 }
 
 /**
- * kill -9 of the instance that holds the relayer key (the one whose /readyz says it holds keys;
- * the first if none says so) `afterSeconds` into the run. Resolves with the takeover time: from
+ * kill -9 of the instance that holds the relayer key (the one whose /readyz lists it as held;
+ * the first if none does, as when the key is idle) `afterSeconds` into the run. Resolves with the takeover time: from
  * the kill until the relayer key's next transaction is on the chain, i.e. until another instance
  * signs with the key again.
  */
@@ -147,15 +147,10 @@ async function leaseHolder(instances: readonly ClusterInstance[]): Promise<Clust
   return undefined;
 }
 
-/** Whether a /readyz body says the instance holds at least one relayer key's lease. */
+/** Whether a /readyz body says the instance holds a relayer key's lease (`keys: [{ held }]`). */
 function holdsKeys(body: Record<string, unknown>): boolean {
-  for (const field of ["keys", "leases", "heldKeys", "relayerKeys"]) {
-    const value = body[field];
-    if (Array.isArray(value) && value.length > 0) return true;
-    if (typeof value === "number" && value > 0) return true;
-    if (value === true) return true;
-  }
-  return false;
+  const keys = body.keys;
+  return Array.isArray(keys) && keys.some((key) => (key as { held?: unknown }).held === true);
 }
 
 /** The txHash of an approved answer: from the POST, or else from GET status. */
