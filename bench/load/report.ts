@@ -39,6 +39,8 @@ export interface LoadReport {
 
 export interface Failover {
   killedPid: number;
+  /** Whether the killed instance held the relayer key's lease at the kill (its /readyz said so). */
+  heldKey: boolean;
   /** From the kill -9 until the relayer key's next transaction is on the chain. */
   takeoverMs: number;
 }
@@ -116,7 +118,7 @@ export function formatReport(r: LoadReport): string {
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
     `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches} not-approved=${r.notApproved}`,
-    ...(r.failover ? [`failover: kill -9 of pid ${r.failover.killedPid}; its key signed again after ${r.failover.takeoverMs.toFixed(0)} ms`] : []),
+    ...(r.failover ? [`failover: kill -9 of pid ${r.failover.killedPid} (${r.failover.heldKey ? "holding" : "not holding"} the relayer key's lease); the key signed again after ${r.failover.takeoverMs.toFixed(0)} ms`] : []),
     ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;

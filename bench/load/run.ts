@@ -121,7 +121,8 @@ async function scheduleKill(relayer: RelayerHandle, afterSeconds: number, client
   const cluster = relayer.cluster;
   if (!cluster) throw new Error("killOneAfterSeconds needs several instances (instances > 1)");
   await new Promise((r) => setTimeout(r, afterSeconds * 1000));
-  const victim = (await leaseHolder(cluster.instances)) ?? cluster.instances[0]!;
+  const holder = await leaseHolder(cluster.instances);
+  const victim = holder ?? cluster.instances[0]!;
   const nonceAtKill = await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
   noteKilled(cluster);
   const killedAt = performance.now();
@@ -130,12 +131,12 @@ async function scheduleKill(relayer: RelayerHandle, afterSeconds: number, client
   for (;;) {
     const nonce = await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
     if (nonce > nonceAtKill) break;
-    if (performance.now() - killedAt > 120_000) return { killedPid: victim.pid, takeoverMs: Number.POSITIVE_INFINITY };
+    if (performance.now() - killedAt > 120_000) return { killedPid: victim.pid, heldKey: holder !== undefined, takeoverMs: Number.POSITIVE_INFINITY };
     await new Promise((r) => setTimeout(r, 25));
   }
   const takeoverMs = performance.now() - killedAt;
   log(`the relayer key signed again ${takeoverMs.toFixed(0)} ms after the kill`);
-  return { killedPid: victim.pid, takeoverMs };
+  return { killedPid: victim.pid, heldKey: holder !== undefined, takeoverMs };
 }
 
 /** The instance whose /readyz reports relayer keys held, if one does. */
