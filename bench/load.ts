@@ -4,12 +4,16 @@
 // chain (each approved request executed exactly once, no execution without its request, contiguous
 // relayer nonces). Exits 1 when a check fails.
 //   npm run load -- --duration 600 --rate 200 --bots 50 --vaults 5 --retry-fraction 0.1 [--json]
+//   npm run load -- --instances 3 [--database-url postgres://…] [--kill-one-after <s>]: the same run
+//   against several `relay serve --database-url` processes behind nginx (a PostgreSQL server is
+//   started for the run without --database-url), optionally kill -9 of one of them mid-run.
 import { parseArgs } from "node:util";
 import { formatReport } from "./load/report.ts";
 import { DEFAULT_LOAD_OPTIONS, runLoad, type LoadOptions } from "./load/run.ts";
 
 const USAGE = `usage: npm run load -- [--duration <s>] [--rate <req/s>] [--bots <n>] [--vaults <n>]
-                       [--retry-fraction <0..1>] [--max-in-flight <n>] [--in-process] [--json]`;
+                       [--retry-fraction <0..1>] [--max-in-flight <n>] [--in-process] [--json]
+                       [--instances <n>] [--database-url <postgres://…>] [--kill-one-after <s>]`;
 
 function parse(): { options: LoadOptions; json: boolean } {
   const { values } = parseArgs({
@@ -21,6 +25,9 @@ function parse(): { options: LoadOptions; json: boolean } {
       "retry-fraction": { type: "string" },
       "max-in-flight": { type: "string" },
       "in-process": { type: "boolean", default: false },
+      instances: { type: "string" },
+      "database-url": { type: "string" },
+      "kill-one-after": { type: "string" },
       json: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -46,6 +53,9 @@ function parse(): { options: LoadOptions; json: boolean } {
       retryFraction: number("retry-fraction", values["retry-fraction"], d.retryFraction),
       maxInFlight: number("max-in-flight", values["max-in-flight"], d.maxInFlight),
       inProcess: values["in-process"],
+      instances: number("instances", values.instances, 1),
+      databaseUrl: values["database-url"],
+      killOneAfterSeconds: values["kill-one-after"] === undefined ? undefined : number("kill-one-after", values["kill-one-after"], 0),
       log: (line) => process.stderr.write(`load: ${line}\n`),
     },
   };

@@ -1,6 +1,8 @@
 // What a load run runs against: a fresh devnet in this process (its JSON-RPC on loopback) and the
 // relayer, by default as its own process (`relay serve --rpc-url`, as an operator runs it), or
-// in this process with `inProcess` (startRelayer on the devnet's provider).
+// in this process with `inProcess` (startRelayer on the devnet's provider), or as several
+// `relay serve --database-url` processes on one PostgreSQL ledger behind nginx (startCluster, the
+// deployment the tests run against).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,6 +11,7 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import { projectRoot } from "../../src/paths.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
 import { startRelayer } from "../../src/app/service.ts";
+import { startCluster, type Cluster } from "../../test/support/cluster.ts";
 
 export interface Environment {
   devnet: Devnet;
@@ -23,6 +26,8 @@ export interface RelayerHandle {
   /** False once the relayer process has exited. */
   alive(): boolean;
   close(): Promise<void>;
+  /** The deployment, when the relayer is several instances. */
+  cluster?: Cluster;
 }
 
 export async function startEnvironment(): Promise<Environment> {
@@ -50,6 +55,28 @@ export async function startLoadRelayer(env: Environment, inProcess: boolean): Pr
     return { url: relayer.url, output: () => "", alive: () => true, close: () => relayer.close() };
   }
   return spawnServe(env);
+}
+
+/** `instances` relayers on `databaseUrl` (else on a PostgreSQL server started for the run) behind nginx. */
+export async function startLoadCluster(env: Environment, instances: number, databaseUrl: string | undefined): Promise<RelayerHandle> {
+  const cluster = await startCluster({ devnet: env.devnet, instances, databaseUrl });
+  return {
+    url: cluster.url,
+    cluster,
+    output: () => cluster.instances.map((i, n) => `--- instance ${n} (pid ${i.pid})\n${i.output()}`).join("\n"),
+    // The run's own kill -9 (killOneAfterSeconds) is expected; any other exit is a failure.
+    alive: () => cluster.instances.filter((i) => i.alive()).length >= instances - killedCount(cluster),
+    close: () => cluster.stop(),
+  };
+}
+
+const killed = new WeakMap<Cluster, number>();
+/** Records that the run itself killed one of the cluster's instances. */
+export function noteKilled(cluster: Cluster): void {
+  killed.set(cluster, killedCount(cluster) + 1);
+}
+function killedCount(cluster: Cluster): number {
+  return killed.get(cluster) ?? 0;
 }
 
 async function spawnServe(env: Environment): Promise<RelayerHandle> {

@@ -33,6 +33,16 @@ export interface LoadReport {
   notApproved: number;
   /** Invariants hold, every retry got its answer, every request settled and was approved, every status agreed. */
   ok: boolean;
+  /** With killOneAfterSeconds: the instance killed and how long until another signed with its key. */
+  failover?: Failover;
+}
+
+export interface Failover {
+  killedPid: number;
+  /** Whether the killed instance held the relayer key's lease at the kill (its /readyz said so). */
+  heldKey: boolean;
+  /** From the kill -9 until the relayer key's next transaction is on the chain. */
+  takeoverMs: number;
 }
 
 export function buildReport(options: LoadOptions, driven: DriveResult, settled: SettleResult, invariants: InvariantReport): LoadReport {
@@ -97,7 +107,7 @@ export function formatReport(r: LoadReport): string {
   const inv = r.invariants;
   const n = inv.nonces;
   const lines = [
-    `load: ${o.rate} intents/s for ${o.durationSeconds} s, ${o.bots} bots over ${o.vaults} vaults, ${(o.retryFraction * 100).toFixed(0)}% same-key retries, relayer ${o.inProcess ? "in process" : "as relay serve --rpc-url"}`,
+    `load: ${o.rate} intents/s for ${o.durationSeconds} s, ${o.bots} bots over ${o.vaults} vaults, ${(o.retryFraction * 100).toFixed(0)}% same-key retries, relayer ${(o.instances ?? 1) > 1 || o.databaseUrl ? `as ${o.instances ?? 1} relay serve --database-url behind nginx` : o.inProcess ? "in process" : "as relay serve --rpc-url"}`,
     `sent: ${r.sent} intents in ${r.sendingSeconds.toFixed(1)} s = ${r.achievedRate.toFixed(1)}/s (target ${o.rate}/s); not sent (in-flight cap ${o.maxInFlight}): ${r.notSent}`,
     `answered: ${r.answeredRate.toFixed(1)}/s over the whole run`,
     `latency (due → answer): p50 ${ms(r.latencyMs.p50)}  p95 ${ms(r.latencyMs.p95)}  p99 ${ms(r.latencyMs.p99)}  max ${ms(r.latencyMs.max)}`,
@@ -108,6 +118,7 @@ export function formatReport(r: LoadReport): string {
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
     `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches} not-approved=${r.notApproved}`,
+    ...(r.failover ? [`failover: kill -9 of pid ${r.failover.killedPid} (${r.failover.heldKey ? "holding" : "not holding"} the relayer key's lease); the key signed again after ${r.failover.takeoverMs.toFixed(0)} ms`] : []),
     ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;

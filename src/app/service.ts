@@ -1,5 +1,5 @@
 // The relayer as a running service, built from its parts in this one place above relayer/ and
-// server/: the store (the SQLite ledger), chains, submitters, the spine, reviews, and the HTTP
+// server/: the store (the SQLite ledger, or PostgreSQL shared by several instances), chains, submitters, the spine, reviews, and the HTTP
 // server, wired together; start-up reconciliation with the chain; background timers; and a
 // graceful stop (new requests get 503 while those in flight reach a recorded state).
 import type { EIP1193Provider } from "viem";
@@ -10,6 +10,12 @@ import { ledgerPath, openLedger } from "../ledger/index.ts";
 import type { Store } from "../relayer/store.ts";
 import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
 import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
+import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
+import type { NonceIssuer } from "../server/auth/nonces.ts";
+import { DEFAULT_MAX_SPENT_NONCES, DEFAULT_NONCE_TTL_MS } from "../server/auth/owner-auth.ts";
+import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
+import { KeyLeaseGate } from "../relayer/key-lease.ts";
+import { randomUUID } from "node:crypto";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../server/routes/auth.ts";
@@ -49,13 +55,24 @@ export interface StartRelayerOptions {
    * development node (`relay serve --allow-dev-keys`). Without it such a start is refused.
    */
   allowDevKeys?: boolean;
+  /**
+   * Keep the ledger in PostgreSQL (postgres://…) instead of SQLite in the state directory. Every
+   * instance started on the same database shares it, and with it what must agree across instances:
+   * rate limits, SIWE nonces, the owner-session secret, reviews and scan outcomes.
+   */
+  databaseUrl?: string;
+  /** With databaseUrl: how long a relayer key's lease lasts unless renewed (default 10 s): how soon a dead instance's key is taken over. */
+  leaseTtlMs?: number;
 }
+
+/** Default lease of a relayer key: renewed every third of it while the key has work. */
+const DEFAULT_LEASE_TTL_MS = 10_000;
 
 export interface RunningRelayer {
   readonly url: string;
   readonly port: number;
   readonly app: FastifyInstance;
-  /** The relayer's store (the SQLite ledger in the state directory). */
+  /** The relayer's store (the SQLite ledger in the state directory, or PostgreSQL). */
   readonly store: Store;
   readonly metrics: RelayerMetrics;
   close(): Promise<void>;
@@ -69,24 +86,37 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
   const clock = chainClock(devnets);
-  const store: Store = openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
+  const shared = await openShared(options.databaseUrl, config, () => clock.now());
+  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
     // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
     // its time before anything compares with them.
     await followDevnetTime(chains, devnets, clock);
-    await settleWithChain(store, chains, log);
+    await settleWithChain(store, chains, log, shared !== undefined);
     await watchInFlight(store, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
     const metrics = createRelayerMetrics();
     const dispatcher = new Dispatcher(chains, store, {
       maxBatch: config.maxBatchSize,
       onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
+      ...(shared
+        ? {
+            leaseFor: (chain: ChainRuntime, signer: Hex) =>
+              new KeyLeaseGate(shared.leases, chain.chainId, signer, {
+                ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+                waitMs: config.receiptTimeoutMs,
+                // The previous holder stopped without giving the key up: settle what it left in flight.
+                onTakeover: async () => void (await reconcileInFlight(store, chains, 0, { chainId: chain.chainId, signer })),
+                log,
+              }),
+          }
+        : {}),
     });
     // One limiter for the spine and the terms routes: a bad acceptance and a bad intent signature
     // spend from the same bucket for unauthenticated work.
-    const rateLimiter = new RateLimiter(config.rateLimits);
+    const rateLimiter: Limiter = shared?.rateLimiter ?? new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, store, rateLimiter });
     const reviews = new Reviews({ store, chains, dispatcher, clock });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
@@ -103,6 +133,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
       onAiScan: (result) => metrics.countAiScan(result),
+      sharedStore: shared !== undefined,
     });
     metrics.reviewsPending.onCollect(async (gauge) => gauge.set(await reviews.pendingCount()));
 
@@ -118,7 +149,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     app.addHook("onSend", async (_request, reply) => {
       if (draining) reply.header("connection", "close");
     });
-    registerClientRateLimit(app, new RateLimiter(config.rateLimits));
+    registerClientRateLimit(app, shared?.clientRateLimiter ?? new RateLimiter(config.rateLimits));
     registerMetrics(app, metrics);
     registerIntentRoutes(app, relayer);
     registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
@@ -138,16 +169,28 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
           }
         }),
       );
-      const ready = !draining && checks.every((c) => c.ok);
-      if (!ready) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : `chain ${checks.find((c) => !c.ok)?.chainId} is unreachable`);
-      return reply.send({ status: "ready", chains: checks });
+      // The database: the SQLite ledger is open while the relayer runs; PostgreSQL must answer.
+      const database = shared
+        ? await shared.store.ping().then(() => ({ kind: "postgres", ok: true }), () => ({ kind: "postgres", ok: false }))
+        : { kind: "sqlite", ok: true };
+      const unreachable = !database.ok ? "the database is unreachable" : checks.find((c) => !c.ok) ? `chain ${checks.find((c) => !c.ok)?.chainId} is unreachable` : undefined;
+      if (draining || unreachable) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : unreachable);
+      // Whether this instance holds each relayer key now (informative: with several instances a key's
+      // lease moves to whichever has work for it; one instance always holds its keys).
+      return reply.send({ status: "ready", chains: checks, database, keys: dispatcher.keys() });
     });
 
     await app.listen({ port: options.port, host });
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : options.port;
     const url = `http://${host}:${port}`;
-    auth = new OwnerAuth({ secret: loadOrCreateAuthSecret(config.stateDir), domain: `${host}:${port}`, uri: url, chainIds: [...chains.keys()] });
+    auth = new OwnerAuth({
+      secret: shared?.sessionSecret ?? loadOrCreateAuthSecret(config.stateDir),
+      domain: `${host}:${port}`,
+      uri: url,
+      chainIds: [...chains.keys()],
+      ...(shared ? { nonces: shared.nonces } : {}),
+    });
 
     const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
     const timers = [
@@ -187,6 +230,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         selfReviews?.close();
         await app.close();
         stopWatching.abort();
+        await dispatcher.close();
+        await shared?.rateLimiter.idle();
         await store.close();
       },
     };
@@ -238,16 +283,21 @@ async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devne
   }
 }
 
-/** Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. */
-async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void): Promise<void> {
-  const interrupted = await settleInterrupted(store);
+/**
+ * Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. On a
+ * shared database the requests being checked and the keys' nonces may belong to instances still
+ * running: only the in-flight transactions are settled (idempotent), the rest is left to them and
+ * to whoever takes over a key's lease.
+ */
+async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void, sharedStore: boolean): Promise<void> {
+  const interrupted = sharedStore ? 0 : await settleInterrupted(store);
   try {
     const report = await reconcileInFlight(store, chains);
     const settled = report.approved + report.rejected + report.rebroadcast;
     if (settled + interrupted > 0) {
       log(`reconciled with the chain: ${report.approved} approved, ${report.rejected} rejected, ${report.rebroadcast} re-broadcast, ${interrupted} interrupted`);
     }
-    for (const chain of chains.values()) {
+    for (const chain of sharedStore ? [] : chains.values()) {
       for (const signer of chain.signers) {
         const stillInFlight = (await store.listInFlight()).some((r) => r.chainId === chain.chainId && r.signer === signer.address.toLowerCase());
         if (stillInFlight) continue;
@@ -258,6 +308,59 @@ async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRu
   } catch (error) {
     if (!isTransportFailure(error)) throw error;
     log("a chain is unreachable at start-up; in-flight requests will be reconciled once it answers");
+  }
+}
+
+/** What several instances on one database share, besides the store. */
+interface Shared {
+  store: PostgresStore;
+  /** Bot, vault and unauthenticated-work buckets, and the per-client buckets: one table, disjoint scopes. */
+  rateLimiter: PostgresRateLimiter;
+  clientRateLimiter: PostgresRateLimiter;
+  nonces: NonceIssuer;
+  /** Signs owner sessions: a session made by one instance is accepted by all. */
+  sessionSecret: Uint8Array;
+  /** Relayer-key leases in this instance's name: who signs with each key (key-lease.ts). */
+  leases: PostgresKeyLeases;
+}
+
+/**
+ * With a database URL: the PostgreSQL store (migrated under its advisory lock, so instances may
+ * start together) and the shared rate limits, SIWE nonces and session secret. Without: undefined
+ * (the SQLite ledger and in-process state). A failure names the database without its password.
+ */
+async function openShared(url: string | undefined, config: RelayerConfig, now: () => number): Promise<Shared | undefined> {
+  if (url === undefined) return undefined;
+  let pool;
+  try {
+    pool = await openPostgresPool(url);
+  } catch (error) {
+    throw new Error(`cannot open the database ${redactedUrl(url)}: ${(error as Error).message}`);
+  }
+  try {
+    const rateLimiter = new PostgresRateLimiter(pool, config.rateLimits, now);
+    return {
+      store: new PostgresStore(pool, now),
+      rateLimiter,
+      clientRateLimiter: rateLimiter,
+      nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
+      sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
+      leases: new PostgresKeyLeases(pool, randomUUID()),
+    };
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+}
+
+/** `url` with any password replaced by ***, for messages. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== "") parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return "(unparsable URL)";
   }
 }
 

@@ -57,6 +57,20 @@ export function parseUrl(name: string) {
   };
 }
 
+/** A postgres:// URL; a bad one is refused without echoing it (it may hold a password). */
+export function parseDatabaseUrl(name: string) {
+  return (value: string): string => {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw usage(`${name} must be a postgres:// URL`);
+    }
+    if (url.protocol !== "postgres:" && url.protocol !== "postgresql:") throw usage(`${name} must be a postgres:// URL, not ${url.protocol}`);
+    return value;
+  };
+}
+
 export function parsePrivateKey(name: string) {
   return (value: string): `0x${string}` => {
     const hex = value.startsWith("0x") ? value : `0x${value}`;

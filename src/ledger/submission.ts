@@ -18,6 +18,12 @@ export interface Submission {
   chainPendingNonce?: bigint;
   /** States the request may be in; default {@link submittableStatuses}. */
   from?: readonly Status[];
+  /**
+   * The fencing token of the signer's key lease this instance holds (several instances on one
+   * database). A store with leases records nothing unless it is the key's current lease; the
+   * SQLite store (one instance) has none and ignores it.
+   */
+  leaseToken?: bigint;
 }
 
 /** Result of Store.recordSubmission. */
@@ -26,4 +32,6 @@ export type SubmissionResult =
   /** Another submission took this nonce: sign again with `expected`. Nothing was recorded. */
   | { ok: false; code: "NONCE_MISMATCH"; expected: bigint }
   /** The request does not exist or is not in a submittable state. Nothing was recorded. */
-  | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status };
+  | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status }
+  /** `leaseToken` is no longer the signer's current lease: another instance owns its nonces. Nothing was recorded. */
+  | { ok: false; code: "LEASE_LOST" };

@@ -5,6 +5,7 @@ import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
+import type { KeyLeaseGate } from "./key-lease.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -16,12 +17,28 @@ export class Dispatcher {
   readonly #submitters = new Map<number, Submitter[]>();
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
 
-  constructor(chains: ReadonlyMap<number, ChainRuntime>, store: Store, options: { maxBatch: number; onTransaction?: (chainId: number, result: TransactionEvent) => void }) {
+  constructor(
+    chains: ReadonlyMap<number, ChainRuntime>,
+    store: Store,
+    options: {
+      maxBatch: number;
+      onTransaction?: (chainId: number, result: TransactionEvent) => void;
+      /** Several instances on one database: the lease each key's submitter must hold to sign. */
+      leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;
+    },
+  ) {
     this.#chains = chains;
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map((signer, i) => new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, { maxBatch: options.maxBatch, onTransaction: (result) => options.onTransaction?.(chainId, result) })),
+        chain.signers.map(
+          (signer, i) =>
+            new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
+              maxBatch: options.maxBatch,
+              onTransaction: (result) => options.onTransaction?.(chainId, result),
+              lease: options.leaseFor?.(chain, signer.address),
+            }),
+        ),
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }
@@ -55,6 +72,16 @@ export class Dispatcher {
   /** Every relayer address per chain (reconciliation). */
   signers(): Array<{ chain: ChainRuntime; address: Address }> {
     return [...this.#submitters].flatMap(([chainId, list]) => list.map((s) => ({ chain: this.#chains.get(chainId)!, address: s.address })));
+  }
+
+  /** Every relayer key and whether this instance holds it now (/readyz). */
+  keys(): Array<{ chainId: number; signer: Address; held: boolean }> {
+    return [...this.#submitters].flatMap(([chainId, list]) => list.map((s) => ({ chainId, signer: s.address, held: s.holdsKey })));
+  }
+
+  /** Gives up every key lease this instance holds (shutting down). */
+  async close(): Promise<void> {
+    await Promise.all([...this.#submitters.values()].flat().map((s) => s.close()));
   }
 
   /** Jobs waiting to be signed, over all keys. */

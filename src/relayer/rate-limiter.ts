@@ -49,12 +49,15 @@ export interface RateLimitKey {
 
 export type TakeResult = { ok: true } | { ok: false; scope: RateLimitScope; retryAfterSeconds: number };
 
-/** Token buckets by scope and key; every method is atomic. */
+/**
+ * Token buckets by scope and key; every method is atomic. The in-process buckets answer at once;
+ * buckets shared by several instances (in the database) answer with a promise.
+ */
 export interface RateLimiter {
   /** Whether every bucket named holds a token; takes nothing. */
-  check(keys: ReadonlyArray<RateLimitKey>): TakeResult;
+  check(keys: ReadonlyArray<RateLimitKey>): TakeResult | Promise<TakeResult>;
   /** Takes one token from every bucket named, all of them or none. */
-  take(keys: ReadonlyArray<RateLimitKey>): TakeResult;
+  take(keys: ReadonlyArray<RateLimitKey>): TakeResult | Promise<TakeResult>;
 }
 
 /** A refusal as the 429 RATE_LIMITED error, with its Retry-After seconds. */
@@ -66,8 +69,14 @@ export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSec
 }
 
 /** `limiter.take(keys)`, throwing 429 RATE_LIMITED (with Retry-After) when a bucket is empty. */
-export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void {
+export function takeOrThrow(limiter: RateLimiter, keys: ReadonlyArray<RateLimitKey>): void | Promise<void> {
   const result = limiter.take(keys);
+  // The in-process limiter answers at once: no promise, so the request's steps keep their timing.
+  if (result instanceof Promise) return result.then(throwIfRefused);
+  throwIfRefused(result);
+}
+
+function throwIfRefused(result: TakeResult): void {
   if (!result.ok) throw rateLimitedError(result);
 }
 
@@ -84,13 +93,15 @@ export const UNAUTHENTICATED_REFUSAL_PAUSE_MS = 1_000;
 
 /** 429 RATE_LIMITED (after the pause) when `client`'s bucket for unauthenticated work is empty; takes nothing. */
 export async function admitUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = limiter.check([{ scope: "unauthenticated", key: client }]);
+  const check = limiter.check([{ scope: "unauthenticated", key: client }]);
+  const result = check instanceof Promise ? await check : check;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }
 
 /** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
 export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const result = limiter.take([{ scope: "unauthenticated", key: client }]);
+  const take = limiter.take([{ scope: "unauthenticated", key: client }]);
+  const result = take instanceof Promise ? await take : take;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }
 
@@ -103,11 +114,11 @@ async function refuseAfter(pauseMs: number, refusal: { scope: RateLimitScope; re
  * Runs `verify` (a signature check); when it throws, `client` pays one token of its bucket for
  * unauthenticated work (an empty bucket stays empty) and the error is thrown on.
  */
-export function chargeFailure<T>(limiter: RateLimiter, client: string, verify: () => T): T {
+export async function chargeFailure<T>(limiter: RateLimiter, client: string, verify: () => T): Promise<T> {
   try {
     return verify();
   } catch (error) {
-    limiter.take([{ scope: "unauthenticated", key: client }]);
+    await limiter.take([{ scope: "unauthenticated", key: client }]);
     throw error;
   }
 }

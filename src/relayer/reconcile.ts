@@ -41,13 +41,15 @@ export async function settleInterrupted(store: Store): Promise<number> {
 
 /**
  * One pass over the in-flight requests of `chains` last touched at least `minAgeMs` ago (those
- * younger are still being watched by their submitter).
+ * younger are still being watched by their submitter), or of one relayer key only.
  */
-export async function reconcileInFlight(store: Store, chains: ReadonlyMap<number, ChainRuntime>, minAgeMs = 0): Promise<ReconcileReport> {
+export async function reconcileInFlight(store: Store, chains: ReadonlyMap<number, ChainRuntime>, minAgeMs = 0, only?: { chainId: number; signer: string }): Promise<ReconcileReport> {
   const report: ReconcileReport = { approved: 0, rejected: 0, rebroadcast: 0, pending: 0, interrupted: 0 };
   const byTx = new Map<string, RequestRecord[]>();
   for (const record of await store.listInFlight()) {
     if (!record.txHash || !chains.has(record.chainId) || record.updatedAt > store.now() - minAgeMs) continue;
+    // `only`: one relayer key's requests (a lease taken over from an instance that stopped).
+    if (only && (record.chainId !== only.chainId || record.signer?.toLowerCase() !== only.signer.toLowerCase())) continue;
     const key = `${record.chainId}:${record.txHash}`;
     byTx.set(key, [...(byTx.get(key) ?? []), record]);
   }

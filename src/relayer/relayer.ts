@@ -64,7 +64,15 @@ export interface RelayerParts {
   onOutcome?: (kind: IntentKind, outcome: string) => void;
   /** Told of each AI scan's result (relay_ai_scans_total). */
   onAiScan?: (result: "approved" | "no_consensus" | "timeout") => void;
+  /**
+   * Other relayer instances share the store: a claimed idempotency key this instance is not running
+   * may be running on another one, which has recorded nothing yet while it checks the request.
+   */
+  sharedStore?: boolean;
 }
+
+/** Longest pause between two looks at an idempotency key another instance is running. */
+const SHARED_CLAIM_POLL_MAX_MS = 250;
 
 /** A request that passed every check, with what later steps need. */
 interface Checked {
@@ -130,20 +138,34 @@ export class Relayer {
     const request = validateBody(kind, body, headers, { supportedChainIds: this.#supported });
     const fingerprint = requestFingerprint(request);
     const key = `${kind}:${request.idempotencyKey}`;
-    const requestId = newRequestId();
-    // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
-    const claim = await this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
-    switch (claim.outcome) {
-      case "replay":
-        return claim.response;
-      case "conflict":
-        throw relayError("IDEMPOTENCY_CONFLICT", "this idempotencyKey was used for a different request; use a new key");
-      case "in_flight":
-        return this.#running.get(key) ?? this.#awaitOrphan(kind, body, headers, client, claim.requestId);
-      case "new": {
-        const work = this.#run(request, fingerprint, requestId, client).finally(() => this.#running.delete(key));
-        this.#running.set(key, work);
-        return work;
+    const waitUntil = Date.now() + this.#parts.config.receiptTimeoutMs;
+    for (let pauseMs = 10; ; pauseMs = Math.min(2 * pauseMs, SHARED_CLAIM_POLL_MAX_MS)) {
+      const requestId = newRequestId();
+      // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
+      const claim = await this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
+      switch (claim.outcome) {
+        case "replay":
+          return claim.response;
+        case "conflict":
+          throw relayError("IDEMPOTENCY_CONFLICT", "this idempotencyKey was used for a different request; use a new key");
+        case "in_flight": {
+          const local = this.#running.get(key);
+          if (local) return local;
+          // Another instance holds the key and is still checking the request (nothing recorded
+          // yet): claim again shortly, which gives its answer once stored, or the key once it gave
+          // up on an error. A key nobody records for until the wait ends is an orphan (below).
+          if (this.#parts.sharedStore && Date.now() < waitUntil && !(await this.#parts.store.getRequest(claim.requestId))) {
+            if (this.#draining) throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry with the same idempotencyKey", { retryAfterSeconds: 1 });
+            await new Promise((resolve) => setTimeout(resolve, pauseMs));
+            continue;
+          }
+          return this.#awaitOrphan(kind, body, headers, client, claim.requestId);
+        }
+        case "new": {
+          const work = this.#run(request, fingerprint, requestId, client).finally(() => this.#running.delete(key));
+          this.#running.set(key, work);
+          return work;
+        }
       }
     }
   }
@@ -197,10 +219,11 @@ export class Relayer {
     execute?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
     if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
-    takeOrThrow(this.#parts.rateLimiter, [
+    const taking = takeOrThrow(this.#parts.rateLimiter, [
       { scope: "bot", key: request.intent.bot },
       { scope: "vault", key: request.vaultAddress },
     ]);
+    if (taking) await taking;
     // On a devnet the clock follows the chain: this snapshot's block is the latest it has seen.
     this.#parts.clock.observe(chain.chainId, snapshot.timestamp);
     const nowSeconds = BigInt(Math.floor(this.#parts.clock.now() / 1000));
@@ -295,7 +318,7 @@ export class Relayer {
     }
     const domain = await chain.domainOf(request.vaultAddress);
     const intentHash = intentHashOf(request, domain);
-    chargeFailure(limiter, client, () => checkSignature(request, intentHash));
+    await chargeFailure(limiter, client, () => checkSignature(request, intentHash));
     // Plain payments are simulated with the pinned read; a swap-and-pay needs its route first.
     const payment = request.kind === "payment" && !request.swap ? { request, data: executionCalldata(request) } : undefined;
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
@@ -460,8 +483,9 @@ export class Relayer {
   }
 
   /**
-   * A same-key request whose first run is not in this process (it was interrupted by a restart):
-   * answer from the ledger once the request has settled; run it afresh if it never got anywhere.
+   * A same-key request whose first run is not in this process (it was interrupted by a restart, or
+   * runs on another instance sharing the store): answer from the ledger once the request has
+   * settled; run it afresh if it never got anywhere.
    */
   async #awaitOrphan(kind: IntentKind, body: unknown, headers: HeaderBag, client: string, requestId: string): Promise<string> {
     const store = this.#parts.store;

@@ -22,6 +22,7 @@ import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
 import { keccak256Hex } from "../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
+import type { KeyLeaseGate } from "./key-lease.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
 export interface Job {
@@ -76,14 +77,23 @@ export class Submitter {
   #lastNonce: bigint | undefined;
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onTransaction: (result: TransactionEvent) => void;
+  /** With several instances on one database: the key's lease, without which nothing is signed (key-lease.ts). */
+  readonly #lease: KeyLeaseGate | undefined;
 
-  constructor(chain: ChainRuntime, store: Store, signer: LocalAccount, privateKey: Hex, options: { maxBatch: number; onTransaction?: (result: TransactionEvent) => void }) {
+  constructor(
+    chain: ChainRuntime,
+    store: Store,
+    signer: LocalAccount,
+    privateKey: Hex,
+    options: { maxBatch: number; onTransaction?: (result: TransactionEvent) => void; lease?: KeyLeaseGate },
+  ) {
     this.#chain = chain;
     this.#sign = transactionSigner(privateKey);
     this.#store = store;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
     this.#onTransaction = options.onTransaction ?? (() => {});
+    this.#lease = options.lease;
   }
 
   get address(): Address {
@@ -134,6 +144,9 @@ export class Submitter {
       }
     } finally {
       this.#pumping = false;
+      // Nothing left to send: the next instance with work for this key may take its lease at once.
+      if (this.#queue.length === 0) void this.#lease?.letGo();
+      else void this.#pump();
     }
   }
 
@@ -162,8 +175,9 @@ export class Submitter {
     const gas = jobs.length === 1 ? jobs[0]!.gas : jobs.reduce((sum, j) => sum + j.gas + BATCH_ITEM_GAS, 50_000n);
     const ids = jobs.map((j) => j.requestId);
     const fees = await this.#feeData();
-    const chainNonce = await this.#pendingNonce();
     for (let attempt = 0; ; attempt++) {
+      const leaseToken = await this.#holdLease();
+      const chainNonce = await this.#pendingNonce();
       const nonce = await this.#store.nextNonce(this.#chain.chainId, this.address, chainNonce);
       const rawTx = this.#sign({
         type: "eip1559",
@@ -185,11 +199,13 @@ export class Submitter {
             rawTx,
             chainPendingNonce: chainNonce,
             from: attempt === 0 ? from : ["submitting"],
+            ...(leaseToken === undefined ? {} : { leaseToken }),
           }),
         { durable: false },
       );
       if (!recorded.ok) {
-        if (recorded.code === "NONCE_MISMATCH" && attempt < 3) continue;
+        if (recorded.code === "LEASE_LOST") this.#lease?.lost();
+        if ((recorded.code === "NONCE_MISMATCH" || recorded.code === "LEASE_LOST") && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
       await this.#store.sync();
@@ -288,6 +304,31 @@ export class Submitter {
     this.#onTransaction(receipt.status === "success" ? "mined" : "reverted");
     const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));
     group.forEach((q, i) => q.resolve(outcomes[i]!));
+  }
+
+  /**
+   * The key's lease token (waiting for the lease), or undefined with a store of one instance. A
+   * lease just taken makes what this instance remembered of the key's nonces stale: another
+   * instance signed with it meanwhile.
+   */
+  async #holdLease(): Promise<bigint | undefined> {
+    if (!this.#lease) return undefined;
+    const { token, fresh } = await this.#lease.hold();
+    if (fresh) {
+      this.#chainNonce = undefined;
+      this.#lastNonce = undefined;
+    }
+    return token;
+  }
+
+  /** Whether this instance may sign with the key now: always with one instance; with several, while it holds the key's lease. */
+  get holdsKey(): boolean {
+    return this.#lease ? this.#lease.held : true;
+  }
+
+  /** Gives up the key's lease (shutting down). */
+  async close(): Promise<void> {
+    await this.#lease?.letGo();
   }
 
   async #pendingNonce(): Promise<bigint> {

@@ -92,7 +92,7 @@ export class Terms {
     if (!terms) throw relayError("INVALID_REQUEST", "this relayer has no terms of service to accept");
     const fields = parseAcceptBody(body);
     await admitUnauthenticated(this.#deps.rateLimiter, client);
-    chargeFailure(this.#deps.rateLimiter, client, () => this.#verify(terms, fields));
+    await chargeFailure(this.#deps.rateLimiter, client, () => this.#verify(terms, fields));
     // Accepting again is idempotent: the first acceptance stands (and costs no write).
     const known = await this.#deps.store.findTermsAcceptance(fields.wallet, terms.version);
     const recorded = known ?? (await this.#deps.store.recordTermsAcceptance({ ...fields, version: terms.version }));

@@ -162,10 +162,11 @@ const UNLIMITED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/m
  * Charges every request's client IP one token before any work is done (an onRequest hook), except
  * for /healthz, /readyz and /metrics. Over the limit, the request ends with 429 RATE_LIMITED.
  */
-export function registerClientRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+export function registerClientRateLimit(app: FastifyInstance, limiter: Limiter): void {
   app.addHook("onRequest", async (request) => {
     const path = request.url.split("?", 1)[0] ?? "";
     if (UNLIMITED_PATHS.has(path)) return;
-    takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+    const taking = takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+    if (taking) await taking;
   });
 }

@@ -1,7 +1,9 @@
 // An end-to-end environment for relayer tests: a real devnet (in-process Hardhat chain, contracts
 // deployed and seeded) and a real relayer on 127.0.0.1 serving it over HTTP, with helpers to sign
 // and send intents exactly as a bot would, and to change the vault's configuration as its owner.
-import { mkdtempSync } from "node:fs";
+// In the cluster run (test/relayer/deployment.ts) the relayer is three `relay serve` processes on
+// PostgreSQL behind nginx instead, and `url` is the proxy's.
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeFunctionData, type Address, type EIP1193Provider, type Hex } from "viem";
@@ -16,10 +18,15 @@ import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../packages/client/src/bodies.ts";
 import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
 import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
+import { startCluster, type Cluster } from "../support/cluster.ts";
+import { clusterRun, clusterStore, serveFlags } from "./deployment.ts";
 
 export interface Env {
   devnet: Devnet;
+  /** The in-process relayer (reading it in the cluster run throws: there it is other processes). */
   relayer: RunningRelayer;
+  /** The deployment, in the cluster run only. */
+  cluster?: Cluster;
   manifest: Manifest;
   clients: Clients;
   url: string;
@@ -36,12 +43,15 @@ export interface Env {
 export interface EnvOptions {
   /** Wraps the devnet's provider for the relayer only (the test's own clients use the devnet directly). */
   relayerProvider?: (provider: EIP1193Provider, manifest: Manifest) => EIP1193Provider;
+  /** "cluster": three instances on PostgreSQL behind nginx; default: RELAY_TEST_DEPLOYMENT (deployment.ts). */
+  deployment?: "one" | "cluster";
 }
 
 export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, options: EnvOptions = {}): Promise<Env> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-"));
   const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
   const manifest = devnet.manifest;
+  if ((options.deployment ?? (clusterRun() ? "cluster" : "one")) === "cluster") return clusterEnv(devnet, stateDir, overrides, options);
   const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
   const provider = devnet.chain.provider as EIP1193Provider;
   const relayerProvider = options.relayerProvider?.(provider, manifest) ?? provider;
@@ -65,6 +75,49 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
       await devnet.close();
     },
   };
+}
+
+/** The cluster run's Env: the same devnet, served by startCluster's instances behind the proxy. */
+async function clusterEnv(devnet: Devnet, stateDir: string, overrides: Partial<RelayerConfigInput>, options: EnvOptions): Promise<Env> {
+  try {
+    if (options.relayerProvider) throw new Error("startEnv: a wrapped provider exists only in this process, so the cluster run cannot apply it");
+    const { flags, rest } = serveFlags(overrides);
+    if (Object.keys(rest).length > 0) {
+      // Settings with no flag: a config file with the devnet's chain (its RPC on loopback) and them.
+      const file = path.join(stateDir, "cluster-config.json");
+      writeFileSync(file, JSON.stringify({ chains: [chainFromManifest(devnet.manifest, devnet.rpc.url)], ...rest }));
+      flags.push("--config", file);
+    }
+    const cluster = await startCluster({ devnet, store: clusterStore(), serveArgs: flags });
+    const manifest = devnet.manifest;
+    const clients = clientsFor(devnet.chain.provider as EIP1193Provider, manifest.chainId);
+    const env: Omit<Env, "relayer"> = {
+      devnet,
+      cluster,
+      manifest,
+      clients,
+      url: cluster.url,
+      stateDir,
+      bot: privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex),
+      reviewedBot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
+      owner: createSender(clients, manifest.accounts.owner.privateKey as Hex),
+      ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
+      vault: manifest.contracts.vault as Address,
+      token: (symbol) => manifest.tokens[symbol]!.address as Address,
+      async close() {
+        await cluster.stop();
+        await devnet.close();
+      },
+    };
+    return Object.defineProperty(env, "relayer", {
+      get() {
+        throw new Error("env.relayer: the cluster run's relayers are separate processes (see test/relayer/deployment.ts)");
+      },
+    }) as Env;
+  } catch (error) {
+    await devnet.close();
+    throw error;
+  }
 }
 
 /** POST a JSON body; returns status, headers, parsed body and the raw text. */

@@ -40,7 +40,13 @@ describe("operations", () => {
     it("GET /readyz is 200 with each chain's block number", async () => {
       const res = await get(`${env.url}/readyz`);
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ status: "ready", chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }] });
+      expect(res.body).toEqual({
+        status: "ready",
+        chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }],
+        database: { kind: "sqlite", ok: true },
+        // One instance on SQLite always holds its keys.
+        keys: [{ chainId: env.manifest.chainId, signer: env.manifest.accounts.relayer.address, held: true }],
+      });
       const head = await env.clients.publicClient.getBlockNumber({ cacheTime: 0 });
       expect(res.body.chains[0].blockNumber).toBeGreaterThan(0);
       expect(BigInt(res.body.chains[0].blockNumber)).toBeLessThanOrEqual(head);

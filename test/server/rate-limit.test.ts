@@ -184,16 +184,16 @@ describe("429 RATE_LIMITED", () => {
   it("unauthenticated work: admit refuses an empty bucket, spend takes, chargeFailure takes only on a throw", async () => {
     const limiter = new RateLimiter(config({ unauthenticated: { capacity: 2, refillPerSecond: 0.25 } }), clock().now);
     const ip = "127.0.0.2";
-    expect(chargeFailure(limiter, ip, () => "verified")).toBe("verified");
+    expect(await chargeFailure(limiter, ip, () => "verified")).toBe("verified");
     await admitUnauthenticated(limiter, ip, 0); // still two tokens
     await spendUnauthenticated(limiter, ip, 0);
-    expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
+    await expect(chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).rejects.toThrow("bad signature");
     await expect(admitUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({
       code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: expect.stringMatching(/bad signatures/),
     });
     await expect(spendUnauthenticated(limiter, ip, 0)).rejects.toMatchObject({ code: "RATE_LIMITED" });
     // An empty bucket stays empty: a failure then still throws its own error, not a 429.
-    expect(() => chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).toThrow("bad signature");
+    await expect(chargeFailure(limiter, ip, () => { throw new Error("bad signature"); })).rejects.toThrow("bad signature");
     await admitUnauthenticated(limiter, "127.0.0.1", 0);
   });
 
@@ -205,9 +205,9 @@ describe("429 RATE_LIMITED", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(190);
   });
 
-  it("takeOrThrow throws the error with its Retry-After seconds", () => {
+  it("takeOrThrow throws the error with its Retry-After seconds", async () => {
     const limiter = new RateLimiter(config({ bot: { capacity: 1, refillPerSecond: 0.25 } }), clock().now);
-    takeOrThrow(limiter, [{ scope: "bot", key: BOT }]);
+    await takeOrThrow(limiter, [{ scope: "bot", key: BOT }]);
     expect(() => takeOrThrow(limiter, [{ scope: "bot", key: BOT }])).toThrow(
       expect.objectContaining({ code: "RATE_LIMITED", status: 429, retryAfterSeconds: 4, details: "bot rate limit exceeded" }),
     );

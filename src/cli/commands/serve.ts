@@ -29,6 +29,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   termsUrl?: string;
   /** Start even with a well-known development relayer key on a chain that is not a development node. */
   allowDevKeys?: boolean;
+  /** Keep the ledger in PostgreSQL (postgres://…), shared with every other instance on it. */
+  databaseUrl?: string;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -75,7 +77,14 @@ function configFor(options: ServeCommandOptions, stateDir: string, chains: unkno
 async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
   const port = options.port;
   try {
-    return await startRelayer({ config, port, providers, allowDevKeys: options.allowDevKeys === true, log: (line) => io.stderr.write(`relay: ${line}\n`) });
+    return await startRelayer({
+      config,
+      port,
+      providers,
+      allowDevKeys: options.allowDevKeys === true,
+      databaseUrl: options.databaseUrl,
+      log: (line) => io.stderr.write(`relay: ${line}\n`),
+    });
   } catch (error) {
     throw portClash(error, port, "--port");
   }

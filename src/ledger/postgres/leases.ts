@@ -78,9 +78,13 @@ export class PostgresKeyLeases {
     return rows[0] ? { ...lease, expiresAt: Number(rows[0].expires_at), tookOver: false } : undefined;
   }
 
-  /** Gives a lease up at once (a clean shutdown), so another instance need not wait for its expiry. */
+  /**
+   * Gives a lease up at once (a clean shutdown, or nothing left to send), so another instance need
+   * not wait for its expiry. The next holder need not reconcile (its `tookOver` is false): every
+   * transaction recorded under the lease is being watched by its sender or by reconciliation.
+   */
   async release(lease: KeyLease): Promise<void> {
-    await this.#pool.query("UPDATE key_leases SET expires_at = 0 WHERE chain_id = $1 AND signer = $2 AND holder = $3 AND token = $4", [
+    await this.#pool.query("UPDATE key_leases SET expires_at = 0, holder = '' WHERE chain_id = $1 AND signer = $2 AND holder = $3 AND token = $4", [
       lease.chainId,
       lease.signer,
       this.#holder,

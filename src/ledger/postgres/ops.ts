@@ -18,6 +18,7 @@ import * as requests from "./requests.ts";
 import type { Query, Session } from "./session.ts";
 import * as spend from "./spend.ts";
 import * as terms from "./terms.ts";
+import { leaseIsCurrent } from "./leases.ts";
 
 export class PostgresOps implements StoreOps {
   protected readonly session: Session;
@@ -77,6 +78,10 @@ export class PostgresOps implements StoreOps {
         if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
       }
       const chainId = locked.get(ids[0]!)!.chainId;
+      // Fenced: an instance whose lease has passed to another records nothing (leases.ts).
+      if (submission.leaseToken !== undefined && !(await leaseIsCurrent(q, chainId, submission.signer, submission.leaseToken))) {
+        return { ok: false, code: "LEASE_LOST" };
+      }
       const nonce = await nonces.reserveNonce(q, chainId, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
       if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
       let last: RequestRecord | undefined;

@@ -82,6 +82,8 @@ export async function openPostgresPool(url: string, options: { poolSize?: number
     // Store transactions only touch the database, so a live one is never idle for long.
     idle_in_transaction_session_timeout: options.idleTransactionTimeoutMs ?? 30_000,
     keepAlive: true,
+    // A database that does not answer fails the start (or the query) instead of hanging it.
+    connectionTimeoutMillis: 10_000,
   });
   // An idle connection the server ends (a restart, a failover) is dropped from the pool; the next
   // query opens a new one. Without a listener, that event would end the process.

@@ -19,13 +19,19 @@ export type NonceCheck =
   /** Too many nonces spent within one lifetime: try again in `retryAfterSeconds`. */
   | { ok: false; reason: "full"; retryAfterSeconds: number };
 
+/** Where OwnerAuth gets and spends nonces: this process's NonceBook, or one shared by several instances. */
+export interface NonceIssuer {
+  issue(): { nonce: string; expiresAtMs: number };
+  spend(nonce: string): NonceCheck | Promise<NonceCheck>;
+}
+
 const MAC_LABEL = Buffer.from("relay siwe nonce v1\n", "latin1");
 const EXPIRY_BYTES = 8;
 const RANDOM_BYTES = 16;
 const MAC_BYTES = 16;
 const NONCE_RE = new RegExp(`^[0-9a-f]{${2 * (EXPIRY_BYTES + RANDOM_BYTES + MAC_BYTES)}}$`);
 
-export class NonceBook {
+export class NonceBook implements NonceIssuer {
   readonly #key = randomBytes(32);
   readonly #ttlMs: number;
   readonly #maxSpent: number;

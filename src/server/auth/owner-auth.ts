@@ -12,7 +12,7 @@ import { isRelayError, relayError } from "../../errors.ts";
 import { personalMessageDigest } from "../../siwe/digest.ts";
 import { dateTimeMs } from "../../../packages/client/src/siwe-grammar.ts";
 import { parseSiweMessage, type SiweMessage } from "../../../packages/client/src/siwe-message.ts";
-import { NonceBook } from "./nonces.ts";
+import { NonceBook, type NonceIssuer } from "./nonces.ts";
 import { decodeSessionToken, encodeSessionToken } from "./session-token.ts";
 
 export { loadOrCreateAuthSecret } from "./secret.ts";
@@ -37,6 +37,12 @@ export interface OwnerAuthOptions {
   maxSpentNonces?: number;
   /** Clock in ms since the epoch. Default Date.now. */
   now?: () => number;
+  /**
+   * Where nonces are issued and spent. Default: a NonceBook of this process (the nonce options
+   * above apply to it); several instances share one (PostgresNonceBook) so that a nonce issued by
+   * one can be spent on any, once.
+   */
+  nonces?: NonceIssuer;
 }
 
 export const DEFAULT_SESSION_TTL_MS = 60 * 60 * 1000;
@@ -60,7 +66,7 @@ export class OwnerAuth {
   readonly #chainIds: ReadonlySet<number>;
   readonly #sessionTtlMs: number;
   readonly #now: () => number;
-  readonly #nonces: NonceBook;
+  readonly #nonces: NonceIssuer;
 
   constructor(options: OwnerAuthOptions) {
     if (options.secret.length < 32) throw new TypeError("the auth secret must be at least 32 bytes");
@@ -71,7 +77,7 @@ export class OwnerAuth {
     this.#chainIds = new Set(options.chainIds);
     this.#sessionTtlMs = options.sessionTtlMs ?? DEFAULT_SESSION_TTL_MS;
     this.#now = options.now ?? Date.now;
-    this.#nonces = new NonceBook({
+    this.#nonces = options.nonces ?? new NonceBook({
       ttlMs: options.nonceTtlMs ?? DEFAULT_NONCE_TTL_MS,
       maxSpent: options.maxSpentNonces ?? DEFAULT_MAX_SPENT_NONCES,
       now: this.#now,
@@ -89,7 +95,7 @@ export class OwnerAuth {
    * the message's Expiration Time if that is sooner. Throws relayError("UNAUTHORIZED", reason) on
    * any failure.
    */
-  login(message: string, signature: string): { token: string; address: `0x${string}`; expiresAt: string } {
+  async login(message: string, signature: string): Promise<{ token: string; address: `0x${string}`; expiresAt: string }> {
     let siwe: SiweMessage;
     try {
       siwe = parseSiweMessage(message);
@@ -97,7 +103,7 @@ export class OwnerAuth {
       unauthorized((error as Error).message);
     }
     const now = this.#now();
-    this.#spendNonce(siwe.nonce);
+    await this.#spendNonce(siwe.nonce);
     this.#checkBinding(siwe);
     const expirationMs = this.#checkTimes(siwe, now);
     this.#checkSignature(message, signature, siwe.address);
@@ -121,8 +127,8 @@ export class OwnerAuth {
     return check.session.address;
   }
 
-  #spendNonce(nonce: string): void {
-    const check = this.#nonces.spend(nonce);
+  async #spendNonce(nonce: string): Promise<void> {
+    const check = await this.#nonces.spend(nonce);
     if (check.ok) return;
     switch (check.reason) {
       case "unknown":

@@ -42,7 +42,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: OwnerAuth): void 
 
   app.post("/v1/auth/login", async (request, reply) => {
     const { message, signature } = parseLoginBody(request.body);
-    const session = auth.login(message, signature);
+    const session = await auth.login(message, signature);
     void reply.header("cache-control", "no-store");
     return session;
   });

@@ -44,11 +44,12 @@ describe("PostgresKeyLeases", () => {
     expect(await a!.acquire(1, relayer, 400)).toMatchObject({ token: 1n, tookOver: false });
   });
 
-  it("a released lease is taken at once by another instance, which reconciles", async () => {
-    const { leases: [a, b] } = await instances(2);
+  it("a released lease is taken at once by another instance, with a new token and no reconciling (nothing was abandoned)", async () => {
+    const { pool, leases: [a, b] } = await instances(2);
     const lease = await a!.acquire(84532, relayer, 60_000);
     await a!.release(lease!);
-    expect(await b!.acquire(84532, relayer, 60_000)).toMatchObject({ holder: "instance-1", token: 2n, tookOver: true });
+    expect(await current(pool, 1n)).toBe(false);
+    expect(await b!.acquire(84532, relayer, 60_000)).toMatchObject({ holder: "instance-1", token: 2n, tookOver: false });
   });
 
   it("ten instances racing for a free lease: exactly one gets it", async () => {

@@ -45,9 +45,9 @@ async function attempt(auth: OwnerAuth, change: Partial<SiweMessageFields> = {},
 }
 
 /** Runs `action` and returns the details of the 401 UNAUTHORIZED it must throw. */
-function refusal(action: () => unknown): string {
+async function refusal(action: () => unknown): Promise<string> {
   try {
-    action();
+    await action();
   } catch (error) {
     if (!isRelayError(error)) throw error;
     expect(error.code).toBe("UNAUTHORIZED");
@@ -76,7 +76,7 @@ describe("login", () => {
   it("accepts a correctly signed message and returns a one-hour session for its address", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { statement: "Sign in to review held requests." });
-    const session = auth.login(message, signature);
+    const session = await auth.login(message, signature);
     expect(session.address).toBe(owner.address);
     expect(session.expiresAt).toBe(new Date(START + HOUR).toISOString());
     expect(auth.authenticate(`Bearer ${session.token}`)).toBe(owner.address);
@@ -85,95 +85,95 @@ describe("login", () => {
   it("ends the session at the message's Expiration Time when that is sooner", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { expirationTime: new Date(START + 10 * MINUTE) });
-    const session = auth.login(message, signature);
+    const session = await auth.login(message, signature);
     expect(session.expiresAt).toBe(new Date(START + 10 * MINUTE).toISOString());
     clock = START + 10 * MINUTE - 1;
     expect(auth.authenticate(`Bearer ${session.token}`)).toBe(owner.address);
     clock = START + 10 * MINUTE;
-    expect(refusal(() => auth.authenticate(`Bearer ${session.token}`))).toMatch(/session has expired/);
+    expect(await refusal(() => auth.authenticate(`Bearer ${session.token}`))).toMatch(/session has expired/);
   });
 
   it("honours sessionTtlMs", async () => {
     const auth = makeAuth({ sessionTtlMs: 5 * MINUTE });
     const { message, signature } = await attempt(auth);
-    expect(auth.login(message, signature).expiresAt).toBe(new Date(START + 5 * MINUTE).toISOString());
+    expect((await auth.login(message, signature)).expiresAt).toBe(new Date(START + 5 * MINUTE).toISOString());
   });
 
   it("accepts every served chain", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { chainId: 84532 });
-    expect(auth.login(message, signature).address).toBe(owner.address);
+    expect((await auth.login(message, signature)).address).toBe(owner.address);
   });
 
-  it("refuses text that is not a SIWE message, naming the line", () => {
-    expect(refusal(() => makeAuth().login("hello", "0x"))).toMatch(/invalid SIWE message, line 1/);
+  it("refuses text that is not a SIWE message, naming the line", async () => {
+    expect(await refusal(() => makeAuth().login("hello", "0x"))).toMatch(/invalid SIWE message, line 1/);
   });
 
   it("refuses another domain", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { domain: "evil.example" });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/domain "evil.example" is not this relayer's \("127.0.0.1:8787"\)/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/domain "evil.example" is not this relayer's \("127.0.0.1:8787"\)/);
   });
 
   it("refuses another URI", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { uri: "http://127.0.0.1:8787/other" });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/URI is not this relayer's base URL/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/URI is not this relayer's base URL/);
   });
 
   it("refuses a chain that is not served", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { chainId: 1 });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/chain ID 1 is not served \(served: 31337, 84532\)/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/chain ID 1 is not served \(served: 31337, 84532\)/);
   });
 
   it("refuses a nonce this relayer never issued", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { nonce: "abcdefgh12345678" });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
   });
 
   it("refuses a nonce issued by another relayer process", async () => {
     const { message, signature } = await attempt(makeAuth());
-    expect(refusal(() => makeAuth().login(message, signature))).toMatch(/nonce was not issued by this relayer/);
+    expect(await refusal(() => makeAuth().login(message, signature))).toMatch(/nonce was not issued by this relayer/);
   });
 
   it("refuses a replayed login", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth);
-    auth.login(message, signature);
-    expect(refusal(() => auth.login(message, signature))).toMatch(/already used/);
+    await auth.login(message, signature);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/already used/);
   });
 
   it("spends the nonce on a failed login too, so a corrected message needs a new nonce", async () => {
     const auth = makeAuth();
     const bad = await attempt(auth, { domain: "evil.example" });
-    refusal(() => auth.login(bad.message, bad.signature));
+    await refusal(() => auth.login(bad.message, bad.signature));
     const nonce = bad.message.match(/Nonce: (\w+)/)![1]!;
     const retry = await attempt(auth, { nonce });
-    expect(refusal(() => auth.login(retry.message, retry.signature))).toMatch(/already used/);
+    expect(await refusal(() => auth.login(retry.message, retry.signature))).toMatch(/already used/);
   });
 
   it("refuses an expired nonce", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { issuedAt: new Date(START + 5 * MINUTE) });
     clock = START + 5 * MINUTE;
-    expect(refusal(() => auth.login(message, signature))).toMatch(/nonce has expired/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/nonce has expired/);
   });
 
   it("accepts a nonce just before it expires", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth);
     clock = START + 5 * MINUTE - 1;
-    expect(auth.login(message, signature).address).toBe(owner.address);
+    expect((await auth.login(message, signature)).address).toBe(owner.address);
   });
 
   it("keeps the oldest outstanding nonce valid however many are issued after it (nonces take no room until used)", async () => {
     const auth = makeAuth({ maxSpentNonces: 2 });
     const oldest = await attempt(auth);
     for (let i = 0; i < 10_001; i++) auth.issueNonce();
-    expect(auth.login(oldest.message, oldest.signature).address).toBe(owner.address);
-    expect(refusal(() => auth.login(oldest.message, oldest.signature))).toMatch(/already used/);
+    expect((await auth.login(oldest.message, oldest.signature)).address).toBe(owner.address);
+    expect(await refusal(() => auth.login(oldest.message, oldest.signature))).toMatch(/already used/);
   });
 
   it("refuses a nonce whose MAC or expiry was altered", async () => {
@@ -184,7 +184,7 @@ describe("login", () => {
     const flipped = nonce.slice(0, -1) + (nonce.endsWith("0") ? "1" : "0");
     for (const forged of [later, flipped]) {
       const { message, signature } = await attempt(auth, { nonce: forged });
-      expect(refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
+      expect(await refusal(() => auth.login(message, signature))).toMatch(/nonce was not issued by this relayer/);
     }
   });
 
@@ -194,65 +194,65 @@ describe("login", () => {
     clock += MINUTE;
     const second = await attempt(auth);
     const third = await attempt(auth);
-    auth.login(first.message, first.signature);
-    auth.login(second.message, second.signature);
+    await auth.login(first.message, first.signature);
+    await auth.login(second.message, second.signature);
     let full: unknown;
     try {
-      auth.login(third.message, third.signature);
+      await auth.login(third.message, third.signature);
     } catch (error) {
       full = error;
     }
     // The first spent nonce expires 4 minutes from now: that is when there is room again.
     expect(full).toMatchObject({ code: "RATE_LIMITED", status: 429, retryAfterSeconds: 240 });
     // Both spent nonces are still remembered: a replay is refused as used, not forgotten.
-    expect(refusal(() => auth.login(first.message, first.signature))).toMatch(/already used/);
-    expect(refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
+    expect(await refusal(() => auth.login(first.message, first.signature))).toMatch(/already used/);
+    expect(await refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
     clock = START + 5 * MINUTE; // the first nonce expired: its slot is free
     const fresh = await attempt(auth);
-    expect(auth.login(fresh.message, fresh.signature).address).toBe(owner.address);
-    expect(refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
-    expect(refusal(() => auth.login(first.message, first.signature))).toMatch(/expired/);
+    expect((await auth.login(fresh.message, fresh.signature)).address).toBe(owner.address);
+    expect(await refusal(() => auth.login(second.message, second.signature))).toMatch(/already used/);
+    expect(await refusal(() => auth.login(first.message, first.signature))).toMatch(/expired/);
   });
 
   it("refuses an Issued At more than 60 s in the future, and accepts exactly 60 s", async () => {
     const auth = makeAuth();
     const late = await attempt(auth, { issuedAt: new Date(START + 60_001) });
-    expect(refusal(() => auth.login(late.message, late.signature))).toMatch(/Issued At .* is more than 60 s in the future/);
+    expect(await refusal(() => auth.login(late.message, late.signature))).toMatch(/Issued At .* is more than 60 s in the future/);
     const skewed = await attempt(auth, { issuedAt: new Date(START + 60_000) });
-    expect(auth.login(skewed.message, skewed.signature).address).toBe(owner.address);
+    expect((await auth.login(skewed.message, skewed.signature)).address).toBe(owner.address);
   });
 
   it("refuses a message past its Expiration Time", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { issuedAt: new Date(START - HOUR), expirationTime: new Date(START) });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/message expired at 2026-01-01T12:00:00.000Z/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/message expired at 2026-01-01T12:00:00.000Z/);
   });
 
   it("refuses a message before its Not Before, and accepts it once that time has come", async () => {
     const auth = makeAuth();
     const early = await attempt(auth, { notBefore: new Date(START + 1) });
-    expect(refusal(() => auth.login(early.message, early.signature))).toMatch(/not valid before/);
+    expect(await refusal(() => auth.login(early.message, early.signature))).toMatch(/not valid before/);
     const due = await attempt(auth, { notBefore: new Date(START) });
-    expect(auth.login(due.message, due.signature).address).toBe(owner.address);
+    expect((await auth.login(due.message, due.signature)).address).toBe(owner.address);
   });
 
   it("refuses a signature by another key", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, {}, stranger);
-    expect(refusal(() => auth.login(message, signature))).toMatch(/signature was not made by the message's address/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/signature was not made by the message's address/);
   });
 
   it("refuses the owner's signature over a different message", async () => {
     const auth = makeAuth();
     const { message } = await attempt(auth);
     const signature = await owner.signMessage({ message: `${message} ` });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/not made by the message's address/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/not made by the message's address/);
   });
 
   it("refuses a message naming the stranger but signed by the owner", async () => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth, { address: stranger.address });
-    expect(refusal(() => auth.login(message, signature))).toMatch(/not made by the message's address/);
+    expect(await refusal(() => auth.login(message, signature))).toMatch(/not made by the message's address/);
   });
 
   it.each<[string, (signature: string) => string, RegExp]>([
@@ -264,14 +264,14 @@ describe("login", () => {
   ])("refuses a malformed signature: %s", async (_name, mangle, reason) => {
     const auth = makeAuth();
     const { message, signature } = await attempt(auth);
-    expect(refusal(() => auth.login(message, mangle(signature)))).toMatch(reason);
+    expect(await refusal(() => auth.login(message, mangle(signature)))).toMatch(reason);
   });
 });
 
 describe("authenticate", () => {
   async function signedIn(auth: OwnerAuth): Promise<string> {
     const { message, signature } = await attempt(auth);
-    return auth.login(message, signature).token;
+    return (await auth.login(message, signature)).token;
   }
 
   it("accepts the bearer scheme in any case and surrounding spaces", async () => {
@@ -290,8 +290,8 @@ describe("authenticate", () => {
     ["garbage", "Bearer garbage", /session token is malformed/],
     ["three parts", "Bearer a.b.c", /session token is malformed/],
     ["non-base64url characters", `Bearer ${"+".repeat(38)}.${"/".repeat(43)}`, /session token is malformed/],
-  ])("refuses %s", (_name, header, reason) => {
-    expect(refusal(() => makeAuth().authenticate(header))).toMatch(reason);
+  ])("refuses %s", async (_name, header, reason) => {
+    expect(await refusal(() => makeAuth().authenticate(header))).toMatch(reason);
   });
 
   it("refuses a token whose address or expiry was changed", async () => {
@@ -304,16 +304,16 @@ describe("authenticate", () => {
     const later = Buffer.from(bytes);
     later.writeBigUInt64BE(BigInt(START + 365 * 24 * HOUR), 20);
     for (const forged of [otherAddress, later]) {
-      expect(refusal(() => auth.authenticate(`Bearer ${forged.toString("base64url")}.${mac}`))).toMatch(/not valid for this relayer/);
+      expect(await refusal(() => auth.authenticate(`Bearer ${forged.toString("base64url")}.${mac}`))).toMatch(/not valid for this relayer/);
     }
     const flipped = Buffer.from(mac, "base64url");
     flipped[0]! ^= 1;
-    expect(refusal(() => auth.authenticate(`Bearer ${body}.${flipped.toString("base64url")}`))).toMatch(/not valid for this relayer/);
+    expect(await refusal(() => auth.authenticate(`Bearer ${body}.${flipped.toString("base64url")}`))).toMatch(/not valid for this relayer/);
   });
 
   it("refuses a token made under another secret", async () => {
     const token = await signedIn(makeAuth({ secret: new Uint8Array(32).fill(9) }));
-    expect(refusal(() => makeAuth().authenticate(`Bearer ${token}`))).toMatch(/not valid for this relayer/);
+    expect(await refusal(() => makeAuth().authenticate(`Bearer ${token}`))).toMatch(/not valid for this relayer/);
   });
 
   it("refuses a token once its session has expired", async () => {
@@ -322,7 +322,7 @@ describe("authenticate", () => {
     clock = START + HOUR - 1;
     expect(auth.authenticate(`Bearer ${token}`)).toBe(owner.address);
     clock = START + HOUR;
-    expect(refusal(() => auth.authenticate(`Bearer ${token}`))).toMatch(/session has expired; sign in again/);
+    expect(await refusal(() => auth.authenticate(`Bearer ${token}`))).toMatch(/session has expired; sign in again/);
   });
 });
 

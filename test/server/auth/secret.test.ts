@@ -61,7 +61,7 @@ describe("sessions across a relayer restart", () => {
     const options = { domain: "127.0.0.1:8787", uri: "http://127.0.0.1:8787", chainIds: [31337] };
     const before = new OwnerAuth({ ...options, secret: loadOrCreateAuthSecret(dir) });
     const message = buildSiweMessage({ ...options, address: owner.address, chainId: 31337, nonce: before.issueNonce().nonce, issuedAt: new Date() });
-    const { token } = before.login(message, await owner.signMessage({ message }));
+    const { token } = await before.login(message, await owner.signMessage({ message }));
 
     const after = new OwnerAuth({ ...options, secret: loadOrCreateAuthSecret(dir) });
     expect(after.authenticate(`Bearer ${token}`)).toBe(owner.address);
