@@ -61,6 +61,11 @@ export interface StartRelayerOptions {
    * rate limits, SIWE nonces, the owner-session secret, reviews and scan outcomes.
    */
   databaseUrl?: string;
+  /**
+   * The address clients reach this relayer at, when that is not its own (several instances behind
+   * a proxy): owners' SIWE messages must name its host and URL. Default: the relayer's own URL.
+   */
+  publicUrl?: string;
   /** With databaseUrl: how long a relayer key's lease lasts unless renewed (default 10 s): how soon a dead instance's key is taken over. */
   leaseTtlMs?: number;
 }
@@ -184,10 +189,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const address = app.server.address();
     const port = typeof address === "object" && address !== null ? address.port : options.port;
     const url = `http://${host}:${port}`;
+    const publicUrl = options.publicUrl === undefined ? undefined : new URL(options.publicUrl);
     auth = new OwnerAuth({
       secret: shared?.sessionSecret ?? loadOrCreateAuthSecret(config.stateDir),
-      domain: `${host}:${port}`,
-      uri: url,
+      domain: publicUrl?.host ?? `${host}:${port}`,
+      uri: publicUrl?.origin ?? url,
       chainIds: [...chains.keys()],
       ...(shared ? { nonces: shared.nonces } : {}),
     });

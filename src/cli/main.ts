@@ -63,6 +63,7 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--port <port>", "relayer HTTP port on 127.0.0.1 (0 = a free port)").default(8787).argParser(parsePort("--port")))
       .addOption(new Option("--rpc-url <url>", "serve against this one chain, with the deployment in the state directory's manifest (several chains: --config)").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
       .option("--config <file>", "a JSON relayer configuration: several chains, relayer keys, limits")
+      .addOption(new Option("--public-url <url>", "the address clients reach this relayer at, when it is behind a proxy (the owners' sign-in messages name it; default: its own http://127.0.0.1:<port>)").argParser(parseUrl("--public-url")).env("RELAY_PUBLIC_URL"))
       .addOption(new Option("--database-url <url>", "keep the ledger in PostgreSQL (postgres://…), shared by every instance started with it (default: SQLite in the state directory)").argParser(parseDatabaseUrl("--database-url")).env("RELAY_DATABASE_URL"))
       .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the verification agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))
       .option("--ai-model <name>", "model name for --ai-endpoint")

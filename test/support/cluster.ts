@@ -14,7 +14,7 @@ import path from "node:path";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { projectRoot } from "../../src/paths.ts";
-import { startNginx, type NginxProxy } from "./nginx.ts";
+import { freePort, startNginx, type NginxProxy } from "./nginx.ts";
 import { startPostgres, type PostgresServer } from "./postgres.ts";
 
 export interface ClusterInstance {
@@ -91,7 +91,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       }
     }
     const rpcUrl = devnet.rpc.url;
-    const extra = [...(databaseUrl ? ["--database-url", databaseUrl] : []), ...(options.serveArgs ?? [])];
+    // The proxy's port is chosen first: every instance names it as its public address, so an
+    // owner's sign-in message for the proxy is accepted by whichever instance gets it.
+    const proxyPort = await freePort();
+    const extra = [
+      ...(databaseUrl ? ["--database-url", databaseUrl] : []),
+      "--public-url", `http://127.0.0.1:${proxyPort}`,
+      ...(options.serveArgs ?? []),
+    ];
     // One at a time: the first instance creates the shared ledger's tables (its migrations).
     const instances: ClusterInstance[] = [];
     for (let i = 0; i < count; i++) {
@@ -106,7 +113,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       cleanups.push(() => instance.kill("SIGTERM"));
       instances.push(instance);
     }
-    const proxy = await startNginx(instances.map((i) => i.url));
+    const proxy = await startNginx(instances.map((i) => i.url), { port: proxyPort });
     cleanups.push(() => proxy.stop());
     return { url: proxy.url, rpcUrl, manifest: devnet.manifest, devnet, databaseUrl, instances, proxy, stop: stopAll };
   } catch (error) {

@@ -79,7 +79,8 @@ ${upstreams.map((u) => `    server ${hostPort(u)} max_fails=1 fail_timeout=5s;`)
 `;
 }
 
-function freePort(): Promise<number> {
+/** A loopback port free right now. */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once("error", reject);
@@ -107,14 +108,17 @@ process.once("exit", () => {
   for (const child of running) child.kill("SIGTERM");
 });
 
-/** Starts nginx on a free loopback port in front of `upstreams` (URLs or host:port), round-robin. */
-export async function startNginx(upstreams: readonly string[]): Promise<NginxProxy> {
+/**
+ * Starts nginx in front of `upstreams` (URLs or host:port), round-robin, on `port` when given (e.g.
+ * one the upstreams were told is their public address), else on a free loopback port.
+ */
+export async function startNginx(upstreams: readonly string[], options: { port?: number } = {}): Promise<NginxProxy> {
   if (upstreams.length === 0) throw new Error("startNginx needs at least one upstream");
   const dir = mkdtempSync(path.join(tmpdir(), "relay-nginx-"));
   // As root, nginx's workers run as an unprivileged user that must reach the temporary files.
   chmodSync(dir, 0o755);
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = options.port ?? (await freePort());
     const config = path.join(dir, "nginx.conf");
     writeFileSync(config, nginxConfig({ dir, port, upstreams }));
     try {
@@ -136,7 +140,7 @@ export async function startNginx(upstreams: readonly string[]): Promise<NginxPro
       };
     } catch (error) {
       // The port may have been taken between freePort and nginx's bind: try another.
-      if (attempt >= 3) {
+      if (attempt >= 3 || options.port !== undefined) {
         rmSync(dir, { recursive: true, force: true });
         throw error;
       }

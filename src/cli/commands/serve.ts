@@ -31,6 +31,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   allowDevKeys?: boolean;
   /** Keep the ledger in PostgreSQL (postgres://…), shared with every other instance on it. */
   databaseUrl?: string;
+  /** The address clients reach this relayer at (a proxy in front of several instances). */
+  publicUrl?: string;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -83,6 +85,7 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
       providers,
       allowDevKeys: options.allowDevKeys === true,
       databaseUrl: options.databaseUrl,
+      publicUrl: options.publicUrl,
       log: (line) => io.stderr.write(`relay: ${line}\n`),
     });
   } catch (error) {
