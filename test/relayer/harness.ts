@@ -64,16 +64,23 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
     clients,
     url: relayer.url,
     stateDir,
+    ...devnetParties(manifest, clients),
+    async close() {
+      await relayer.close();
+      await devnet.close();
+    },
+  };
+}
+
+/** The devnet's seeded bots, owner, vault and tokens, as both kinds of Env give them. */
+function devnetParties(manifest: Devnet["manifest"], clients: Env["clients"]): Pick<Env, "bot" | "reviewedBot" | "owner" | "ownerAccount" | "vault" | "token"> {
+  return {
     bot: privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex),
     reviewedBot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
     owner: createSender(clients, manifest.accounts.owner.privateKey as Hex),
     ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
     vault: manifest.contracts.vault as Address,
     token: (symbol) => manifest.tokens[symbol]!.address as Address,
-    async close() {
-      await relayer.close();
-      await devnet.close();
-    },
   };
 }
 
@@ -98,12 +105,7 @@ async function clusterEnv(devnet: Devnet, stateDir: string, overrides: Partial<R
       clients,
       url: cluster.url,
       stateDir,
-      bot: privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex),
-      reviewedBot: privateKeyToAccount(manifest.accounts.bots.reviewed.privateKey as Hex),
-      owner: createSender(clients, manifest.accounts.owner.privateKey as Hex),
-      ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
-      vault: manifest.contracts.vault as Address,
-      token: (symbol) => manifest.tokens[symbol]!.address as Address,
+      ...devnetParties(manifest, clients),
       async close() {
         await cluster.stop();
         await devnet.close();
