@@ -37,10 +37,16 @@ const READ_AND_SIMULATE = selectorOf(simulatingLensAbi, "readAndSimulate");
 
 export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}): Promise<Env & { tap: Tap }> {
   let tap: Tap | undefined;
+  let env: Env | undefined;
+  // Requests the relayer has recorded and not yet settled: each one simulated is recorded next.
+  const recorded = async () => {
+    const store = env!.relayer.store;
+    return (await store.listUnsettled()).length + (await store.listInFlight()).length;
+  };
   // Only the relayer's provider is tapped: the owner's actions in the tests never go through it.
-  const env = await startEnv(overrides, {
+  env = await startEnv(overrides, {
     relayerProvider: (provider, manifest) => {
-      const tapped = tapProvider(provider, manifest.contracts.vault as Address);
+      const tapped = tapProvider(provider, manifest.contracts.vault as Address, recorded);
       tap = tapped.tap;
       return tapped.provider;
     },
@@ -48,32 +54,38 @@ export async function startTappedEnv(overrides: Partial<RelayerConfigInput> = {}
   return Object.assign(env, { tap: tap! });
 }
 
-function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP1193Provider; tap: Tap } {
+function tapProvider(inner: EIP1193Provider, vault: Address, recorded: () => Promise<number>): { provider: EIP1193Provider; tap: Tap } {
   const broadcasts: Broadcast[] = [];
   let simulations = 0;
-  let pending: { action: () => Promise<unknown>; simulations: number } | undefined;
-  let nonceReadAfter: number | undefined;
+  /** What the next broadcast waits for: `simulations` in all, and `newRequests` more records than `recordedBefore`. */
+  type Armed = { simulations: number; newRequests: number; recordedBefore: Promise<number> };
+  let pending: (Armed & { action: () => Promise<unknown> }) | undefined;
+  let nonceReadAfter: Armed | undefined;
   const simulated: Array<() => void> = [];
 
   const tap: Tap = {
     broadcasts,
     beforeNextBroadcast(action, afterSimulations = 0) {
-      pending = { action, simulations: simulations + afterSimulations };
-      nonceReadAfter = pending.simulations;
+      pending = { action, simulations: simulations + afterSimulations, newRequests: afterSimulations, recordedBefore: recorded() };
+      nonceReadAfter = pending;
     },
   };
 
-  async function untilSimulated(count: number): Promise<void> {
-    while (simulations < count) await new Promise<void>((resolve) => simulated.push(resolve));
-    // Let every request whose simulation just ended run on to the relayer's queue.
+  async function untilSimulated(armed: Armed): Promise<void> {
+    while (simulations < armed.simulations) await new Promise<void>((resolve) => simulated.push(resolve));
+    // Every request simulated by then is recorded in the relayer's store next (a commit that may
+    // wait for a group fsync, longer on a loaded machine): wait for those records, however long.
+    const want = (await armed.recordedBefore) + armed.newRequests;
+    while ((await recorded()) < want) await new Promise((resolve) => setTimeout(resolve, 2));
+    // Let every recorded request run on to the relayer's queue.
     for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
   }
 
   const request = async (args: { method: string; params?: unknown }): Promise<unknown> => {
     if (args.method === "eth_getTransactionCount" && nonceReadAfter !== undefined) {
-      const after = nonceReadAfter;
+      const armed = nonceReadAfter;
       nonceReadAfter = undefined;
-      await untilSimulated(after);
+      await untilSimulated(armed);
     }
     if (args.method === "eth_sendRawTransaction") {
       const raw = (args.params as [Hex])[0];
@@ -81,7 +93,7 @@ function tapProvider(inner: EIP1193Provider, vault: Address): { provider: EIP119
       const armed = pending;
       pending = undefined;
       if (armed) {
-        await untilSimulated(armed.simulations);
+        await untilSimulated(armed);
         await armed.action();
       }
       const hash = (await inner.request(args as never)) as Hex;
