@@ -3,7 +3,7 @@
 // and send intents exactly as a bot would, and to change the vault's configuration as its owner.
 // In the cluster run (test/relayer/deployment.ts) the relayer is three `relay serve` processes on
 // PostgreSQL behind nginx instead, and `url` is the proxy's.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encodeFunctionData, type Address, type EIP1193Provider, type Hex } from "viem";
@@ -68,6 +68,7 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
     async close() {
       await relayer.close();
       await devnet.close();
+      rmSync(stateDir, { recursive: true, force: true });
     },
   };
 }
@@ -109,6 +110,7 @@ async function clusterEnv(devnet: Devnet, stateDir: string, overrides: Partial<R
       async close() {
         await cluster.stop();
         await devnet.close();
+        rmSync(stateDir, { recursive: true, force: true });
       },
     };
     return Object.defineProperty(env, "relayer", {
