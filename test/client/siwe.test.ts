@@ -1,6 +1,5 @@
 // signInWithEthereum end to end: a RelayClient against the relayer app listening on 127.0.0.1 with
 // the SIWE routes and a stand-in owner route.
-import net from "node:net";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Hex } from "viem";
@@ -10,6 +9,7 @@ import { buildApp } from "../../src/server/app.ts";
 import { OwnerAuth } from "../../src/server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../../src/server/routes/auth.ts";
 import { parseSiweMessage, siweTarget, type SiweMessage } from "../../packages/client/src/siwe-message.ts";
+import { freePort } from "../support/free-port.ts";
 
 const owner = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 
@@ -17,15 +17,6 @@ let app: FastifyInstance;
 let baseUrl: string;
 /** The SIWE messages the relayer received, parsed. */
 const received: SiweMessage[] = [];
-
-/** A port nobody listens on right now: OwnerAuth needs the relayer's URL before its routes exist. */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   const port = await freePort();

@@ -14,7 +14,8 @@ import path from "node:path";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { projectRoot } from "../../src/paths.ts";
-import { freePort, startNginx, type NginxProxy } from "./nginx.ts";
+import { freePort } from "./free-port.ts";
+import { startNginx, type NginxProxy } from "./nginx.ts";
 import { startPostgres, type PostgresServer } from "./postgres.ts";
 
 export interface ClusterInstance {

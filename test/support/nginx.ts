@@ -4,9 +4,10 @@
 // as our child, so the PID we hold is its master's, and stop() ends exactly that process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { freePort } from "./free-port.ts";
 
 /** A running proxy. */
 export interface NginxProxy {
@@ -77,18 +78,6 @@ ${upstreams.map((u) => `    server ${hostPort(u)} max_fails=1 fail_timeout=5s;`)
   }
 }
 `;
-}
-
-/** A loopback port free right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 function accepts(port: number): Promise<boolean> {

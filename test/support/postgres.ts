@@ -6,10 +6,10 @@
 // setpriv, which execs (so the PID we hold is the server's own); otherwise as the current user.
 import { spawn, execFileSync, type ChildProcess } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { freePort } from "./free-port.ts";
 
 /** A running server. */
 export interface PostgresServer {
@@ -51,18 +51,6 @@ export function postgresBinDir(): string {
   } catch {
     throw new Error("PostgreSQL not found: install Debian's postgresql package (bash .ci/run does) or set RELAY_PG_BIN");
   }
-}
-
-/** A port free on 127.0.0.1 right now (the server binds it a moment later; startPostgres retries on a clash). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
-  });
 }
 
 /** As root: the `postgres` user's ids and the setpriv prefix that runs a program as it. */
