@@ -19,6 +19,7 @@ import { startDevnet } from "../src/devnet/start.ts";
 import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { chainFromManifest, parseRelayerConfig } from "../src/relayer/config.ts";
 import { startRelayer } from "../src/app/service.ts";
+import { targetLine } from "./support/target.ts";
 
 const SAMPLES = Number(process.env.BENCH_AUTH_SAMPLES ?? 150);
 const FLOOD = Number(process.env.BENCH_AUTH_FLOOD ?? 300);
@@ -147,7 +148,7 @@ const ratio = flooded / quiet;
 console.log(`the bot's p50, quiet:                ${quiet.toFixed(2)} ms (${SAMPLES} payments, one at a time)`);
 console.log(`the bot's p50, under the flood:      ${flooded.toFixed(2)} ms`);
 console.log(`the flood from 127.0.0.2: ${sent} bad-signature payments in ${flood.seconds.toFixed(1)} s (${(sent / flood.seconds).toFixed(0)}/s, ${FLOOD} in flight): ${JSON.stringify(flood.tally)}`);
-console.log(`p50 under flood / quiet p50: ${ratio.toFixed(2)}× (target <= ${TARGET_RATIO}×) ${ratio <= TARGET_RATIO ? "OK" : "OVER"}`);
+console.log(targetLine("p50 under flood / quiet p50", ratio, { op: "<=", value: TARGET_RATIO }, "×"));
 
 legit.destroy();
 await relayer.close();

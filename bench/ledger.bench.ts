@@ -13,6 +13,7 @@ import { performance } from "node:perf_hooks";
 import { createHash, randomUUID } from "node:crypto";
 import { openLedger, type Ledger, type SpendLimits } from "../src/ledger/index.ts";
 import type { StoreOps } from "../src/relayer/store.ts";
+import { targetLine } from "./support/target.ts";
 
 const measured = Number(process.argv[2] ?? 2000);
 const stepMs = 60_000;
@@ -120,7 +121,7 @@ const line = (label: string, b: Bench): string => {
 console.log(line("1k rows:  ", small));
 console.log(line("100k rows:", large));
 const ratio = summary(large).p99 / summary(small).p99;
-console.log(`p99 ratio 100k/1k: ${ratio.toFixed(2)} (target <= 1.5) ${ratio <= 1.5 ? "OK" : "OVER"}`);
+console.log(targetLine("p99 ratio 100k/1k", ratio, { op: "<=", value: 1.5 }));
 for (const b of [small, large]) {
   await b.ledger.close();
   rmSync(b.dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@ import { keccakBackend } from "../src/crypto/keccak.ts";
 import { hashIntent } from "../src/eip712/hash.ts";
 import { recoverSigner, secp256k1Backend } from "../src/eip712/recover.ts";
 import { intentTypes, type PaymentIntent, type VaultDomain } from "../packages/client/src/intent-types.ts";
+import { targetLine } from "./support/target.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 2);
 const SAMPLES = 64;
@@ -71,7 +72,7 @@ const viem = await measure("viem recoverTypedDataAddress", async (i) => {
   });
   if (signer !== s.signer) throw new Error("mismatch");
 });
-console.log(`ratio native/viem: ${(native / viem).toFixed(1)}x (target >= 20)\n`);
+console.log(targetLine("ratio native/viem", native / viem, { op: ">=", value: 20 }, "×", 1) + "\n");
 
 await measure("native hashIntent alone", (i) => hashIntent("payment", domain, samples[i]!.intent));
 const digests = samples.map((s) => hashIntent("payment", domain, s.intent));

@@ -22,6 +22,7 @@ import { startRelayer } from "../src/app/service.ts";
 import { paymentRequestBody } from "../packages/client/src/bodies.ts";
 import { signPaymentIntent } from "../packages/client/src/sign.ts";
 import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
+import { targetLine } from "./support/target.ts";
 
 const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 200);
@@ -186,8 +187,8 @@ if (directRound.chainMs !== undefined && relayRound.chainMs !== undefined) {
   const cpu = (r: typeof directRound) => `chain thread ${r.chainMs!.toFixed(2)} ms + JavaScript thread ${r.jsMs!.toFixed(2)} ms`;
   console.log(`CPU per payment, direct: ${cpu(directRound)}; through the relayer: ${cpu(relayRound)}`);
 }
-console.log(`throughput ratio relayer/direct: ${ratio.toFixed(2)} (target >= 1.0) ${ratio >= 1 ? "OK" : "UNDER"}`);
-console.log(`p50 latency relayer - direct: ${extra.toFixed(2)} ms (target <= 3 ms) ${extra <= 3 ? "OK" : "OVER"}`);
+console.log(targetLine("throughput ratio relayer/direct", ratio, { op: ">=", value: 0.6 }));
+console.log(targetLine("p50 latency relayer - direct", extra, { op: "<=", value: 1.5 }, "ms"));
 
 await pool.close();
 await relayer.close();
