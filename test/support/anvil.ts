@@ -4,7 +4,7 @@
 // no state on disk (anvil otherwise leaves large state snapshots in its temp folder) and runs with its
 // own temp folder, removed by stop(), which ends only the process it started.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -25,13 +25,23 @@ export interface AnvilOptions {
   args?: string[];
 }
 
-/** The anvil binary shipped in the platform's `@foundry-rs/anvil-<os>-<arch>` package. */
+/**
+ * The anvil binary shipped in the platform's `@foundry-rs/anvil-<os>-<arch>` package. The lockfile
+ * lists the linux-x64 package (CI's); where npm skips the platform's optional package, the
+ * `@foundry-rs/anvil` postinstall fetches the same binary from the registry into its own folder.
+ */
 export function anvilBinary(): string {
   const arch = { x64: "amd64", arm64: "arm64" }[process.arch as string];
   if (!arch || !["linux", "darwin"].includes(process.platform)) throw new Error(`anvil: no binary package for ${process.platform}/${process.arch}`);
   const require = createRequire(import.meta.url);
-  const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
-  return path.join(path.dirname(manifest), "bin", "anvil");
+  try {
+    const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    return path.join(path.dirname(manifest), "bin", "anvil");
+  } catch {
+    const fetched = path.join(path.dirname(require.resolve("@foundry-rs/anvil/package.json")), "anvil");
+    if (existsSync(fetched)) return fetched;
+    throw new Error(`anvil: neither @foundry-rs/anvil-${process.platform}-${arch} nor ${fetched} is installed; run npm install`);
+  }
 }
 
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
