@@ -128,6 +128,22 @@ describe("relay deploy and relay serve --rpc-url on anvil", () => {
     expect((await relay.ready()).status).toBe("ready");
   });
 
+  it("anvil answers reads pinned a few blocks back, as a full node does (the relayer pins each group's reads to a block)", async () => {
+    // With `--prune-history` and no count anvil keeps only the latest state, and a block mined
+    // between the relayer's eth_blockNumber and its pinned eth_call failed the request with 500.
+    const pinned = await chain.publicClient.getBlockNumber();
+    for (let i = 0; i < 3; i++) await chain.publicClient.request({ method: "evm_mine", params: [] } as never);
+    const atPinned = await chain.publicClient.readContract({ address: token("USDC"), abi: erc20Abi, functionName: "balanceOf", args: [vault()], blockNumber: pinned });
+    expect(atPinned).toBe(await balanceOf(token("USDC"), vault()));
+  });
+
+  it("50 payments at once are all approved and mined", async () => {
+    const intents = Array.from({ length: 50 }, () => payment("default", USDC(1)));
+    const answers = await Promise.all(intents.map(async (intent) => relay.submitPayment(await signPaymentRequest(bot("default"), domain(), intent))));
+    expect(answers.map((a) => a.status)).toEqual(intents.map(() => "approved"));
+    for (const intent of intents) expect(await balanceOf(token("USDC"), intent.to)).toBe(USDC(1));
+  });
+
   it("payment: approved on the fast path, mined on anvil, the recipient holds the amount", async () => {
     const intent = payment("default", USDC(3));
     const vaultBefore = await balanceOf(token("USDC"), vault());
