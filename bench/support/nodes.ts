@@ -19,7 +19,7 @@ import { startDevnet } from "../../src/devnet/start.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
 import { startRelayer } from "../../src/app/service.ts";
 import { startAnvil } from "../../test/support/anvil.ts";
-import { processCpuMicros, startRelayProcess } from "./relay-process.ts";
+import { processCpuMicros, startRelayProcess, type RelayProcess } from "./relay-process.ts";
 
 export type NodeKind = "in-process" | "anvil";
 
@@ -86,10 +86,13 @@ export async function inProcessNode(): Promise<BenchNode> {
 
 export async function anvilNode(): Promise<BenchNode> {
   const anvil = await startAnvil();
+  let relay: RelayProcess | undefined;
   try {
-    const relay = await startRelayProcess({ rpcUrl: anvil.url });
+    relay = await startRelayProcess({ rpcUrl: anvil.url });
+    const { pid, stop } = relay;
     const manifest = relay.manifest;
     const clients = clientsFor(anvil.url, manifest.chainId);
+    const direct = await authorizeDirect(clients, manifest);
     const pool = new Pool(anvil.url, { connections: 64, pipelining: 1 });
     let id = 0;
     return {
@@ -104,15 +107,16 @@ export async function anvilNode(): Promise<BenchNode> {
         if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
         return answer.result;
       },
-      direct: await authorizeDirect(clients, manifest),
-      cpu: () => ({ relayer: processCpuMicros(relay.pid), anvil: processCpuMicros(anvil.pid) }),
+      direct,
+      cpu: () => ({ relayer: processCpuMicros(pid), anvil: processCpuMicros(anvil.pid) }),
       async close() {
         await pool.close();
-        await relay.stop();
+        await stop();
         await anvil.stop();
       },
     };
   } catch (error) {
+    await relay?.stop();
     await anvil.stop();
     throw error;
   }

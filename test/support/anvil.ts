@@ -66,6 +66,8 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     ...(options.args ?? []),
   ];
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: temp } });
+  running.set(child, temp);
+  child.once("exit", () => running.delete(child));
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const url = `http://127.0.0.1:${port}`;
@@ -104,3 +106,12 @@ async function stopChild(child: ChildProcess, temp: string): Promise<void> {
   }
   rmSync(temp, { recursive: true, force: true });
 }
+
+/** The nodes this process started and has not stopped, with their temp folders: ended if it exits first. */
+const running = new Map<ChildProcess, string>();
+process.once("exit", () => {
+  for (const [child, temp] of running) {
+    child.kill("SIGKILL");
+    rmSync(temp, { recursive: true, force: true });
+  }
+});
