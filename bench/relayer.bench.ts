@@ -7,7 +7,8 @@
 //     with the chain's age: anvil's from 0.48 ms a block at 0–500 blocks to 3.7 ms at 2,500–3,000);
 //     direct transactions have gas, fees and nonces prefilled and are signed ahead;
 //   latency: one payment at a time, direct and relayed alternately, p50 of the relayer's HTTP answer
-//     minus p50 of one direct transaction (send, then its receipt polled every millisecond);
+//     minus p50 of one direct transaction until its receipt (eth_sendRawTransactionSync where the node
+//     has it, as anvil does; else sent, then its receipt polled every millisecond);
 //   CPU per payment from /proc in the throughput rounds: on anvil the relay process's (all threads),
 //     the relayer's own cost, and anvil's; in process the chain's thread and the JS thread.
 // Run: npm run bench (all benchmarks) or `npm run bench:relayer`; BENCH_NODES=anvil (or in-process)
@@ -83,6 +84,11 @@ function load(node: BenchNode) {
     },
 
     async sendDirect(raw: Hex): Promise<void> {
+      if (node.sendSync) {
+        const receipt = (await node.rpc("eth_sendRawTransactionSync", [raw])) as { status: string };
+        if (receipt.status !== "0x1") throw new Error("direct payment reverted");
+        return;
+      }
       const hash = (await node.rpc("eth_sendRawTransaction", [raw])) as Hex;
       for (;;) {
         const receipt = await node.rpc("eth_getTransactionReceipt", [hash]);

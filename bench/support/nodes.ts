@@ -33,6 +33,11 @@ export interface BenchNode {
   relayerUrl: string;
   /** One JSON-RPC call to the node (the direct transactions and their receipts). */
   rpc(method: string, params: unknown[]): Promise<unknown>;
+  /**
+   * Whether the node answers `eth_sendRawTransactionSync` (EIP-7966: the receipt once mined), the
+   * quickest a direct sender can learn of its receipt. Otherwise the receipt is polled.
+   */
+  sendSync: boolean;
   /** The key that sends direct transactions, authorized as a relayer in the registry. */
   direct: KeyPair;
   /**
@@ -69,6 +74,8 @@ export async function inProcessNode(): Promise<BenchNode> {
     clients,
     relayerUrl: relayer.url,
     rpc: (method, params) => provider.request({ method, params } as never),
+    // The chain mines within eth_sendRawTransaction: the first receipt read finds it.
+    sendSync: false,
     direct: await authorizeDirect(clients, manifest),
     cpu: () => {
       // The chain runs on its own thread but needs the JS thread between requests; the JS thread
@@ -107,6 +114,7 @@ export async function anvilNode(): Promise<BenchNode> {
         if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
         return answer.result;
       },
+      sendSync: true,
       direct,
       cpu: () => ({ relayer: processCpuMicros(pid), anvil: processCpuMicros(anvil.pid) }),
       async close() {

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { devKeyPair, ROLE_INDEX } from "../../src/devnet/accounts.ts";
@@ -106,7 +106,7 @@ const vault = () => manifest.contracts.vault as Address;
 const token = (symbol: string) => manifest.tokens[symbol]!.address as Address;
 const bot = (name: "default" | "reviewed") => privateKeyToAccount(manifest.accounts.bots[name].privateKey as Hex);
 const owner = () => privateKeyToAccount(manifest.accounts.owner.privateKey as Hex);
-const fresh = () => privateKeyToAccount(`0x${crypto.getRandomValues(new Uint8Array(32)).reduce((s, b) => s + b.toString(16).padStart(2, "0"), "")}` as Hex).address;
+const fresh = () => privateKeyToAccount(generatePrivateKey()).address;
 const balanceOf = (asset: Address, who: Address) => chain.publicClient.readContract({ address: asset, abi: erc20Abi, functionName: "balanceOf", args: [who] });
 const used = (intentHash: Hex) => chain.publicClient.readContract({ address: vault(), abi: vaultAbi, functionName: "usedIntents", args: [intentHash] }) as Promise<boolean>;
 
