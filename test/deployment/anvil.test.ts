@@ -239,6 +239,7 @@ describe("relay deploy and relay serve --rpc-url on anvil", () => {
     serve = undefined;
     await anvil.stop();
     for (const pid of pids) expect(() => process.kill(pid, 0)).toThrow();
+    expect(existsSync(anvil.tempDir)).toBe(false);
     rmSync(stateDir, { recursive: true, force: true });
     expect(existsSync(stateDir)).toBe(false);
   });

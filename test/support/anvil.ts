@@ -19,6 +19,8 @@ export interface Anvil {
   url: string;
   port: number;
   pid: number;
+  /** anvil's own temp folder (its TMPDIR), removed by stop(). */
+  tempDir: string;
   /** SIGTERM, then SIGKILL after 5 s; removes anvil's temp folder. */
   stop(): Promise<void>;
 }
@@ -78,7 +80,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     await stop();
     throw error;
   }
-  return { url, port, pid: child.pid!, stop };
+  return { url, port, pid: child.pid!, tempDir: temp, stop };
 }
 
 async function waitForRpc(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
