@@ -202,6 +202,9 @@ for (const kind of NODES) {
   console.log(`-- ${node.title}`);
   try {
     await benchNode(node);
+  } catch (error) {
+    if (node.relayerLog) console.error(`relay serve's log:\n${node.relayerLog()}`);
+    throw error;
   } finally {
     await node.close();
   }

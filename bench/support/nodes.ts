@@ -45,6 +45,8 @@ export interface BenchNode {
    * when it can be told apart (the relay process, all threads); the rest explain what bounds a round.
    */
   cpu(): Record<string, number>;
+  /** The relayer's log, where it runs as its own process: shown when the benchmark fails. */
+  relayerLog?(): string;
   close(): Promise<void>;
 }
 
@@ -96,7 +98,7 @@ export async function anvilNode(): Promise<BenchNode> {
   let relay: RelayProcess | undefined;
   try {
     relay = await startRelayProcess({ rpcUrl: anvil.url });
-    const { pid, stop } = relay;
+    const { pid, stop, output } = relay;
     const manifest = relay.manifest;
     const clients = clientsFor(anvil.url, manifest.chainId);
     const direct = await authorizeDirect(clients, manifest);
@@ -117,6 +119,7 @@ export async function anvilNode(): Promise<BenchNode> {
       sendSync: true,
       direct,
       cpu: () => ({ relayer: processCpuMicros(pid), anvil: processCpuMicros(anvil.pid) }),
+      relayerLog: output,
       async close() {
         await pool.close();
         await stop();
