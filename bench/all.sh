@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
-echo "== relayer fast path vs direct executePayment"
+echo "== relayer fast path vs direct executePayment, on the in-process chain and on anvil"
 run bench/relayer.bench.ts
 echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts

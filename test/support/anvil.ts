@@ -1,20 +1,26 @@
 // A fresh anvil node (the `@foundry-rs/anvil` devDependency, the node most bot authors and CIs run)
 // on a free loopback port, for the benchmarks and the tests that run relay against an external node.
 // It starts with the well-known test mnemonic's 20 accounts funded like the in-process devnet's, keeps
-// no state on disk (anvil otherwise leaves large state snapshots in its temp folder) and runs with its
+// no state on disk (anvil otherwise leaves large state snapshots in its temp folder) but the last
+// RECENT_STATES blocks' states in memory, as a full node does, and runs with its
 // own temp folder, removed by stop(), which ends only the process it started.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEV_ACCOUNT_BALANCE, DEV_ACCOUNT_COUNT, TEST_MNEMONIC } from "../../src/chain/hardhat.ts";
 import { freePort } from "./free-port.ts";
 
+/** How many recent blocks' states anvil keeps in memory: geth's full-node default. */
+const RECENT_STATES = 128;
+
 export interface Anvil {
   url: string;
   port: number;
   pid: number;
+  /** anvil's own temp folder (its TMPDIR), removed by stop(). */
+  tempDir: string;
   /** SIGTERM, then SIGKILL after 5 s; removes anvil's temp folder. */
   stop(): Promise<void>;
 }
@@ -25,13 +31,23 @@ export interface AnvilOptions {
   args?: string[];
 }
 
-/** The anvil binary shipped in the platform's `@foundry-rs/anvil-<os>-<arch>` package. */
+/**
+ * The anvil binary shipped in the platform's `@foundry-rs/anvil-<os>-<arch>` package. The lockfile
+ * lists the linux-x64 package (CI's); where npm skips the platform's optional package, the
+ * `@foundry-rs/anvil` postinstall fetches the same binary from the registry into its own folder.
+ */
 export function anvilBinary(): string {
   const arch = { x64: "amd64", arm64: "arm64" }[process.arch as string];
   if (!arch || !["linux", "darwin"].includes(process.platform)) throw new Error(`anvil: no binary package for ${process.platform}/${process.arch}`);
   const require = createRequire(import.meta.url);
-  const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
-  return path.join(path.dirname(manifest), "bin", "anvil");
+  try {
+    const manifest = require.resolve(`@foundry-rs/anvil-${process.platform}-${arch}/package.json`);
+    return path.join(path.dirname(manifest), "bin", "anvil");
+  } catch {
+    const fetched = path.join(path.dirname(require.resolve("@foundry-rs/anvil/package.json")), "anvil");
+    if (existsSync(fetched)) return fetched;
+    throw new Error(`anvil: neither @foundry-rs/anvil-${process.platform}-${arch} nor ${fetched} is installed; run npm install`);
+  }
 }
 
 export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
@@ -45,11 +61,15 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     "--accounts", String(DEV_ACCOUNT_COUNT),
     "--balance", String(DEV_ACCOUNT_BALANCE / 10n ** 18n),
     "--hardfork", "cancun",
-    "--prune-history",
+    // A count: a bare --prune-history keeps only the latest state, so a read pinned to a block that
+    // is no longer the newest fails (the relayer pins each group of reads to one block).
+    "--prune-history", String(RECENT_STATES),
     "--silent",
     ...(options.args ?? []),
   ];
   const child = spawn(anvilBinary(), args, { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: temp } });
+  running.set(child, temp);
+  child.once("exit", () => running.delete(child));
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
   const url = `http://127.0.0.1:${port}`;
@@ -60,7 +80,7 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     await stop();
     throw error;
   }
-  return { url, port, pid: child.pid!, stop };
+  return { url, port, pid: child.pid!, tempDir: temp, stop };
 }
 
 async function waitForRpc(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
@@ -88,3 +108,12 @@ async function stopChild(child: ChildProcess, temp: string): Promise<void> {
   }
   rmSync(temp, { recursive: true, force: true });
 }
+
+/** The nodes this process started and has not stopped, with their temp folders: ended if it exits first. */
+const running = new Map<ChildProcess, string>();
+process.once("exit", () => {
+  for (const [child, temp] of running) {
+    child.kill("SIGKILL");
+    rmSync(temp, { recursive: true, force: true });
+  }
+});
