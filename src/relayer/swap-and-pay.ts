@@ -11,7 +11,8 @@ import type { Hex } from "viem";
 import type { PaymentRequest, SwapRequest } from "../api/validate.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, intentHashOf } from "./checks.ts";
-import { snapshotQuery, type SwapRoute } from "./intents.ts";
+import type { SwapRoute } from "./intents.ts";
+import { snapshotQuery } from "./kinds/index.ts";
 import { chooseRoute } from "./simulate.ts";
 
 /** A swap-and-pay's swap, checked, with its route. */
