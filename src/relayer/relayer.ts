@@ -30,7 +30,8 @@ import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
-import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkValue, checkVaultExists, intentHashOf } from "./checks.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
+import { checkPolicy, checkValue } from "./policy/index.ts";
 import type { Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./intents.ts";
@@ -227,7 +228,7 @@ export class Relayer {
     checkBotAndVault(request, snapshot);
     await this.#checkTerms(chain, request);
     await checkNotInLedger(this.#parts.store, request, intentHash);
-    checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
+    checkPolicy(request, snapshot, chain);
     // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
     // for the balance check (and the vault checks the payment's balance after the swap).
     const swapLeg = isSwapAndPay(request)
@@ -289,7 +290,7 @@ export class Relayer {
       priced: snapshot.priced && valuation.priced,
       priceStale: snapshot.priceStale || valuation.priceStale,
     };
-    checkValue(valued);
+    checkValue(request, valued, chain);
     return { snapshot: valued, outflows: valuation.outflows };
   }
 
