@@ -43,8 +43,11 @@ function passing(): PolicySnapshot {
   };
 }
 
-/** Each rule's failure, as a change of the passing snapshot (every rule of the list has one). */
-const failures: Record<string, (s: PolicySnapshot) => void> = {
+/**
+ * Each rule's failure (every rule of the list has one): a change of the passing snapshot `s`, or of
+ * the request `r`, returned changed (a rule may read the request alone).
+ */
+const failures: Record<string, (s: PolicySnapshot, r: RelayRequest) => RelayRequest | void> = {
   "usable-prices": (s) => void (s.priceStale = true),
   "per-tx-limit": (s) => void (s.config = { ...s.config, maxPerTxAmount: 50n }),
   "payment-destination": (s) => void (s.destinationAllowed = false),
@@ -113,9 +116,10 @@ describe("policy rules", () => {
       // is always the first remaining rule's.
       for (let first = 0; first < order.length; first++) {
         const snapshot = passing();
-        for (const name of order.slice(first)) failures[name]!(snapshot);
+        let request = requests[kind]!;
+        for (const name of order.slice(first)) request = failures[name]!(snapshot, request) ?? request;
         const expected = policyRules.find((r) => r.name === order[first])!.codes;
-        expect(expected, `${kind}: ${order.slice(first).join(", ")}`).toContain(codeOf(() => checkPolicy(requests[kind]!, snapshot, context)));
+        expect(expected, `${kind}: ${order.slice(first).join(", ")}`).toContain(codeOf(() => checkPolicy(request, snapshot, context)));
       }
       expect(codeOf(() => checkPolicy(requests[kind]!, passing(), context)), kind).toBeUndefined();
     }
@@ -126,8 +130,8 @@ describe("policy rules", () => {
       for (const kind of rule.kinds) {
         for (const fail of Object.values(failures)) {
           const snapshot = passing();
-          fail(snapshot);
-          const code = codeOf(() => rule.check(requests[kind]!, snapshot, context));
+          const request = fail(snapshot, requests[kind]!) ?? requests[kind]!;
+          const code = codeOf(() => rule.check(request, snapshot, context));
           if (code !== undefined) expect(rule.codes, rule.name).toContain(code);
         }
       }
@@ -136,9 +140,9 @@ describe("policy rules", () => {
 
   it("run again at a raised value only where they read it (checkValue)", () => {
     const snapshot = passing();
-    failures["per-tx-limit"]!(snapshot);
-    failures["transfer-destination"]!(snapshot);
-    failures["protocol-approval"]!(snapshot);
+    failures["per-tx-limit"]!(snapshot, execute);
+    failures["transfer-destination"]!(snapshot, execute);
+    failures["protocol-approval"]!(snapshot, execute);
     expect(codeOf(() => checkValue(execute, snapshot, context))).toBe("EXCEEDS_PER_TX_LIMIT");
     expect(codeOf(() => checkValue(execute, { ...snapshot, config: passing().config }, context))).toBeUndefined();
   });
