@@ -13,6 +13,9 @@
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
 //
+// What differs between payments, executes and swaps is asked of the request's kind descriptor
+// (kinds/); the policy step runs the ordered rules of policy/.
+//
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
 // together with other requests under way (read-batcher.ts).
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
@@ -211,8 +214,8 @@ export class Relayer {
     const kind = kindOf(request);
     // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
     // the route, which is chosen after the checks.
-    const alone = kind.simulatesEarly ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
-    alone?.catch(() => {}); // awaited below, unless a check fails first
+    const early = kind.simulatesEarly ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
+    early?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
     if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
     const taking = takeOrThrow(this.#parts.rateLimiter, [
@@ -245,7 +248,7 @@ export class Relayer {
     const route = kind.route ? await kind.route(chain, request, blockNumber, snapshot) : swapLeg?.route;
     const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
       ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
-      : (alone ?? this.#simulate(chain, request, route, blockNumber));
+      : (early ?? this.#simulate(chain, request, route, blockNumber));
     const { data, sim } = await simulation.catch((error: unknown) => {
       if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
       // A request the owner must decide stops at the vault's review gate: it is held, and
