@@ -2,14 +2,17 @@
 // descriptor per kind (payment.ts, execute.ts, swap.ts), found through the registry (index.ts). The
 // spine (relayer.ts) and the modules around it ask the descriptor instead of switching on the kind.
 //
-// Adding a kind: its EIP-712 type and body (packages/client/src), its validation schema and builder
-// (src/api/schemas.ts, src/api/validate.ts), its descriptor file here, one line in index.ts, and its
-// tests. Its policy rules say which kinds they apply to (src/relayer/policy/).
+// Adding a kind: its EIP-712 type and body (packages/client/src, with its line in primaryTypeOf,
+// src/eip712/hash.ts), its validation schema and builder (src/api/schemas.ts, src/api/validate.ts),
+// its descriptor file here, one line in index.ts, and its tests; its vault function, of course. The
+// routes, the OpenAPI operations, poll URLs and the ledger's kinds follow from the registry and the
+// client's intentKinds. Its policy rules say which kinds they apply to (src/relayer/policy/).
 import type { Address, Hex } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { PaymentRequest, RelayRequest } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
 import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "../chain-runtime.ts";
+import type { TokenInfo } from "../dispatcher.ts";
 import type { OwnerApproval, SwapRoute } from "../intents.ts";
 import type { Valuation } from "../outflows.ts";
 import type { StoredBody } from "../review-item.ts";
@@ -29,7 +32,7 @@ export type StoredAmount = readonly [token: string, amount: string];
 /** What the review item shows besides the common fields: decoded calls, a carried swap… */
 export interface ReviewView {
   /** The chain's known tokens by lower-case address (dispatcher.tokenInfo). */
-  tokens: ReadonlyMap<string, import("../dispatcher.ts").TokenInfo>;
+  tokens: ReadonlyMap<string, TokenInfo>;
   vault: Address;
   /** A token amount in base and human units. */
   human(token: string, amount: string): unknown;
