@@ -3,6 +3,7 @@
 // estimate, then valued by what the simulation moves out of the vault (outflows.ts). Its call's
 // selector decides the owner's review (approval grants) and the AI scan (NFT transfers), path.ts.
 import { encodeFunctionData, zeroAddress, type Address } from "viem";
+import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { ExecuteRequest } from "../../api/validate.ts";
 import { decodeCall, describeOutflows } from "../call-decode.ts";
 import { vaultAbi } from "../intents.ts";
@@ -13,7 +14,7 @@ import type { KindDescriptor, StoredAmount } from "./kind.ts";
 
 export const execute: KindDescriptor<ExecuteRequest> = {
   kind: "execute",
-  path: "/v1/execute",
+  path: intentPaths.execute,
   errors: ["EXCEEDS_DAILY_LIMIT", "EXCEEDS_VELOCITY_LIMIT"],
   carries: [],
   answerExtras: false,

@@ -3,6 +3,7 @@
 // bot's signed swap whose output pays it (swap-and-pay.ts); a payment the vault holds too little of,
 // but could cover through a swap, is answered SWAP_REQUIRED (swap-required.ts).
 import { encodeFunctionData, type Hex } from "viem";
+import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { PaymentRequest } from "../../api/validate.ts";
 import { vaultAbi, type OwnerApproval, type SwapRoute } from "../intents.ts";
 import { reservePaymentWindows } from "../spend-windows.ts";
@@ -11,7 +12,7 @@ import type { KindDescriptor } from "./kind.ts";
 
 export const payment: KindDescriptor<PaymentRequest> = {
   kind: "payment",
-  path: "/v1/payments",
+  path: intentPaths.payment,
   // A swap-and-pay's swap is routed; its policy rules come with `carries`.
   errors: ["EXCEEDS_DAILY_LIMIT", "EXCEEDS_VELOCITY_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE"],
   carries: ["swap"],

@@ -2,6 +2,7 @@
 // `toToken` through a router the relayer chooses after the checks (simulate.ts chooseRoute). Its
 // value counts in the bot's swap volume window, apart from payments and executes.
 import { encodeFunctionData } from "viem";
+import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { SwapRequest } from "../../api/validate.ts";
 import { vaultAbi } from "../intents.ts";
 import { chooseRoute } from "../simulate.ts";
@@ -10,7 +11,7 @@ import type { KindDescriptor } from "./kind.ts";
 
 export const swap: KindDescriptor<SwapRequest> = {
   kind: "swap",
-  path: "/v1/swap",
+  path: intentPaths.swap,
   errors: ["EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE"],
   carries: [],
   answerExtras: true,
