@@ -6,6 +6,7 @@
 // a wrong JSON type included (a number for invoiceId is INVOICE_ID_TOO_LONG "must be a string"):
 // clients written against the production relayer branch on these codes. `null` means absent.
 import { z } from "zod";
+import type { OffChainFields as WireOffChainFields } from "../../packages/client/src/types.ts";
 import type { ErrorCode } from "../errors.ts";
 import { codePointLength, FORBIDDEN_METADATA_KEYS } from "./text.ts";
 
@@ -18,14 +19,12 @@ export const RESOURCE_URL_MAX_CHARS = 2048;
 export const X402_FUNDING_MAX_BYTES = 2048;
 export const X402_FUNDING_MAX_DEPTH = 4;
 
-/** The normalized off-chain fields of a request; each present only when sent. */
-export interface OffChainFields {
-  invoiceId?: string;
-  orderId?: string;
-  recipientLabel?: string;
-  resourceUrl?: string;
-  x402Funding?: X402Funding;
-}
+/**
+ * The normalized off-chain fields of a request; each present only when sent. The client's wire
+ * shape (packages/client/src/types.ts), with x402Funding narrowed to the JSON values it holds once
+ * validated.
+ */
+export type OffChainFields = Omit<WireOffChainFields, "x402Funding"> & { x402Funding?: X402Funding };
 
 /** A JSON value as x402Funding may hold it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

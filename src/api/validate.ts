@@ -281,23 +281,15 @@ export function validateBody<K extends IntentKind>(
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw relayError("INVALID_REQUEST", "body must be a JSON object");
   }
-  switch (kind) {
-    case "payment": {
-      const parsed = bodySchemas.payment.safeParse(body);
-      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
-      return buildPayment(parsed.data, headers, options) as RequestByKind[K];
-    }
-    case "execute": {
-      const parsed = bodySchemas.execute.safeParse(body);
-      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
-      return buildExecute(parsed.data, headers, options) as RequestByKind[K];
-    }
-    case "swap": {
-      const parsed = bodySchemas.swap.safeParse(body);
-      if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
-      return buildSwap(parsed.data, headers, options) as RequestByKind[K];
-    }
-    default:
-      throw new TypeError(`unknown request kind ${String(kind)}`);
-  }
+  if (!Object.hasOwn(builders, kind)) throw new TypeError(`unknown request kind ${String(kind)}`);
+  const parsed = bodySchemas[kind].safeParse(body);
+  if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
+  return builders[kind](parsed.data as never, headers, options);
 }
+
+/** Each kind's builder of its normalized request from its parsed body (schemas.ts). */
+const builders: { [K in IntentKind]: (body: never, headers: HeaderBag | undefined, options?: ValidateOptions) => RequestByKind[K] } = {
+  payment: buildPayment,
+  execute: buildExecute,
+  swap: buildSwap,
+};

@@ -21,12 +21,17 @@ export interface IntentByKind {
   review: ReviewApproval;
 }
 
+/** Each kind's EIP-712 primary type (packages/client/src/intent-types.ts): the one table the encodings below derive from. */
 export const primaryTypeOf = {
   payment: "PaymentIntent",
   execute: "ExecuteIntent",
   swap: "SwapIntent",
   review: "ReviewApproval",
 } as const satisfies Record<HashKind, keyof typeof intentTypes>;
+
+const hashKinds = Object.keys(primaryTypeOf) as HashKind[];
+/** One value per kind, computed once. */
+const perKind = <T>(of: (kind: HashKind) => T): Record<HashKind, T> => Object.fromEntries(hashKinds.map((kind) => [kind, of(kind)])) as Record<HashKind, T>;
 
 const MAX_UINT256 = (1n << 256n) - 1n;
 
@@ -43,12 +48,7 @@ export function hashString(text: string): Buffer {
 export const DOMAIN_TYPEHASH = hashString(
   "EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)",
 );
-const TYPEHASH = {
-  payment: hashString(encodeType("PaymentIntent", intentTypes.PaymentIntent)),
-  execute: hashString(encodeType("ExecuteIntent", intentTypes.ExecuteIntent)),
-  swap: hashString(encodeType("SwapIntent", intentTypes.SwapIntent)),
-  review: hashString(encodeType("ReviewApproval", intentTypes.ReviewApproval)),
-} as const;
+const TYPEHASH = perKind((kind) => hashString(encodeType(primaryTypeOf[kind], intentTypes[primaryTypeOf[kind]])));
 
 /** The type hash of each kind's primary type. */
 export function typeHashOf(kind: HashKind): Hex {
@@ -143,12 +143,7 @@ function encodingOf(kind: HashKind): StructEncoding {
   return { members, scratch: Buffer.alloc(32 * (members.length + 1)) };
 }
 
-const structs: Record<HashKind, StructEncoding> = {
-  payment: encodingOf("payment"),
-  execute: encodingOf("execute"),
-  swap: encodingOf("swap"),
-  review: encodingOf("review"),
-};
+const structs = perKind(encodingOf);
 
 /** The EIP-712 `hashStruct` of an intent, as bytes. */
 export function structHashBytes<K extends HashKind>(kind: K, intent: IntentByKind[K]): Buffer {

@@ -1,20 +1,13 @@
 // The `idempotency` table (one row per (kind, key)) and the in-process InFlight helper.
 import type { StatementSync } from "node:sqlite";
+import type { ClaimOutcome } from "../relayer/store.ts";
 import type { Db } from "./db.ts";
 
 /** Entries are kept at least this long (DESIGN §7): 24 hours. */
 export const idempotencyRetentionMs = 24 * 60 * 60 * 1000;
 
-/** Outcome of {@link Idempotency.claim}. */
-export type ClaimOutcome =
-  /** The key was free: it now points at the caller's request, which should run. */
-  | { outcome: "new" }
-  /** Same request seen before and answered: `response` is the stored 200 body, byte for byte. */
-  | { outcome: "replay"; response: string; requestId: string }
-  /** The key was used for different request data (409 IDEMPOTENCY_CONFLICT). */
-  | { outcome: "conflict" }
-  /** Same request, still being processed by `requestId` (no response stored yet). */
-  | { outcome: "in_flight"; requestId: string };
+/** Declared by the relayer, which consumes it (src/relayer/store.ts). */
+export type { ClaimOutcome };
 
 type Row = { fingerprint: string; request_id: string; response: string | null };
 

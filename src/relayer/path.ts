@@ -3,6 +3,7 @@ import { toFunctionSelector, type Address, type Hex } from "viem";
 import type { RelayRequest } from "../api/validate.ts";
 import { approvalSelectors, type ScanReason } from "./ai/index.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
+import { kindOf } from "./kinds/index.ts";
 import { formatUsd } from "./usd.ts";
 
 export type Path =
@@ -44,10 +45,9 @@ export function isNftTransfer(callData: Hex, target: Address, knownErc20s: Reado
  */
 export function mandatoryReview(request: RelayRequest, snapshot: PolicySnapshot): string | undefined {
   if (snapshot.config.requireHumanReview) return "the owner requires human review for this bot";
-  if (request.kind === "execute") {
-    const selector = selectorOf(request.callData);
-    if (selector !== undefined && approvalGrantSelectors.has(selector)) return "the call grants an approval over the vault's assets";
-  }
+  const call = kindOf(request).call?.(request);
+  const selector = call && selectorOf(call.data);
+  if (selector !== undefined && approvalGrantSelectors.has(selector)) return "the call grants an approval over the vault's assets";
   return undefined;
 }
 
@@ -66,7 +66,8 @@ export function choosePath(
   if (config.aiTriggerThreshold > 0n && snapshot.usdValue >= config.aiTriggerThreshold) reasons.push("ai_threshold");
   if (burst) reasons.push("velocity_burst");
   if (config.requireAiVerification) reasons.push("ai_required");
-  if (request.kind === "execute" && isNftTransfer(request.callData, request.intent.protocol, knownErc20s)) reasons.push("nft_transfer");
+  const call = kindOf(request).call?.(request);
+  if (call && isNftTransfer(call.data, call.target, knownErc20s)) reasons.push("nft_transfer");
   return reasons.length > 0 ? { path: "scan", reasons } : { path: "fast" };
 }
 

@@ -13,12 +13,15 @@
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
 //
+// What differs between payments, executes and swaps is asked of the request's kind descriptor
+// (kinds/); the policy step runs the ordered rules of policy/.
+//
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
 // together with other requests under way (read-batcher.ts).
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
 // stored with the request and under its idempotency key, so replays are byte-for-byte identical.
 import { zeroHash, type Address, type Hex } from "viem";
-import { validateBody, type ExecuteRequest, type HeaderBag, type RelayRequest } from "../api/validate.ts";
+import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
 import { relayError, isRelayError, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
@@ -30,21 +33,22 @@ import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
-import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, checkValue, checkVaultExists, intentHashOf } from "./checks.ts";
-import { measureOutflows, type Outflow } from "./outflows.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
+import { checkPolicy, checkValue } from "./policy/index.ts";
+import type { Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
-import { counterparty, executionCalldata, movedFunds, snapshotQuery, type SwapRoute } from "./intents.ts";
+import type { SwapRoute } from "./intents.ts";
+import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
+import type { SwapRequired } from "./kinds/kind.ts";
 import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
-import { chooseRoute, gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
+import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { scanInput } from "./scan-input.ts";
-import { findSwapOptions, swapRequiredReason, type SwapOption } from "./swap-required.ts";
 import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
-import { formatUsd } from "./usd.ts";
 import { newRequestId } from "../ledger/index.ts";
 import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.ts";
 
@@ -95,12 +99,6 @@ interface Checked {
   swapRequired?: SwapRequired;
   /** A swap-and-pay's swap (swap-and-pay.ts). */
   swapLeg?: CheckedSwapLeg;
-}
-
-interface SwapRequired {
-  /** What the vault holds of the payment token. */
-  balance: bigint;
-  options: SwapOption[];
 }
 
 export class Relayer {
@@ -213,10 +211,11 @@ export class Relayer {
     const scenario = parseScenario(request.metadata, chain.devnet);
     const { intentHash, pinned, paymentData } = await this.#read(chain, request, client);
     const { snapshot, blockNumber } = pinned;
+    const kind = kindOf(request);
     // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
     // the route, which is chosen after the checks.
-    const execute = request.kind === "execute" ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
-    execute?.catch(() => {}); // awaited below, unless a check fails first
+    const early = kind.simulatesEarly ? this.#simulate(chain, request, undefined, blockNumber) : undefined;
+    early?.catch(() => {}); // awaited below, unless a check fails first
     checkVaultExists(request, snapshot); // the signature was checked by #read
     if (scenario?.name === "rate-limited") throw relayError("RATE_LIMITED", FORCED, { retryAfterSeconds: scenario.seconds });
     const taking = takeOrThrow(this.#parts.rateLimiter, [
@@ -232,7 +231,7 @@ export class Relayer {
     checkBotAndVault(request, snapshot);
     await this.#checkTerms(chain, request);
     await checkNotInLedger(this.#parts.store, request, intentHash);
-    checkPolicy(request, snapshot, chain.defaultRebalanceTokens);
+    checkPolicy(request, snapshot, chain);
     // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
     // for the balance check (and the vault checks the payment's balance after the swap).
     const swapLeg = isSwapAndPay(request)
@@ -240,16 +239,16 @@ export class Relayer {
       : undefined;
     if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
     else {
-      const swapRequired = await this.#checkBalance(chain, request, snapshot, blockNumber);
+      const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
       if (swapRequired && paymentData) {
         return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
       }
     }
 
-    const route = request.kind === "swap" ? await chooseRoute(chain, request, blockNumber, snapshot.swapFloor) : swapLeg?.route;
+    const route = kind.route ? await kind.route(chain, request, blockNumber, snapshot) : swapLeg?.route;
     const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
       ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
-      : (execute ?? this.#simulate(chain, request, route, blockNumber));
+      : (early ?? this.#simulate(chain, request, route, blockNumber));
     const { data, sim } = await simulation.catch((error: unknown) => {
       if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
       // A request the owner must decide stops at the vault's review gate: it is held, and
@@ -257,7 +256,7 @@ export class Relayer {
       return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
     });
     if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
-    const valued = request.kind === "execute" && sim ? await this.#valueExecute(chain, request, data, snapshot, blockNumber) : { snapshot };
+    const valued = kind.valuation && sim ? await this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot };
     const selfReview = await this.#selfReview(chain, request, scenario);
     // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
     if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
@@ -284,9 +283,9 @@ export class Relayer {
    * vault (outflows.ts); the value checks run again at that worth, and it is what the windows, the
    * AI threshold and the owner's review see.
    */
-  async #valueExecute(chain: ChainRuntime, request: ExecuteRequest, data: Hex, snapshot: PolicySnapshot, blockNumber: bigint): Promise<{ snapshot: PolicySnapshot; outflows?: Outflow[] }> {
+  async #value(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, snapshot: PolicySnapshot, blockNumber: bigint): Promise<{ snapshot: PolicySnapshot; outflows?: Outflow[] }> {
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const valuation = await measureOutflows(chain, from, request, data, blockNumber);
+    const valuation = await kind.valuation!(chain, from, request, data, blockNumber);
     if (!valuation) return { snapshot };
     const valued: PolicySnapshot = {
       ...snapshot,
@@ -294,7 +293,7 @@ export class Relayer {
       priced: snapshot.priced && valuation.priced,
       priceStale: snapshot.priceStale || valuation.priceStale,
     };
-    checkValue(valued);
+    checkValue(request, valued, chain);
     return { snapshot: valued, outflows: valuation.outflows };
   }
 
@@ -320,7 +319,8 @@ export class Relayer {
     const intentHash = intentHashOf(request, domain);
     await chargeFailure(limiter, client, () => checkSignature(request, intentHash));
     // Plain payments are simulated with the pinned read; a swap-and-pay needs its route first.
-    const payment = request.kind === "payment" && !request.swap ? { request, data: executionCalldata(request) } : undefined;
+    const batched = kindOf(request).batched?.(request);
+    const payment = batched ? { request: batched, data: executionCalldata(batched) } : undefined;
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
   }
 
@@ -328,7 +328,7 @@ export class Relayer {
   async #simulate(chain: ChainRuntime, request: RelayRequest, route: SwapRoute | undefined, blockNumber: bigint) {
     const data = executionCalldata(request, route);
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: request.kind !== "payment" || isSwapAndPay(request) });
+    const sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: !kindOf(request).batched?.(request) });
     return { data, sim };
   }
 
@@ -337,16 +337,16 @@ export class Relayer {
    * swap from another token the vault holds would cover is not refused here: its swap options are
    * returned, and the request is answered SWAP_REQUIRED.
    */
-  async #checkBalance(chain: ChainRuntime, request: RelayRequest, snapshot: PolicySnapshot, blockNumber: bigint): Promise<SwapRequired | undefined> {
-    const funds = movedFunds(request);
+  async #checkBalance(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, snapshot: PolicySnapshot, blockNumber: bigint): Promise<SwapRequired | undefined> {
+    const funds = kind.movedFunds(request);
     try {
       checkBalance(funds.tokens, funds.amounts, snapshot);
       return undefined;
     } catch (error) {
-      if (request.kind !== "payment" || !isRelayError(error) || error.code !== "INSUFFICIENT_BALANCE") throw error;
-      const options = await findSwapOptions(chain, request, blockNumber);
-      if (options.length === 0) throw error;
-      return { balance: snapshot.balances[0]!, options };
+      if (!kind.coverShortfall || !isRelayError(error) || error.code !== "INSUFFICIENT_BALANCE") throw error;
+      const swapRequired = await kind.coverShortfall(chain, request, snapshot, blockNumber);
+      if (!swapRequired) throw error;
+      return swapRequired;
     }
   }
 
@@ -369,20 +369,9 @@ export class Relayer {
       await checkNotInLedger(tx, request, intentHash);
       if (swapLeg) await checkNotInLedger(tx, request, swapLeg.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
-      if (request.kind === "swap") {
-        await reserveSwapVolume(tx, request, snapshot, requestId);
-        return { record, burst: false };
-      }
       if (swapLeg) await tx.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
-      const reserved = await tx.reserveSpend(
-        { chainId: request.chainId, vault: request.vaultAddress, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
-        { botLimits: snapshot.config.spendingLimits, vaultLimits: snapshot.vaultLimits },
-      );
-      if (!reserved.ok) {
-        const scope = reserved.scope === "bot" ? "the bot's" : "the vault's";
-        throw relayError(reserved.code, `${scope} limit of ${formatUsd(reserved.limit.amount)} USD per ${reserved.limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
-      }
-      return { record, burst: reserved.burst };
+      const { burst } = await kindOf(request).reserve(tx, request, snapshot, requestId);
+      return { record, burst };
     }, relaxed);
   }
 
@@ -394,12 +383,10 @@ export class Relayer {
    */
   #answerSwapRequired(checked: Checked, swapRequired: SwapRequired, fingerprint: string, requestId: string): Promise<string> {
     const { request } = checked;
-    if (request.kind !== "payment") throw new Error("only a payment can require a swap");
     return this.#parts.store.transaction(async (tx) => {
       await checkNotInLedger(tx, request, checked.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
-      const reason = swapRequiredReason(request, swapRequired.balance, swapRequired.options);
-      const rejected = await tx.transition(record.id, ["received"], "rejected", { reason });
+      const rejected = await tx.transition(record.id, ["received"], "rejected", { reason: swapRequired.reason });
       if (!rejected) throw new Error(`request ${record.id} left its state while being answered`);
       return storeAnswer(tx, rejected);
     }, relaxed);
@@ -467,7 +454,7 @@ export class Relayer {
       gas: checked.gas,
       intentHash: checked.intentHash,
       // A swap-and-pay is never batched with plain payments: it is its own vault call.
-      payment: request.kind === "payment" && !request.swap ? request : undefined,
+      payment: kindOf(request).batched?.(request),
     };
     const unconfirmed = "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey";
     const text = await executeAndSettle(this.#parts, record, request.chainId, job, extras, unconfirmed);
@@ -567,31 +554,15 @@ function createRecord(tx: StoreOps, checked: Checked, fingerprint: string, reque
   });
 }
 
-/**
- * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
- * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
- * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay is a payment:
- * its value counts in the payment windows, which bound what its swap's output can pay out.
- */
-async function reserveSwapVolume(tx: StoreOps, request: RelayRequest, snapshot: PolicySnapshot, requestId: string): Promise<void> {
-  const limit = snapshot.swapLimit;
-  if (limit.amount === 0n || limit.windowSeconds === 0n) return;
-  const reserved = await tx.reserveSpend(
-    { chainId: request.chainId, vault: `${request.vaultAddress}#swap`, bot: request.intent.bot, requestId, usd: snapshot.usdValue },
-    { botLimits: [{ amount: limit.amount, maxCount: 0n, windowSeconds: limit.windowSeconds }], vaultLimits: [] },
-  );
-  if (!reserved.ok) {
-    throw relayError("EXCEEDS_REBALANCE_LIMIT", `the bot's swap volume limit of ${formatUsd(limit.amount)} USD per ${limit.windowSeconds} s has ${formatUsd(reserved.remaining)} USD left`);
-  }
-}
-
 function storedBody(checked: Checked): string {
   const { request, route, outflows, swapRequired } = checked;
+  const kind = kindOf(request);
+  const call = kind.call?.(request);
   return JSON.stringify(
     {
       ...request,
-      counterparty: counterparty(request).toLowerCase(),
-      selector: request.kind === "execute" ? selectorOf(request.callData) : undefined,
+      counterparty: kind.counterparty(request).toLowerCase(),
+      selector: call ? selectorOf(call.data) : undefined,
       route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
       outflows,
       swapRequired: swapRequired ? { options: swapRequired.options } : undefined,

@@ -1,14 +1,13 @@
 // The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
 // a later status read and an idempotent replay all say the same thing.
 import type { RequestKind, RequestRecord } from "../ledger/index.ts";
+import { kindOf } from "./kinds/index.ts";
 import type { StoreOps } from "./store.ts";
 import { publicStatus, reviewExpiredReason } from "../ledger/index.ts";
 import type { RejectionCode } from "../api/responses.ts";
 
-const pollPaths: Record<RequestKind, string> = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" };
-
 export function pollUrlOf(kind: RequestKind, requestId: string): string {
-  return `${pollPaths[kind]}/${requestId}`;
+  return `${kindOf(kind).path}/${requestId}`;
 }
 
 /** Extras only the synchronous answer knows. */
@@ -18,7 +17,7 @@ export interface AnswerExtras {
   simulationResult?: { success: boolean; gasEstimate?: string; error?: string };
 }
 
-/** The response body of a request in its current state (payment and swap shape; execute omits the extras). */
+/** The response body of a request in its current state (a kind without answer extras, execute, omits them). */
 export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Record<string, unknown> {
   const status = publicStatus(record.status);
   const body: Record<string, unknown> = { requestId: record.id, status };
@@ -33,7 +32,7 @@ export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Re
     body.errorCode = swapOptions ? "SWAP_REQUIRED" : rejectionCodeOf(record);
     if (swapOptions) body.swapOptions = swapOptions;
   }
-  if (record.kind !== "execute") {
+  if (kindOf(record.kind).answerExtras) {
     if (extras.estimatedResolutionMs !== undefined) body.estimatedResolutionMs = extras.estimatedResolutionMs;
     if (extras.simulationResult !== undefined) body.simulationResult = extras.simulationResult;
   }
@@ -52,9 +51,9 @@ function rejectionCodeOf(record: RequestRecord): RejectionCode {
   return "EXECUTION_FAILED";
 }
 
-/** The swap options stored with a SWAP_REQUIRED request (swap-required.ts), amounts as strings. */
+/** The swap options stored with a SWAP_REQUIRED request (swap-required.ts, a payment's), amounts as strings. */
 function swapOptionsOf(record: RequestRecord): unknown[] | undefined {
-  if (record.kind !== "payment" || !record.body.includes('"swapRequired"')) return undefined;
+  if (!record.body.includes('"swapRequired"')) return undefined;
   const body = JSON.parse(record.body) as { swapRequired?: { options: unknown[] } };
   return body.swapRequired?.options;
 }

@@ -1,12 +1,12 @@
 // A held request as its vault's owner sees it in the review queue: the intent in base and human units,
 // its USD value, memo and the other off-chain fields, why it was held, the agents' verdicts, and for
 // an execute what the call does (decoded calldata) and what the simulation saw leave the vault.
-import { formatUnits, getAddress, zeroAddress, type Address, type Hex } from "viem";
+import { formatUnits, getAddress, type Address, type Hex } from "viem";
 import { OFF_CHAIN_FIELD_NAMES, type OffChainFields } from "../api/off-chain.ts";
 import type { RelayRequest } from "../api/validate.ts";
 import { publicStatus, type RequestRecord } from "../ledger/index.ts";
-import { decodeCall, describeOutflows } from "./call-decode.ts";
 import type { TokenInfo } from "./dispatcher.ts";
+import { kindOf } from "./kinds/index.ts";
 import { tokenInfoOf } from "./token-info.ts";
 import { usdNumber } from "./usd.ts";
 
@@ -34,14 +34,8 @@ export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, To
     return info ? { token, symbol: info.symbol, decimals: info.decimals, amount, human: formatUnits(BigInt(amount), info.decimals) } : { token, amount };
   };
   const intent = stored.intent;
-  const amounts: unknown[] = [];
-  if (record.kind === "payment") amounts.push(human(intent.token as string, intent.amount as string));
-  if (record.kind === "execute") {
-    (intent.tokens as string[]).forEach((t, i) => amounts.push(human(t, (intent.amounts as string[])[i]!)));
-    // The ETH the call sends along, in ETH.
-    if (typeof intent.value === "string" && intent.value !== "0") amounts.push(human(zeroAddress, intent.value));
-  }
-  if (record.kind === "swap") amounts.push(human(intent.fromToken as string, intent.maxFromAmount as string));
+  const kind = kindOf(record.kind);
+  const amounts = kind.reviewAmounts(intent).map(([token, amount]) => human(token, amount));
   const item: Record<string, unknown> = {
     requestId: record.id,
     kind: record.kind,
@@ -60,21 +54,7 @@ export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, To
     usdValue: usdNumber(record.usdValue),
     agents: record.agents ? JSON.parse(record.agents) : [],
   };
-  if (record.kind === "execute" && typeof stored.callData === "string") {
-    item.call = decodeCall(intent.protocol as Address, stored.callData, { tokens, vault: record.vault as Address });
-    const outflows = describeOutflows(stored.outflows, tokens);
-    if (outflows !== undefined) item.outflows = outflows;
-  }
-  // A swap-and-pay: the owner's approval of the payment's hash authorizes its swap too, so the
-  // swap is shown — what it may spend, the least it must bring in, and its own hash.
-  const swap = (stored as { swap?: { intent: Record<string, string> } }).swap;
-  if (record.kind === "payment" && swap) {
-    item.swap = {
-      intent: swap.intent,
-      spends: human(swap.intent.fromToken!, swap.intent.maxFromAmount!),
-      receivesAtLeast: human(swap.intent.toToken!, swap.intent.minToAmount!),
-    };
-  }
+  Object.assign(item, kind.reviewExtras?.(stored, { tokens, vault: record.vault as Address, human }));
   if (record.reason) item.reason = record.reason;
   if (record.txHash) item.txHash = record.txHash;
   if (stored.memo !== undefined) item.memo = stored.memo;

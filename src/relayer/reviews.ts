@@ -11,12 +11,12 @@ import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import type { Dispatcher } from "./dispatcher.ts";
-import { executionCalldata, type SwapRoute } from "./intents.ts";
+import type { SwapRoute } from "./intents.ts";
+import { executionCalldata, kindOf } from "./kinds/index.ts";
 import { storeAnswer } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
 import { reviewItem, type StoredBody } from "./review-item.ts";
 import { gasLimitOf, simulate } from "./simulate.ts";
-import { isSwapAndPay } from "./swap-and-pay.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -90,7 +90,7 @@ export class Reviews {
       // The chain's latest block, not the client's cached number: the approval is simulated on the
       // state it will execute against.
       const block = await chain.clients.publicClient.getBlockNumber({ cacheTime: 0 });
-      const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: record.kind !== "payment" || isSwapAndPay(request) });
+      const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: !kindOf(request).batched?.(request) });
       const job = { requestId, vault, data, gas: gasLimitOf(sim), intentHash: record.intentHash as Hex };
       const unconfirmed = "the approval was recorded and sent, but the node did not confirm it yet; check the request's status";
       return JSON.parse(await executeAndSettle(this.#deps, record, record.chainId, job, {}, unconfirmed));

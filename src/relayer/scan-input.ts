@@ -4,7 +4,7 @@ import type { StoreOps } from "./store.ts";
 import type { ScanInput, ScanReason } from "./ai/index.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { TokenInfo } from "./dispatcher.ts";
-import { counterparty } from "./intents.ts";
+import { kindOf } from "./kinds/index.ts";
 import { selectorOf } from "./path.ts";
 import { tokenInfoOf } from "./token-info.ts";
 import { formatUsd } from "./usd.ts";
@@ -20,7 +20,8 @@ interface ScanSubject {
 
 export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: readonly ScanReason[], tokens: ReadonlyMap<string, TokenInfo>): Promise<ScanInput> {
   const { request, snapshot } = subject;
-  const other = counterparty(request);
+  const kind = kindOf(request);
+  const other = kind.counterparty(request);
   const history = await store.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
   const dailyLimit = snapshot.config.spendingLimits.find((l) => l.windowSeconds === 86_400n)?.amount ?? 0n;
   const input: ScanInput = {
@@ -42,10 +43,9 @@ export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: 
       knownCounterparty: history.knownCounterparty,
     },
   };
-  if (request.kind === "execute") {
-    const selector = selectorOf(request.callData);
-    if (selector) input.selector = selector;
-  }
+  const call = kind.call?.(request);
+  const selector = call && selectorOf(call.data);
+  if (selector) input.selector = selector;
   if (request.memo !== undefined) input.memo = request.memo;
   if (request.metadata !== undefined) input.metadata = request.metadata;
   const offChain: Record<string, string> = {};
@@ -63,17 +63,5 @@ export function summarize(request: RelayRequest, usdValue: bigint, tokens: Reado
     const info = tokenInfoOf(token, tokens);
     return info ? `${formatUnits(amount, info.decimals)} ${info.symbol}` : `${amount} units of ${token}`;
   };
-  const usd = `${formatUsd(usdValue)} USD`;
-  switch (request.kind) {
-    case "payment":
-      return `pay ${human(request.intent.token, request.intent.amount)} (${usd}) to ${request.intent.to}`;
-    case "execute": {
-      const moved = request.intent.tokens.map((t, i) => human(t, request.intent.amounts[i]!));
-      if (request.intent.value > 0n) moved.push(human("0x" + "0".repeat(40), request.intent.value));
-      const name = request.protocolName ? ` (${request.protocolName})` : "";
-      return `call ${request.intent.protocol}${name} with ${moved.join(", ") || "no funds"} (${usd})`;
-    }
-    case "swap":
-      return `swap up to ${human(request.intent.fromToken, request.intent.maxFromAmount)} (${usd}) for at least ${human(request.intent.toToken, request.intent.minToAmount)}`;
-  }
+  return kindOf(request).summary(request, `${formatUsd(usdValue)} USD`, human);
 }

@@ -8,14 +8,53 @@
 // would wait for the transaction to end). Atomicity holds across processes sharing one database:
 // idempotency claims, intent claims (findByIntentHash + createRequest in one transaction), spend
 // reservations and nonce reservations never race, whatever instance runs them.
-import type { ClaimOutcome } from "../ledger/idempotency.ts";
 import type { Refusal } from "../ledger/refusals.ts";
 import type { Replacement } from "../ledger/replacements.ts";
 import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "../ledger/requests.ts";
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../ledger/spend.ts";
 import type { Status } from "../ledger/status.ts";
 import type { TermsAcceptance } from "../ledger/terms.ts";
-import type { Submission, SubmissionResult } from "../ledger/ledger.ts";
+
+/** What Store.recordSubmission records: the signed transaction. */
+export interface Submission {
+  /** Relayer address that signed. */
+  signer: string;
+  /** The nonce the transaction was signed with (from Store.nextNonce). */
+  nonce: bigint;
+  txHash: string;
+  rawTx: string;
+  /** The chain's pending nonce for `signer`, if the caller read it; default 0. */
+  chainPendingNonce?: bigint;
+  /** States the request may be in; default submittableStatuses (src/ledger/submission.ts). */
+  from?: readonly Status[];
+  /**
+   * The fencing token of the signer's key lease this instance holds (several instances on one
+   * database). A store with leases records nothing unless it is the key's current lease; the
+   * SQLite store (one instance) has none and ignores it.
+   */
+  leaseToken?: bigint;
+}
+
+/** Result of Store.recordSubmission. */
+export type SubmissionResult =
+  | { ok: true; request: RequestRecord }
+  /** Another submission took this nonce: sign again with `expected`. Nothing was recorded. */
+  | { ok: false; code: "NONCE_MISMATCH"; expected: bigint }
+  /** The request does not exist or is not in a submittable state. Nothing was recorded. */
+  | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status }
+  /** `leaseToken` is no longer the signer's current lease: another instance owns its nonces. Nothing was recorded. */
+  | { ok: false; code: "LEASE_LOST" };
+
+/** Outcome of {@link StoreOps.claimIdempotency}. */
+export type ClaimOutcome =
+  /** The key was free: it now points at the caller's request, which should run. */
+  | { outcome: "new" }
+  /** Same request seen before and answered: `response` is the stored 200 body, byte for byte. */
+  | { outcome: "replay"; response: string; requestId: string }
+  /** The key was used for different request data (409 IDEMPOTENCY_CONFLICT). */
+  | { outcome: "conflict" }
+  /** Same request, still being processed by `requestId` (no response stored yet). */
+  | { outcome: "in_flight"; requestId: string };
 
 /** Options of {@link Store.transaction}. */
 export interface StoreTransactionOptions {

@@ -10,8 +10,10 @@
 import type { Hex } from "viem";
 import type { PaymentRequest, SwapRequest } from "../api/validate.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
-import { checkBalance, checkBotAndVault, checkDeadline, checkPolicy, checkSignature, intentHashOf } from "./checks.ts";
-import { snapshotQuery, type SwapRoute } from "./intents.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, intentHashOf } from "./checks.ts";
+import { checkPolicy } from "./policy/index.ts";
+import type { SwapRoute } from "./intents.ts";
+import { snapshotQuery } from "./kinds/index.ts";
 import { chooseRoute } from "./simulate.ts";
 
 /** A swap-and-pay's swap, checked, with its route. */
@@ -56,7 +58,7 @@ export async function checkSwapLeg(
   const snapshot = await chain.snapshot(snapshotQuery(swap, intentHash), blockNumber);
   checkDeadline(swap, limits.nowSeconds, snapshot, limits.maxDeadlineSeconds);
   checkBotAndVault(swap, snapshot);
-  checkPolicy(swap, snapshot, chain.defaultRebalanceTokens);
+  checkPolicy(swap, snapshot, chain);
   checkBalance([swap.intent.fromToken], [swap.intent.maxFromAmount], snapshot);
   const route = await chooseRoute(chain, swap, blockNumber, snapshot.swapFloor);
   return { swap, intentHash, snapshot, route };

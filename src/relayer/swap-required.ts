@@ -18,7 +18,7 @@ import type { PaymentRequest, SwapRequest } from "../api/validate.ts";
 import { isEth } from "../chain/eth.ts";
 import { isRelayError } from "../errors.ts";
 import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "./chain-runtime.ts";
-import { checkPolicy } from "./checks.ts";
+import { checkPolicy } from "./policy/index.ts";
 import { chooseRoute } from "./simulate.ts";
 
 /** One swap that would cover the payment, as the fields of a signed swap. Amounts in base units. */
@@ -106,7 +106,7 @@ function swapQuery(request: PaymentRequest, fromToken: Address, maxFromAmount: b
 /** Whether a swap request would pass checkPolicy (a refusal there means: not an option). */
 function allowedBySwapPolicy(swap: SwapRequest, snapshot: PolicySnapshot, defaults: readonly Address[]): boolean {
   try {
-    checkPolicy(swap, snapshot, defaults);
+    checkPolicy(swap, snapshot, { defaultRebalanceTokens: defaults });
     return true;
   } catch (error) {
     if (isRelayError(error)) return false;

@@ -6,6 +6,9 @@ import type { FastifyInstance } from "fastify";
 import { ownerRequestBodyJsonSchemas, requestBodyJsonSchemas } from "../api/schemas.ts";
 import { ref, responseSchemas } from "../api/responses.ts";
 import { type ErrorCode, statusOf } from "../errors.ts";
+import { intentKinds, type IntentKind } from "../../packages/client/src/intent-types.ts";
+import { kinds } from "../relayer/kinds/index.ts";
+import { policyCodesOf } from "../relayer/policy/index.ts";
 
 type Schema = Record<string, unknown>;
 
@@ -40,6 +43,10 @@ interface Operation {
 const V1: ErrorCode[] = ["RATE_LIMITED", "INTERNAL_ERROR", "SERVICE_UNAVAILABLE"];
 /** Any route with a JSON body. */
 const BODY: ErrorCode[] = ["INVALID_REQUEST", "PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "REQUEST_TIMEOUT"];
+/**
+ * Every intent route (the spine's steps, relayer.ts). A kind's route adds its own (KindDescriptor
+ * `errors`) and the codes of the policy rules for its kind and the kinds it carries (policy/).
+ */
 const INTENT: ErrorCode[] = [
   ...V1, ...BODY,
   "INVALID_ADDRESS", "INVALID_AMOUNT", "INVALID_REF", "INVALID_SIGNATURE", "INVALID_CHAIN_ID",
@@ -47,9 +54,14 @@ const INTENT: ErrorCode[] = [
   "INVOICE_ID_TOO_LONG", "ORDER_ID_TOO_LONG", "RECIPIENT_LABEL_TOO_LONG", "INVALID_RESOURCE_URL", "INVALID_X402_FUNDING",
   "TERMS_NOT_ACCEPTED",
   "VAULT_NOT_FOUND", "IDEMPOTENCY_CONFLICT", "DUPLICATE_INTENT", "INTENT_REJECTED", "BOT_NOT_ACTIVE", "VAULT_PAUSED",
-  "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "PRICE_FEED_STALE", "RPC_ERROR", "AI_VERIFICATION_TIMEOUT",
+  "INSUFFICIENT_BALANCE", "SIMULATION_FAILED", "RPC_ERROR", "AI_VERIFICATION_TIMEOUT",
 ];
-const SPEND: ErrorCode[] = ["EXCEEDS_PER_TX_LIMIT", "EXCEEDS_DAILY_LIMIT", "EXCEEDS_VELOCITY_LIMIT"];
+
+/** The codes POST on a kind's route can answer. */
+export function intentRouteCodes(kind: IntentKind): ErrorCode[] {
+  const descriptor = kinds[kind];
+  return [...new Set([...INTENT, ...policyCodesOf([kind, ...descriptor.carries]), ...descriptor.errors])];
+}
 const STATUS: ErrorCode[] = [...V1, "NOT_FOUND"];
 const READ: ErrorCode[] = [...V1, "INVALID_REQUEST", "INVALID_ADDRESS", "INVALID_CHAIN_ID", "VAULT_NOT_FOUND", "RPC_ERROR"];
 const OWNER: ErrorCode[] = [...V1, "UNAUTHORIZED", "NOT_VAULT_OWNER"];
@@ -100,16 +112,22 @@ const termsSchemas: Record<string, Schema> = {
 
 // ---- the route table ----------------------------------------------------------------------------
 
-const intentOps = (kind: "payment" | "execute" | "swap", path: string, label: string, ok: string, extra: ErrorCode[]): Operation[] => [
-  {
-    method: "post", path, id: `submit${label}`, summary: `Submit a signed ${kind} intent`, tag: "intents",
-    params: ["IdempotencyKey"], body: requestBodyJsonSchemas[kind], ok, errors: [...INTENT, ...extra],
-  },
-  {
-    method: "get", path: `${path}/{requestId}`, id: `get${label}`, summary: `Status of a ${kind} request`, tag: "intents",
-    params: ["RequestId"], ok, errors: STATUS,
-  },
-];
+/** A kind's two routes (src/relayer/kinds/); an answer without estimatedResolutionMs and simulationResult is an ExecuteResponse. */
+const intentOps = (kind: IntentKind): Operation[] => {
+  const { path, answerExtras } = kinds[kind];
+  const label = kind[0]!.toUpperCase() + kind.slice(1);
+  const ok = answerExtras ? "PaymentResponse" : "ExecuteResponse";
+  return [
+    {
+      method: "post", path, id: `submit${label}`, summary: `Submit a signed ${kind} intent`, tag: "intents",
+      params: ["IdempotencyKey"], body: requestBodyJsonSchemas[kind], ok, errors: intentRouteCodes(kind),
+    },
+    {
+      method: "get", path: `${path}/{requestId}`, id: `get${label}`, summary: `Status of a ${kind} request`, tag: "intents",
+      params: ["RequestId"], ok, errors: STATUS,
+    },
+  ];
+};
 
 const read = (path: string, id: string, summary: string, ok: string, params: readonly string[]): Operation => ({
   method: "get", path: `/v1/vault/{address}${path}`, id, summary, tag: "vault", ok, errors: READ,
@@ -118,13 +136,7 @@ const read = (path: string, id: string, summary: string, ok: string, params: rea
 
 const operations: readonly Operation[] = [
   // A swap-and-pay (the payment body's swap fields) also answers the swap's codes.
-  ...intentOps("payment", "/v1/payments", "Payment", "PaymentResponse", [
-    ...SPEND, "DESTINATION_NOT_ALLOWED", "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",
-  ]),
-  ...intentOps("execute", "/v1/execute", "Execute", "ExecuteResponse", [...SPEND, "PROTOCOL_NOT_APPROVED", "DESTINATION_NOT_ALLOWED"]),
-  ...intentOps("swap", "/v1/swap", "Swap", "PaymentResponse", [
-    "REBALANCE_TOKEN_NOT_ALLOWED", "EXCEEDS_REBALANCE_LIMIT", "SWAP_SLIPPAGE_EXCEEDED", "NO_SWAP_ROUTE",
-  ]),
+  ...intentKinds.flatMap(intentOps),
   read("/value", "getVaultValue", "Total USD value with a per-token breakdown", "VaultValue", []),
   read("/rebalance-tokens", "getRebalanceTokens", "Effective rebalance whitelist", "RebalanceTokens", []),
   read("/rebalance-token/{token}", "checkRebalanceToken", "Whether a token may be swapped into", "RebalanceTokenCheck", ["Token"]),

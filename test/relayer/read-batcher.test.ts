@@ -16,7 +16,8 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { executionCalldata, snapshotQuery, vaultAbi } from "../../src/relayer/intents.ts";
+import { vaultAbi } from "../../src/relayer/intents.ts";
+import { executionCalldata, snapshotQuery } from "../../src/relayer/kinds/index.ts";
 import { ReadBatcher } from "../../src/relayer/read-batcher.ts";
 import { intentHashOf } from "../../src/relayer/checks.ts";
 

@@ -17,7 +17,8 @@ import type { ExecuteIntent, PaymentIntent } from "../../packages/client/src/int
 import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
 import { intentHashOf } from "../../src/relayer/checks.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { batchCalldata, executionCalldata, snapshotQuery, vaultAbi } from "../../src/relayer/intents.ts";
+import { batchCalldata, vaultAbi } from "../../src/relayer/intents.ts";
+import { executionCalldata, snapshotQuery } from "../../src/relayer/kinds/index.ts";
 import { decodeRevert } from "../../src/chain/revert-decode.ts";
 
 describe("ChainRuntime.readAndSimulate", () => {

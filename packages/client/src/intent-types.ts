@@ -39,6 +39,9 @@ export const intentTypes = {
 export const intentKinds = ["payment", "execute", "swap"] as const;
 export type IntentKind = (typeof intentKinds)[number];
 
+/** Each kind's route: POST submits, GET `<path>/<requestId>` reads its status. */
+export const intentPaths = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" } as const satisfies Record<IntentKind, string>;
+
 export interface VaultDomain {
   name: string;
   version: string;

@@ -4,6 +4,7 @@
 // idempotent: all GETs, and the submit POSTs, whose idempotencyKey makes a resend safe (the exact same
 // body is resent, with the key also in the `Idempotency-Key` header). Owner POSTs are never retried.
 import type { Address, Hex } from "viem";
+import { intentPaths } from "./intent-types.ts";
 import { sendOnce, type FetchFunction } from "./http.ts";
 import { pollUntilResolved, type PollOptions } from "./poll.ts";
 import { DEFAULT_RETRY_POLICY, withRetry, type RetryPolicy } from "./retry.ts";
@@ -90,8 +91,6 @@ interface RequestSpec {
   idempotent: boolean;
 }
 
-const STATUS_PATH: Record<RequestKind, string> = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" };
-
 /** A client of one relayer. Safe to share between concurrent callers. */
 export class RelayClient {
   readonly baseUrl: string;
@@ -145,7 +144,7 @@ export class RelayClient {
 
   /** Current status of a request of any kind. */
   getStatus<K extends RequestKind>(kind: K, requestId: string, options?: CallOptions): Promise<ResponseOfKind[K]> {
-    return this.#get(`${STATUS_PATH[kind]}/${seg(requestId)}`, {}, options);
+    return this.#get(`${intentPaths[kind]}/${seg(requestId)}`, {}, options);
   }
 
   /**

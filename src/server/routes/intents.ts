@@ -2,14 +2,9 @@
 // relayer's spine as parsed JSON; the 200 answer is sent as the exact stored text, so that an
 // idempotent replay is byte-for-byte the original.
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
+import { intentKinds } from "../../../packages/client/src/intent-types.ts";
+import { kinds } from "../../relayer/kinds/index.ts";
 import type { Relayer } from "../../relayer/relayer.ts";
-
-const routes: ReadonlyArray<[IntentKind, string]> = [
-  ["payment", "/v1/payments"],
-  ["execute", "/v1/execute"],
-  ["swap", "/v1/swap"],
-];
 
 /** The client's address, for the bucket that guards unauthenticated work. */
 export function clientKey(request: FastifyRequest): string {
@@ -17,7 +12,8 @@ export function clientKey(request: FastifyRequest): string {
 }
 
 export function registerIntentRoutes(app: FastifyInstance, relayer: Relayer): void {
-  for (const [kind, path] of routes) {
+  for (const kind of intentKinds) {
+    const { path } = kinds[kind];
     app.post(path, async (request, reply) => {
       const text = await relayer.submit(kind, request.body, request.headers, clientKey(request));
       return reply.code(200).type("application/json; charset=utf-8").send(text);

@@ -1,0 +1,35 @@
+// The registry of intent kinds: one descriptor per kind (kind.ts). Adding a kind adds its line here.
+import type { Hex } from "viem";
+import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
+import type { RelayRequest, RequestByKind } from "../../api/validate.ts";
+import type { SnapshotQuery } from "../chain-runtime.ts";
+import type { OwnerApproval, SwapRoute } from "../intents.ts";
+import { execute } from "./execute.ts";
+import type { KindDescriptor } from "./kind.ts";
+import { payment } from "./payment.ts";
+import { swap } from "./swap.ts";
+
+/** Every kind the client signs (its `intentKinds`, which orders the routes), with its descriptor. */
+export const kinds: { readonly [K in IntentKind]: KindDescriptor<RequestByKind[K]> } = {
+  payment,
+  execute,
+  swap,
+};
+
+/** The descriptor of a request (or of a kind by name). */
+export function kindOf(of: RelayRequest | IntentKind): KindDescriptor {
+  return kinds[typeof of === "string" ? of : of.kind] as KindDescriptor;
+}
+
+/** The policy lens query of a request. */
+export function snapshotQuery(request: RelayRequest, intentHash: Hex): SnapshotQuery {
+  const kind = kindOf(request);
+  return { vault: request.vaultAddress, bot: request.intent.bot, intentHash, ...kind.movedFunds(request), ...kind.lensFields(request) };
+}
+
+/** Calldata of the vault call executing `request` (see KindDescriptor.calldata). */
+export function executionCalldata(request: RelayRequest, route?: SwapRoute, approval?: OwnerApproval): Hex {
+  return kindOf(request).calldata(request, route, approval);
+}
+
+export type { KindDescriptor } from "./kind.ts";

@@ -1,0 +1,38 @@
+// Where funds may go: a payment never to the vault itself, and only to a destination the vault's and
+// the bot's whitelists allow and the blacklist does not name; a token transfer an execute makes
+// goes only where a payment could (token-transfer.ts; the lens read its recipient as `to`).
+import type { PolicySnapshot } from "../chain-runtime.ts";
+import { relayError } from "../../errors.ts";
+import { transferRecipient } from "../token-transfer.ts";
+import { rule } from "./rule.ts";
+
+export const paymentDestination = rule({
+  name: "payment-destination",
+  kinds: ["payment"],
+  codes: ["DESTINATION_NOT_ALLOWED"],
+  check(request, snapshot) {
+    if (request.intent.to.toLowerCase() === request.vaultAddress.toLowerCase()) {
+      throw relayError("DESTINATION_NOT_ALLOWED", "to is the vault itself");
+    }
+    if (!snapshot.destinationAllowed) throw relayError("DESTINATION_NOT_ALLOWED", `to ${request.intent.to} ${whyRefused(snapshot)}`);
+  },
+});
+
+export const transferDestination = rule({
+  name: "transfer-destination",
+  kinds: ["execute"],
+  codes: ["DESTINATION_NOT_ALLOWED"],
+  check(request, snapshot) {
+    const recipient = transferRecipient(request.callData);
+    if (recipient === undefined) return;
+    if (/^0x0{40}$/.test(recipient)) throw relayError("DESTINATION_NOT_ALLOWED", "the call transfers tokens to the zero address");
+    if (!snapshot.destinationAllowed) {
+      throw relayError("DESTINATION_NOT_ALLOWED", `the call transfers tokens to ${recipient}, which ${whyRefused(snapshot)}`);
+    }
+  },
+});
+
+/** Why the snapshot's destination was refused, as the end of a sentence. */
+function whyRefused(snapshot: PolicySnapshot): string {
+  return snapshot.destinationReason === "blacklisted" ? "is blacklisted" : "is not on the vault's or the bot's destination whitelist";
+}
