@@ -83,6 +83,12 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
     vault: manifest.contracts.vault as `0x${string}`,
     token: (symbol) => manifest.tokens[symbol]!.address as `0x${string}`,
+    instanceUrls: relayers.map((r) => r.url),
+    store: relayers[0]!.store,
+    stopRelayers: async () => void (await Promise.allSettled(relayers.map((r) => r.close()))),
+    startRelayers: async () => {
+      throw new Error("startInstances: start more instances with startInstance()");
+    },
     close: async () => {},
   };
   return {
