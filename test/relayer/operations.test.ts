@@ -1,10 +1,7 @@
 // The relayer's operational surface end to end: health and readiness probes, Prometheus metrics,
 // the OpenAPI document, the framework's errors as envelopes (404, 413, 415, bad JSON), per-bot rate
 // limits counted only after the signature, and 500 RPC_ERROR when the chain cannot be reached.
-import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
@@ -13,6 +10,7 @@ import { parse } from "../helpers/exposition.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, newBot } from "./harness-extra.ts";
 import { clusterRun } from "./deployment.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 const cluster = clusterRun();
 
@@ -233,18 +231,14 @@ describe("operations", () => {
   describe.skipIf(cluster)("an unreachable chain", () => {
     let down: RunningRelayer;
     let rpcUrl: string;
-    let stateDir: string;
 
     beforeAll(async () => {
       rpcUrl = `http://127.0.0.1:${await closedPort()}`;
-      stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-down-"));
+      const stateDir = tempDir("relay-e2e-down-");
       const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(env.manifest, rpcUrl, true)] });
       down = await startRelayer({ config, port: 0 });
     });
-    afterAll(async () => {
-      await down?.close();
-      if (stateDir) rmSync(stateDir, { recursive: true, force: true });
-    });
+    afterAll(() => down?.close());
 
     it("a payment is 500 RPC_ERROR, and the body does not reveal the node's URL", async () => {
       const res = await post(`${down.url}/v1/payments`, await paymentBody(env));
