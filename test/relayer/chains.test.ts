@@ -18,7 +18,7 @@ describe("GET /v1/chains", () => {
       // Only the relayer's view: while the flag is set, calls to the factory fail as a dead node would.
       relayerProvider: (provider, manifest) => failingFactoryCalls(provider, manifest.contracts.factory as Address, () => factoryReadsFail),
     });
-  }, 120_000);
+  });
   afterAll(async () => {
     await env?.close();
   });
