@@ -1,19 +1,27 @@
 import { defineConfig } from "vitest/config";
 
-// The end-to-end relayer test files that run a second time against the real deployment: three
-// `relay serve` processes on one PostgreSQL ledger behind nginx (RELAY_TEST_DEPLOYMENT=cluster,
-// test/relayer/deployment.ts). The files that matter most for several instances — payments and
-// idempotency, limits, reviews, execute, swaps — within about five minutes on CI's two cores.
-// Not in it: files that read the in-process relayer (env.relayer), wrap its provider, or set a
-// config that has no `relay serve` flag (operations, scenarios, terms, chains, integer-fields).
+// The end-to-end relayer test files (test/relayer/*.test.ts that start an Env) that run a second
+// time against the real deployment: three `relay serve` processes on one PostgreSQL ledger behind
+// nginx (RELAY_TEST_DEPLOYMENT=cluster, test/relayer/deployment.ts). Settings a test gives startEnv
+// reach the instances as `relay serve` flags or a --config file; tests observe through the API, the
+// chain and the ledger (env.store: the shared database), and each process's own /metrics and
+// /readyz (env.instanceUrls). The few cases that need the relayer inside the test's process (a
+// fault injected into its provider) are gated with `cluster` and show as skipped in this run.
 export const CLUSTER_FILES = [
   "test/relayer/payments.test.ts",
   "test/relayer/reviews.test.ts",
   "test/relayer/execute.test.ts",
   "test/relayer/swap.test.ts",
   "test/relayer/swap-and-pay.test.ts",
+  "test/relayer/swap-required.test.ts",
   "test/relayer/eth.test.ts",
   "test/relayer/off-chain.test.ts",
+  "test/relayer/operations.test.ts",
+  "test/relayer/scenarios.test.ts",
+  "test/relayer/terms.test.ts",
+  "test/relayer/chains.test.ts",
+  "test/relayer/integer-fields.test.ts",
+  "test/relayer/reads.test.ts",
 ];
 
 // Each test file starts its own chain; two workers match the two cores CI has. `npm test` runs both

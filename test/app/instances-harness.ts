@@ -1,9 +1,6 @@
 // Several relayer instances on one PostgreSQL database and one devnet chain, as `relay serve
 // --database-url` runs them: each instance its own state directory and HTTP port, all of them on
 // the same chain (the devnet's in-process provider) and the same database.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import type { EIP1193Provider, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
@@ -14,6 +11,7 @@ import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "
 import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { startPostgres, type PostgresServer } from "../support/postgres.ts";
 import type { Env } from "../relayer/harness.ts";
+import { removeTempDir, tempDir } from "../helpers/temp-dir.ts";
 
 export interface Instances {
   /** The environment of the first instance (its url); the others share its chain and database. */
@@ -41,7 +39,7 @@ export interface InstancesOptions {
 export async function startInstances(options: InstancesOptions): Promise<Instances> {
   const postgres: PostgresServer = await startPostgres();
   const databaseUrl = await postgres.newDatabase();
-  const devnetDir = mkdtempSync(path.join(tmpdir(), "relay-instances-"));
+  const devnetDir = tempDir("relay-instances-");
   const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir: devnetDir });
   const manifest = devnet.manifest;
   const provider = devnet.chain.provider as EIP1193Provider;
@@ -53,9 +51,11 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     await deployer.call(manifest.contracts.registry as `0x${string}`, "ServiceRegistry", "addRelayer", [privateKeyToAccount(key).address]);
   }
   const relayers: RunningRelayer[] = [];
+  const dirs = [devnetDir];
   const logs: string[] = [];
   const startInstance = async (instance: { relayerKeys?: Hex[] } = {}) => {
-    const stateDir = mkdtempSync(path.join(tmpdir(), "relay-instance-"));
+    const stateDir = tempDir("relay-instance-");
+    dirs.push(stateDir);
     const chain = { ...chainFromManifest(manifest), ...(instance.relayerKeys ? { relayerKeys: instance.relayerKeys } : {}) };
     const config = parseRelayerConfig({ stateDir, chains: [chain], ...options.config });
     const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, provider]]), databaseUrl, leaseTtlMs: options.leaseTtlMs, log: (line) => logs.push(line) });
@@ -83,6 +83,12 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
     ownerAccount: privateKeyToAccount(manifest.accounts.owner.privateKey as Hex),
     vault: manifest.contracts.vault as `0x${string}`,
     token: (symbol) => manifest.tokens[symbol]!.address as `0x${string}`,
+    instanceUrls: relayers.map((r) => r.url),
+    store: relayers[0]!.store,
+    stopRelayers: async () => void (await Promise.allSettled(relayers.map((r) => r.close()))),
+    startRelayers: async () => {
+      throw new Error("startInstances: start more instances with startInstance()");
+    },
     close: async () => {},
   };
   return {
@@ -96,6 +102,7 @@ export async function startInstances(options: InstancesOptions): Promise<Instanc
       await Promise.allSettled(relayers.map((r) => r.close()));
       await devnet.close();
       await postgres.stop();
+      for (const dir of dirs) removeTempDir(dir);
     },
   };
 }

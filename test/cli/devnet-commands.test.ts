@@ -1,9 +1,6 @@
 // The CLI against a devnet (no relayer): sign, owner configuration, fund, keys, profiles, and the
 // failures a user meets (bad amount, unknown token, relayer down, nothing to show).
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, formatUnits, getAddress, type Address } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
@@ -13,8 +10,9 @@ import type { PaymentRequestBody } from "../../packages/client/src/types.ts";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
 import { runMain } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const stateDir = mkdtempSync(path.join(tmpdir(), "relay-cli-"));
+const stateDir = tempDir("relay-cli-");
 let devnet: Devnet;
 let clients: Clients;
 const RECIPIENT = "0x00000000000000000000000000000000000000aa" as Address;

@@ -2,12 +2,10 @@
 // pool with `relay owner`, the bot supplies to it on the fast path; an approval grant is held for
 // review; swaps on the fast path and NO_SWAP_ROUTE; `relay sign execute|swap` bodies POSTed by hand.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { encodeFunctionData, erc20Abi, parseAbi, type Address } from "viem";
 import { runMain } from "../helpers/cli.ts";
 import { field, startLiveRelay, type LiveRelay } from "./support/live.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 let live: LiveRelay;
 let usdc: Address;
@@ -103,7 +101,7 @@ describe("relay swap", () => {
 
     // A CLI that did not send it finds the swap by its id alone, or told its kind.
     const requestId = field(stdout, "requestId")!;
-    const elsewhere = mkdtempSync(path.join(tmpdir(), "relay-cli-other-"));
+    const elsewhere = tempDir("relay-cli-other-");
     for (const kind of [[], ["--kind", "swap"]]) {
       const run = runMain(["status", requestId, ...kind, "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
       expect(await run.done).toBe(0);

@@ -1,16 +1,16 @@
 // The bot commands end to end against `relay serve` (devnet + relayer in-process): pay on the fast
 // path and on the review path, status with and without --wait, refusals, vault reads, and a
 // `relay sign` body POSTed by hand.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address } from "viem";
 import { clientsFor } from "../../src/chain/clients.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const stateDir = mkdtempSync(path.join(tmpdir(), "relay-cli-e2e-"));
+const stateDir = tempDir("relay-cli-e2e-");
 const RECIPIENT = "0x00000000000000000000000000000000000000cc" as Address;
 let serve: InProcessRun;
 let manifest: Manifest;

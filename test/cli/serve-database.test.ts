@@ -1,12 +1,10 @@
 // `relay serve --database-url`: a URL that is not postgres:// is a usage error, and a database that
 // cannot be reached ends the start with one `relay: …` line that names the database without its
 // password.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../src/cli/io.ts";
 import { runMain } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 describe("relay serve --database-url", () => {
   it("refuses a URL that is not postgres:// without echoing it", async () => {
@@ -17,7 +15,7 @@ describe("relay serve --database-url", () => {
   });
 
   it("an unreachable database: one line naming it without the password, exit non-zero", async () => {
-    const stateDir = mkdtempSync(path.join(tmpdir(), "relay-serve-db-"));
+    const stateDir = tempDir("relay-serve-db-");
     const run = runMain(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir, "--database-url", "postgres://relay:hunter2@127.0.0.1:1/relay"]);
     const code = await run.done;
     expect(code).not.toBe(EXIT.OK);

@@ -1,6 +1,5 @@
 // Settings resolution (flags > env > manifest > defaults), token lookup and amount parsing.
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CliError, EXIT } from "../../src/cli/io.ts";
@@ -15,8 +14,9 @@ import {
 } from "../../src/cli/settings.ts";
 import { chainManifestPath, writeManifest } from "../../src/devnet/manifest.ts";
 import { sampleManifest, writeSampleManifest } from "./support/manifest.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const emptyDir = () => mkdtempSync(path.join(tmpdir(), "relay-settings-"));
+const emptyDir = () => tempDir("relay-settings-");
 
 function usageError(run: () => unknown): CliError {
   try {

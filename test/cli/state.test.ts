@@ -1,11 +1,11 @@
 // The CLI's cli.json: recent requests newest first (bounded), status updates, profiles.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { deleteProfile, readProfiles, recentRequests, rememberRequest, RECENT_LIMIT, saveProfile, updateRequestStatus, type RecentRequest } from "../../src/cli/state.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const dir = () => mkdtempSync(path.join(tmpdir(), "relay-state-"));
+const dir = () => tempDir("relay-state-");
 const request = (requestId: string): RecentRequest => ({
   requestId,
   kind: "payment",

@@ -1,6 +1,5 @@
 // `relay devnet`, `relay deploy` and `relay serve --rpc-url` together, driven through main().
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address } from "viem";
@@ -10,8 +9,9 @@ import { devKeyPair } from "../../src/devnet/accounts.ts";
 import { CANONICAL_TOKENS } from "../../src/devnet/tokens.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const tmp = (label: string) => mkdtempSync(path.join(tmpdir(), `relay-${label}-`));
+const tmp = (label: string) => tempDir(`relay-${label}-`);
 const readJson = (file: string) => JSON.parse(readFileSync(file, "utf8")) as Manifest;
 
 describe("relay devnet on Arbitrum One's chain id with a custom domain name", () => {

@@ -1,7 +1,6 @@
 // --fork: a devnet forked from another chain (here another devnet on loopback, since no live
 // network is reachable from tests) keeps the forked state and adds its own suite.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
@@ -9,8 +8,9 @@ import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const tmp = (label: string) => mkdtempSync(path.join(tmpdir(), `relay-${label}-`));
+const tmp = (label: string) => tempDir(`relay-${label}-`);
 
 describe("relay devnet --fork", () => {
   const upstreamDir = tmp("upstream");

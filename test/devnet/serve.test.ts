@@ -1,6 +1,5 @@
 // Acceptance of `relay serve` in devnet mode, run as a user runs it: the real bin/relay process.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, isAddress, type Address } from "viem";
@@ -8,11 +7,12 @@ import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { manifestSchema, type Manifest } from "../../src/devnet/manifest.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 const BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 
 describe("relay serve (devnet mode)", () => {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-serve-"));
+  const stateDir = tempDir("relay-serve-");
   let relay: SpawnedRelay;
   let manifest: Manifest;
 

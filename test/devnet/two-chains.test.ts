@@ -2,8 +2,7 @@
 // per chain, payments executing on the chain they were signed for, a payment replayed onto the
 // other chain refused, `relay pay --chain-id` through the CLI, the reads' `?chainId=` rule, and
 // GET /v1/chains (with `relay chains`) listing both.
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address } from "viem";
@@ -12,12 +11,13 @@ import { clientsFor } from "../../src/chain/clients.ts";
 import { manifestSchema, type Manifest } from "../../src/devnet/manifest.ts";
 import { defaultDeadline, randomRef, readVaultDomain, RelayApiError, RelayClient, signPaymentRequest } from "../../packages/client/src/index.ts";
 import { runMain, spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 const BASE_SEPOLIA = 84532;
 const ARBITRUM_SEPOLIA = 421614;
 const RECIPIENT = "0x00000000000000000000000000000000000000c2" as Address;
 
-const stateDir = mkdtempSync(path.join(tmpdir(), "relay-two-chains-"));
+const stateDir = tempDir("relay-two-chains-");
 const readJson = (file: string) => manifestSchema.parse(JSON.parse(readFileSync(path.join(stateDir, file), "utf8")));
 let relay: SpawnedRelay;
 const manifests = new Map<number, Manifest>();

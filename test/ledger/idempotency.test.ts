@@ -13,16 +13,18 @@ describe.each(storeFactories)("idempotency ($name)", (factory) => {
     // Deliberately odd spacing and key order: the replay must be the stored bytes, not a re-serialization.
     const response = '{"status":"approved",  "requestId":"req_a","txHash":"0xabc","amount":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}';
     expect(await store.completeIdempotency("payment", key, response)).toBe(true);
+    expect(await store.completeIdempotency("payment", "unknown", response)).toBe(false);
     const replay = await store.claimIdempotency("payment", key, "fp", "req_c");
     expect(replay).toEqual({ outcome: "replay", response, requestId: "req_a" });
   });
 
-  it("is a conflict when the fingerprint differs, before and after completion", async () => {
+  it("is a conflict when the fingerprint differs, before and after completion, within one kind", async () => {
     const { store } = await freshStore(factory);
     await store.claimIdempotency("payment", key, "fp", "req_a");
     expect(await store.claimIdempotency("payment", key, "other", "req_b")).toEqual({ outcome: "conflict" });
     await store.completeIdempotency("payment", key, "{}");
     expect(await store.claimIdempotency("payment", key, "other", "req_b")).toEqual({ outcome: "conflict" });
+    expect((await store.claimIdempotency("swap", key, "other", "req_b")).outcome).toBe("new");
   });
 
   it("scopes keys per kind", async () => {

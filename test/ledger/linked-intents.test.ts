@@ -12,6 +12,7 @@ describe.each(storeFactories)("linked intents ($name)", (factory) => {
     expect(await store.findByIntentHash(84532, vault, SWAP_HASH)).toBeUndefined();
     const carrier = await store.createRequest(newRequest());
     await store.linkIntent(84532, vault, SWAP_HASH, carrier.id);
+    await store.linkIntent(84532, vault, SWAP_HASH, carrier.id); // linking again changes nothing
     expect((await store.findByIntentHash(84532, vault, SWAP_HASH.toUpperCase().replace("0X", "0x")))?.id).toBe(carrier.id);
     expect(await store.findByIntentHash(1, vault, SWAP_HASH)).toBeUndefined(); // another chain
     await store.transition(carrier.id, ["received"], "rejected", { reason: "not executed: SIMULATION_FAILED" });

@@ -21,7 +21,7 @@ describe.each(storeFactories)("nonces and submissions ($name)", (factory) => {
       request: { status: "submitting", nonce: 0n, signer: relayer, txHash: sub(0n).txHash, rawTx: sub(0n).rawTx },
     });
     expect(await store.getRequest(r.id)).toEqual(recorded.ok && recorded.request);
-    expect(await store.nextNonce(84532, relayer, 0n)).toBe(1n);
+    expect(await store.nextNonce(84532, relayer.toUpperCase().replace("0X", "0x"), 0n)).toBe(1n);
     expect(await store.nextNonce(8453, relayer, 0n)).toBe(0n);
   });
 
@@ -46,7 +46,7 @@ describe.each(storeFactories)("nonces and submissions ($name)", (factory) => {
     expect((await store.recordSubmission(b.id, sub(1n))).ok).toBe(true);
   });
 
-  it("only submits from received, scanning or held, and never twice", async () => {
+  it("only submits from received, scanning or held (or the given states), and never twice", async () => {
     const { store } = await freshStore(factory);
     const r = await store.createRequest(newRequest({ status: "held", heldBecause: "x" }));
     expect(await store.recordSubmission("req_missing", sub(0n))).toEqual({ ok: false, code: "NOT_FOUND" });
@@ -56,6 +56,23 @@ describe.each(storeFactories)("nonces and submissions ($name)", (factory) => {
     const rejected = await store.createRequest(newRequest());
     await store.transition(rejected.id, ["received"], "rejected", { reason: "no" });
     expect(await store.recordSubmission(rejected.id, sub(1n))).toMatchObject({ ok: false, code: "WRONG_STATE" });
+    const scanning = await store.createRequest(newRequest({ status: "scanning" }));
+    expect(await store.recordSubmission(scanning.id, sub(1n, { from: ["held"] }))).toEqual({ ok: false, code: "WRONG_STATE", status: "scanning" });
+  });
+
+  it("a batch reserves one nonce and moves every request, all or nothing", async () => {
+    const { store } = await freshStore(factory);
+    const a = await store.createRequest(newRequest());
+    const b = await store.createRequest(newRequest());
+    const done = await store.createRequest(newRequest({ status: "approved" }));
+    expect(await store.recordBatchSubmission([a.id, b.id, done.id], sub(0n))).toEqual({ ok: false, code: "WRONG_STATE", status: "approved" });
+    expect(await store.recordBatchSubmission([a.id, "req_missing"], sub(0n))).toEqual({ ok: false, code: "NOT_FOUND" });
+    expect((await store.getRequest(a.id))!.status).toBe("received");
+    expect(await store.nextNonce(84532, relayer, 0n)).toBe(0n);
+    const batch = await store.recordBatchSubmission([a.id, b.id], sub(0n));
+    expect(batch).toMatchObject({ ok: true, request: { id: b.id, status: "submitting", nonce: 0n } });
+    expect(await store.getRequest(a.id)).toMatchObject({ status: "submitting", nonce: 0n, txHash: sub(0n).txHash });
+    expect(await store.nextNonce(84532, relayer, 0n)).toBe(1n);
   });
 
   it("reconciles upward when the chain is ahead, and resetNonce sets it exactly", async () => {
@@ -69,6 +86,7 @@ describe.each(storeFactories)("nonces and submissions ($name)", (factory) => {
     expect(await store.nextNonce(84532, relayer, 0n)).toBe(8n);
     await store.resetNonce(84532, relayer, 3n); // transactions 3..7 dropped from the mempool
     expect(await store.nextNonce(84532, relayer, 3n)).toBe(3n);
+    await expect(store.resetNonce(84532, relayer, -1n)).rejects.toThrow(RangeError);
   });
 
   it("hands out contiguous nonces to concurrent async submitters (sign, then record, retry on mismatch)", async () => {

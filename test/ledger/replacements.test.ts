@@ -10,7 +10,7 @@ describe.each(storeFactories)("replacements ($name)", (factory) => {
   it("files replacements under the original hash, oldest first, and keeps them across a reopen", async () => {
     const { store, clock, connect } = await freshStore(factory);
     expect(await store.replacementsOf(hash(1))).toEqual([]);
-    await store.recordReplacement(hash(1), hash(2), "0xAA02");
+    expect(await store.recordReplacement(hash(1), hash(2), "0xAA02")).toEqual({ txHash: hash(2), rawTx: "0xaa02", createdAt: clock.now() });
     clock.advance(1_000);
     await store.recordReplacement(hash(1), hash(3).toUpperCase().replace("0X", "0x"), "0xaa03");
     await store.recordReplacement(hash(9), hash(10), "0xaa10");
@@ -24,10 +24,11 @@ describe.each(storeFactories)("replacements ($name)", (factory) => {
     expect(await (await connect()).replacementsOf(hash(1))).toEqual(expected);
   });
 
-  it("a replacement recorded twice is filed once", async () => {
+  it("a replacement recorded twice, in any case, is filed once", async () => {
     const { store } = await freshStore(factory);
     await store.recordReplacement(hash(1), hash(2), "0xaa02");
     await store.recordReplacement(hash(1), hash(2), "0xaa02");
+    await store.recordReplacement(hash(1), hash(2).toUpperCase().replace("0X", "0x"), "0xaa02");
     expect(await store.replacementsOf(hash(1))).toHaveLength(1);
   });
 });

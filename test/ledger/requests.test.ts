@@ -3,42 +3,14 @@ import { newRequestId, publicStatus, statuses, type Status } from "../../src/led
 import { bot, freshStore, newRequest, relayer, vault } from "./support.ts";
 import { storeFactories } from "./support/stores.ts";
 
+const otherBot = "0x5555555555555555555555555555555555555555";
+const shout = (hex: string) => hex.toUpperCase().replace("0X", "0x");
+
 describe.each(storeFactories)("requests ($name)", (factory) => {
   it("generates unguessable ids: req_ + 24 base32 characters, all different", async () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newRequestId()));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(id).toMatch(/^req_[a-z2-7]{24}$/);
-  });
-
-  it("creates and reads back a request with every field, bigints exact", async () => {
-    const { store, clock } = await freshStore(factory);
-    const big = (1n << 255n) + 12345n;
-    const created = await store.createRequest(
-      newRequest({
-        vault: "0xAbCdEf0000000000000000000000000000000001",
-        usdValue: big,
-        deadline: (1n << 256n) - 1n,
-        body: '{"amount":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}',
-        heldBecause: "human review required",
-        status: "held",
-        reviewExpiresAt: clock.now() + 1000,
-      }),
-    );
-    expect(created).toMatchObject({
-      kind: "payment",
-      chainId: 84532,
-      vault: "0xabcdef0000000000000000000000000000000001",
-      status: "held",
-      usdValue: big,
-      deadline: (1n << 256n) - 1n,
-      heldBecause: "human review required",
-      createdAt: clock.now(),
-      updatedAt: clock.now(),
-      reviewExpiresAt: clock.now() + 1000,
-    });
-    expect(created.response).toBeUndefined();
-    expect(await store.getRequest(created.id)).toEqual(created);
-    expect(await store.getRequest("req_unknown")).toBeUndefined();
   });
 
   it("refuses unknown kinds and duplicate ids", async () => {
@@ -60,6 +32,8 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     expect(held).toMatchObject({ status: "held", agents: "[]", heldBecause: "no consensus" });
     expect(await store.transition(r.id, ["received", "scanning"], "held")).toBeUndefined();
     expect(await store.transition("req_missing", statuses, "rejected")).toBeUndefined();
+    const priced = await store.transition(r.id, ["held"], "approved", { usdValue: 7n, txHash: shout("0x" + "ab".repeat(32)), nonce: 3n });
+    expect(priced).toMatchObject({ usdValue: 7n, txHash: "0x" + "ab".repeat(32), nonce: 3n, heldBecause: "no consensus" });
   });
 
   it("two racing transitions from the same state: exactly one wins", async () => {
@@ -88,11 +62,15 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     expect((await store.findByIntentHash(84532, vault, hash))?.status).toBe("approved");
   });
 
-  it("listInFlight returns submitting and submitted requests only", async () => {
-    const { store } = await freshStore(factory);
+  it("listInFlight returns submitting and submitted requests; listUnsettled received and scanning ones", async () => {
+    const { store, clock } = await freshStore(factory);
     const a = await store.createRequest(newRequest());
+    clock.advance(1);
     const b = await store.createRequest(newRequest());
-    await store.createRequest(newRequest());
+    clock.advance(1);
+    const c = await store.createRequest(newRequest());
+    const d = await store.createRequest(newRequest({ status: "scanning" }));
+    await store.createRequest(newRequest({ status: "held", heldBecause: "x" }));
     expect((await store.recordSubmission(a.id, { signer: relayer, nonce: 0n, txHash: "0x01", rawTx: "0x02" })).ok).toBe(true);
     expect((await store.recordSubmission(b.id, { signer: relayer, nonce: 1n, txHash: "0x03", rawTx: "0x04" })).ok).toBe(true);
     await store.transition(b.id, ["submitting"], "submitted");
@@ -102,6 +80,7 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     ]);
     await store.transition(a.id, ["submitting"], "approved");
     expect((await store.listInFlight()).map((r) => r.id)).toEqual([b.id]);
+    expect((await store.listUnsettled()).map((r) => r.id)).toEqual([c.id, d.id]);
   });
 
   it("lists reviews by chain, vault and status", async () => {
@@ -135,6 +114,9 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     expect(await store.spentInWindow({ chainId: 84532, vault, bot, windowSeconds: 86_400n })).toEqual({ usd: 0n, count: 0n });
     expect(await store.findRefusal(84532, vault, soon.intentHash)).toMatchObject({ requestId: soon.id, reason: "review expired" });
     expect(await store.findRefusal(84532, vault, later.intentHash)).toBeUndefined();
+    // By the store's clock when no time is given.
+    clock.advance(5000);
+    expect(await store.expireReviews()).toMatchObject([{ id: later.id, status: "rejected" }]);
   });
 
   it("rejectReview refuses the intent for good; other rejections and other vaults do not", async () => {
@@ -150,8 +132,31 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     // Only a held request can be refused: a second decision changes nothing.
     expect(await store.rejectReview(held.id, "again")).toBeUndefined();
     expect(await store.rejectReview(failed.id, "late")).toBeUndefined();
+    expect(await store.rejectReview("req_missing", "late")).toBeUndefined();
     expect((await store.findRefusal(84532, vault, held.intentHash))!.reason).toBe("owner said no");
     expect(await store.findRefusal(84532, vault, failed.intentHash)).toBeUndefined();
+  });
+
+  it("botHistory counts the bot's last 24 h, the median of its approvals and known counterparties", async () => {
+    const { store, clock } = await freshStore(factory);
+    const counterparty = "0x7777777777777777777777777777777777777777";
+    for (const [value, status] of [[3n, "approved"], [1n, "approved"], [2n, "approved"], [9n, "rejected"]] as const) {
+      const r = await store.createRequest(newRequest({ usdValue: value, body: JSON.stringify({ counterparty }) }));
+      await store.transition(r.id, ["received"], status);
+      clock.advance(1);
+    }
+    await store.createRequest(newRequest({ bot: otherBot, usdValue: 100n }));
+    expect(await store.botHistory(84532, shout(vault), shout(bot), counterparty)).toEqual({
+      requests24h: 4,
+      rejected24h: 1,
+      approvedUsd24h: 6n,
+      medianUsd: 2n,
+      recentApproved: 3,
+      knownCounterparty: true,
+    });
+    expect((await store.botHistory(84532, vault, bot, otherBot)).knownCounterparty).toBe(false);
+    clock.advance(86_400_000);
+    expect(await store.botHistory(84532, vault, bot, counterparty)).toMatchObject({ requests24h: 0, approvedUsd24h: 0n, medianUsd: 2n });
   });
 });
 

@@ -2,8 +2,7 @@
 // another, the relayer killed with SIGKILL right after it durably recorded a payment's signed
 // transaction and before broadcasting it. After a restart the payment executes exactly once, and
 // a retry with the same idempotency key gets the outcome.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, parseAbiItem, type Address, type Hex } from "viem";
@@ -14,8 +13,9 @@ import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { fresh } from "./harness.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
-const stateDir = mkdtempSync(path.join(tmpdir(), "relay-crash-"));
+const stateDir = tempDir("relay-crash-");
 const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8"));
 
 async function startServe(env: Record<string, string> = {}): Promise<{ relay: SpawnedRelay; url: string }> {

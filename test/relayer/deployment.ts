@@ -25,6 +25,11 @@ export function serveFlags(overrides: Partial<RelayerConfigInput>): { flags: str
   const rest: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
+    if (key === "terms") {
+      const terms = value as { version: string; url?: string };
+      flags.push("--terms-version", terms.version, ...(terms.url === undefined ? [] : ["--terms-url", terms.url]));
+      continue;
+    }
     const flag = FLAGS[key];
     if (flag) flags.push(flag, String(value));
     else rest[key] = value;

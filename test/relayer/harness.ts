@@ -15,6 +15,8 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
+import { openPostgresStore } from "../../src/ledger/postgres/index.ts";
+import type { Store } from "../../src/relayer/store.ts";
 import { paymentRequestBody, executeRequestBody, swapRequestBody } from "../../packages/client/src/bodies.ts";
 import { signPaymentIntent, signExecuteIntent, signSwapIntent, defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
 import type { ExecuteIntent, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
@@ -29,7 +31,19 @@ export interface Env {
   cluster?: Cluster;
   manifest: Manifest;
   clients: Clients;
+  /** Where bots send requests: the relayer's URL, or in the cluster run the proxy's. */
   url: string;
+  /**
+   * Each relayer process's own URL, for what a process answers for itself (its /metrics, its
+   * /readyz): one URL, or in the cluster run one per instance (bypassing the proxy).
+   */
+  instanceUrls: string[];
+  /**
+   * The relayers' ledger, to observe what they recorded: the in-process relayer's store, or in the
+   * cluster run the shared PostgreSQL database opened from the test (a second client, as an
+   * operator's query would be).
+   */
+  store: Store;
   stateDir: string;
   bot: PrivateKeyAccount;
   reviewedBot: PrivateKeyAccount;
@@ -37,6 +51,10 @@ export interface Env {
   ownerAccount: PrivateKeyAccount;
   vault: Address;
   token(symbol: string): Address;
+  /** Stops every relayer (SIGTERM in the cluster run); the chain and the ledger stay. */
+  stopRelayers(): Promise<void>;
+  /** Starts the relayers again on the same ledger, with these settings instead of startEnv's. */
+  startRelayers(overrides?: Partial<RelayerConfigInput>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,21 +70,44 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
   const devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
   const manifest = devnet.manifest;
   if ((options.deployment ?? (clusterRun() ? "cluster" : "one")) === "cluster") return clusterEnv(devnet, stateDir, overrides, options);
-  const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...overrides });
   const provider = devnet.chain.provider as EIP1193Provider;
   const relayerProvider = options.relayerProvider?.(provider, manifest) ?? provider;
-  const relayer = await startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, relayerProvider]]) });
+  const start = (settings: Partial<RelayerConfigInput>) => {
+    const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...settings });
+    return startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, relayerProvider]]) });
+  };
+  let relayer: RunningRelayer | undefined = await start(overrides);
+  let last = relayer;
   const clients = clientsFor(provider, manifest.chainId);
   return {
     devnet,
-    relayer,
+    get relayer() {
+      return last;
+    },
     manifest,
     clients,
-    url: relayer.url,
+    get url() {
+      return last.url;
+    },
+    get instanceUrls() {
+      return [last.url];
+    },
+    get store() {
+      return last.store;
+    },
     stateDir,
     ...devnetParties(manifest, clients),
+    async stopRelayers() {
+      await relayer?.close();
+      relayer = undefined;
+    },
+    async startRelayers(settings = overrides) {
+      if (relayer) throw new Error("startRelayers: stopRelayers() first");
+      relayer = last = await start(settings);
+    },
     async close() {
-      await relayer.close();
+      await relayer?.close();
+      relayer = undefined;
       await devnet.close();
       rmSync(stateDir, { recursive: true, force: true });
     },
@@ -87,41 +128,68 @@ function devnetParties(manifest: Devnet["manifest"], clients: Env["clients"]): P
 
 /** The cluster run's Env: the same devnet, served by startCluster's instances behind the proxy. */
 async function clusterEnv(devnet: Devnet, stateDir: string, overrides: Partial<RelayerConfigInput>, options: EnvOptions): Promise<Env> {
+  let cluster: Cluster | undefined;
   try {
     if (options.relayerProvider) throw new Error("startEnv: a wrapped provider exists only in this process, so the cluster run cannot apply it");
-    const { flags, rest } = serveFlags(overrides);
-    if (Object.keys(rest).length > 0) {
-      // Settings with no flag: a config file with the devnet's chain (its RPC on loopback) and them.
-      const file = path.join(stateDir, "cluster-config.json");
-      writeFileSync(file, JSON.stringify({ chains: [chainFromManifest(devnet.manifest, devnet.rpc.url)], ...rest }));
-      flags.push("--config", file);
-    }
-    const cluster = await startCluster({ devnet, store: clusterStore(), serveArgs: flags });
+    cluster = await startCluster({ devnet, store: clusterStore(), serveArgs: clusterServeArgs(devnet, stateDir, overrides) });
+    const running = cluster;
+    const store = running.databaseUrl ? await openPostgresStore(running.databaseUrl, { poolSize: 2 }) : undefined;
     const manifest = devnet.manifest;
     const clients = clientsFor(devnet.chain.provider as EIP1193Provider, manifest.chainId);
-    const env: Omit<Env, "relayer"> = {
+    const env: Omit<Env, "relayer" | "store"> = {
       devnet,
-      cluster,
+      cluster: running,
       manifest,
       clients,
-      url: cluster.url,
+      url: running.url,
+      get instanceUrls() {
+        return running.instances.map((i) => i.url);
+      },
       stateDir,
       ...devnetParties(manifest, clients),
+      async stopRelayers() {
+        await Promise.all(running.instances.map((i) => i.kill("SIGTERM")));
+      },
+      async startRelayers(settings = overrides) {
+        const args = clusterServeArgs(devnet, stateDir, settings);
+        await Promise.all(running.instances.map((i) => i.restart(args)));
+      },
       async close() {
-        await cluster.stop();
+        await store?.close();
+        await running.stop();
         await devnet.close();
         rmSync(stateDir, { recursive: true, force: true });
       },
     };
-    return Object.defineProperty(env, "relayer", {
-      get() {
-        throw new Error("env.relayer: the cluster run's relayers are separate processes (see test/relayer/deployment.ts)");
+    return Object.defineProperties(env, {
+      relayer: {
+        get() {
+          throw new Error("env.relayer: the cluster run's relayers are separate processes (see test/relayer/deployment.ts)");
+        },
+      },
+      store: {
+        get() {
+          if (!store) throw new Error("env.store: RELAY_CLUSTER_STORE=sqlite gives each instance its own ledger, none of them shared");
+          return store;
+        },
       },
     }) as Env;
   } catch (error) {
+    await cluster?.stop();
     await devnet.close();
     throw error;
   }
+}
+
+/** The `relay serve` flags for `overrides`; settings with no flag go in a config file with the devnet's chain (its RPC on loopback). */
+function clusterServeArgs(devnet: Devnet, stateDir: string, overrides: Partial<RelayerConfigInput>): string[] {
+  const { flags, rest } = serveFlags(overrides);
+  if (Object.keys(rest).length > 0) {
+    const file = path.join(stateDir, "cluster-config.json");
+    writeFileSync(file, JSON.stringify({ chains: [chainFromManifest(devnet.manifest, devnet.rpc.url)], ...rest }));
+    flags.push("--config", file);
+  }
+  return flags;
 }
 
 /** POST a JSON body; returns status, headers, parsed body and the raw text. */

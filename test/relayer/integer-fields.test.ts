@@ -11,7 +11,7 @@ describe("integer fields sent as JSON numbers", () => {
 
   beforeAll(async () => {
     env = await startEnv();
-  }, 120_000);
+  });
   afterAll(async () => {
     await env?.close();
   });

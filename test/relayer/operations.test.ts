@@ -1,10 +1,7 @@
 // The relayer's operational surface end to end: health and readiness probes, Prometheus metrics,
 // the OpenAPI document, the framework's errors as envelopes (404, 413, 415, bad JSON), per-bot rate
 // limits counted only after the signature, and 500 RPC_ERROR when the chain cannot be reached.
-import { mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
@@ -12,6 +9,10 @@ import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { parse } from "../helpers/exposition.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope, newBot } from "./harness-extra.ts";
+import { clusterRun } from "./deployment.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+
+const cluster = clusterRun();
 
 /** A loopback port nothing listens on: bound, read, then released. */
 async function closedPort(): Promise<number> {
@@ -38,69 +39,96 @@ describe("operations", () => {
     });
 
     it("GET /readyz is 200 with each chain's block number", async () => {
-      const res = await get(`${env.url}/readyz`);
-      expect(res.status).toBe(200);
-      expect(res.body).toEqual({
-        status: "ready",
-        chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }],
-        database: { kind: "sqlite", ok: true },
-        // One instance on SQLite always holds its keys.
-        keys: [{ chainId: env.manifest.chainId, signer: env.manifest.accounts.relayer.address, held: true }],
-      });
-      const head = await env.clients.publicClient.getBlockNumber({ cacheTime: 0 });
-      expect(res.body.chains[0].blockNumber).toBeGreaterThan(0);
-      expect(BigInt(res.body.chains[0].blockNumber)).toBeLessThanOrEqual(head);
+      const head = () => env.clients.publicClient.getBlockNumber({ cacheTime: 0 });
+      // Each process answers for itself (in the cluster run, each instance directly, not the proxy).
+      const answers = [];
+      for (const url of env.instanceUrls) {
+        const res = await get(`${url}/readyz`);
+        expect(res.status).toBe(200);
+        expect(res.body).toEqual({
+          status: "ready",
+          chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }],
+          database: { kind: cluster ? "postgres" : "sqlite", ok: true },
+          keys: [{ chainId: env.manifest.chainId, signer: env.manifest.accounts.relayer.address, held: expect.any(Boolean) }],
+        });
+        expect(res.body.chains[0].blockNumber).toBeGreaterThan(0);
+        expect(BigInt(res.body.chains[0].blockNumber)).toBeLessThanOrEqual(await head());
+        answers.push(res.body);
+      }
+      const holders = answers.filter((a) => a.keys[0].held).length;
+      // One instance on SQLite always holds its keys; on a shared ledger a key's lease is held by at
+      // most one instance at a time (none while no instance has work for it).
+      if (cluster) expect(holders).toBeLessThanOrEqual(1);
+      else expect(holders).toBe(1);
     });
   });
 
   describe("GET /metrics", () => {
+    /** Each process's exposition (Prometheus scrapes every instance, not the proxy), parsed. */
+    const scrapes = async () => {
+      const all = [];
+      for (const url of env.instanceUrls) {
+        const res = await get(`${url}/metrics`);
+        expect(res.status).toBe(200);
+        expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
+        all.push(parse(res.text));
+      }
+      return all;
+    };
+    /** A counter's value summed over every process (0 where a process has no such sample yet). */
+    const total = async (name: string, labels: Record<string, string> = {}) => {
+      let sum = 0;
+      for (const { samples } of await scrapes()) sum += samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      return sum;
+    };
+
     it("counts HTTP requests by route pattern and intents by outcome, in the Prometheus text format", async () => {
       const pay = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }));
       expect(pay.body.status).toBe("approved");
       await get(`${env.url}/v1/payments/${pay.body.requestId}`);
       await get(`${env.url}/no/such/route/${crypto.randomUUID()}`);
 
-      const res = await get(`${env.url}/metrics`);
-      expect(res.status).toBe(200);
-      expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
-      const { samples, types } = parse(res.text);
-      expect(types.get("relay_http_requests_total")).toBe("counter");
-      expect(types.get("relay_intents_total")).toBe("counter");
-
-      const http = samples.filter((s) => s.name === "relay_http_requests_total");
-      const count = (labels: Record<string, string>) => http.find((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      const all = await scrapes();
+      for (const { types } of all) {
+        expect(types.get("relay_http_requests_total")).toBe("counter");
+        expect(types.get("relay_intents_total")).toBe("counter");
+      }
+      const http = all.flatMap(({ samples }) => samples.filter((s) => s.name === "relay_http_requests_total"));
+      const count = (labels: Record<string, string>) =>
+        http.filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v)).reduce((sum, s) => sum + s.value, 0);
       expect(count({ method: "POST", route: "/v1/payments", status: "200" })).toBeGreaterThanOrEqual(1);
       expect(count({ method: "GET", route: "/v1/payments/:requestId", status: "200" })).toBeGreaterThanOrEqual(1);
       expect(count({ method: "GET", route: "unmatched", status: "404" })).toBeGreaterThanOrEqual(1);
       // Labels are route patterns: no request id and no unmatched raw path appears in any label.
       expect(http.every((s) => !s.labels.route!.includes("req_") && !s.labels.route!.startsWith("/no/"))).toBe(true);
 
-      const intents = samples.find((s) => s.name === "relay_intents_total" && s.labels.kind === "payment" && s.labels.outcome === "approved");
-      expect(intents?.value).toBeGreaterThanOrEqual(1);
+      expect(await total("relay_intents_total", { kind: "payment", outcome: "approved" })).toBeGreaterThanOrEqual(1);
     });
 
     it("counts the relayer's transactions and AI scans, and gauges the pending reviews, as the relayer works", async () => {
-      const sample = async (name: string, labels: Record<string, string> = {}) => {
-        const { samples } = parse((await get(`${env.url}/metrics`)).text);
-        return samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value ?? 0;
+      // The pending reviews are the ledger's: every process reports the same count.
+      const pending = async () => {
+        const values = (await scrapes()).map(({ samples }) => samples.find((s) => s.name === "relay_reviews_pending")?.value ?? 0);
+        expect(new Set(values).size, `relay_reviews_pending by process: ${values.join(", ")}`).toBe(1);
+        return values[0]!;
       };
       const chainId = String(env.manifest.chainId);
       const before = {
-        submitted: await sample("relay_transactions_total", { chain_id: chainId, result: "submitted" }),
-        mined: await sample("relay_transactions_total", { chain_id: chainId, result: "mined" }),
-        noConsensus: await sample("relay_ai_scans_total", { result: "no_consensus" }),
-        pending: await sample("relay_reviews_pending"),
+        submitted: await total("relay_transactions_total", { chain_id: chainId, result: "submitted" }),
+        mined: await total("relay_transactions_total", { chain_id: chainId, result: "mined" }),
+        noConsensus: await total("relay_ai_scans_total", { result: "no_consensus" }),
+        pending: await pending(),
       };
       const paid = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }));
       expect(paid.body.status).toBe("approved");
-      expect(await sample("relay_transactions_total", { chain_id: chainId, result: "submitted" })).toBe(before.submitted + 1);
-      expect(await sample("relay_transactions_total", { chain_id: chainId, result: "mined" })).toBe(before.mined + 1);
+      expect(await total("relay_transactions_total", { chain_id: chainId, result: "submitted" })).toBe(before.submitted + 1);
+      expect(await total("relay_transactions_total", { chain_id: chainId, result: "mined" })).toBe(before.mined + 1);
 
       // A devnet scenario sends a small payment to the AI scan, whose agents disagree: it is held.
       const held = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }, { metadata: { scenario: "ai-no-consensus" } }));
       expect(held.body.status).toBe("pending_review");
-      expect(await sample("relay_ai_scans_total", { result: "no_consensus" })).toBe(before.noConsensus + 1);
-      expect(await sample("relay_reviews_pending")).toBe(before.pending + 1);
+      expect(await total("relay_ai_scans_total", { result: "no_consensus" })).toBe(before.noConsensus + 1);
+      expect(await pending()).toBe(before.pending + 1);
     });
   });
 
@@ -198,13 +226,15 @@ describe("operations", () => {
     });
   });
 
-  describe("an unreachable chain", () => {
+  // Not in the cluster run: this starts its own relayer in this process, on a port where no chain
+  // answers (`relay serve` refuses to start without its chain), so it would only repeat this run.
+  describe.skipIf(cluster)("an unreachable chain", () => {
     let down: RunningRelayer;
     let rpcUrl: string;
 
     beforeAll(async () => {
       rpcUrl = `http://127.0.0.1:${await closedPort()}`;
-      const stateDir = mkdtempSync(path.join(tmpdir(), "relay-e2e-down-"));
+      const stateDir = tempDir("relay-e2e-down-");
       const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(env.manifest, rpcUrl, true)] });
       down = await startRelayer({ config, port: 0 });
     });

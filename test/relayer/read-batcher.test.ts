@@ -3,9 +3,6 @@
 // vault), each still gets exactly what it would get alone (its snapshot, its own simulation outcome
 // and revert reason), and one bad query harms no other. Both ways are tested: the second through a
 // provider that refuses eth_call state overrides as such nodes do.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAbiItem, toFunctionSelector, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -20,6 +17,7 @@ import { vaultAbi } from "../../src/relayer/intents.ts";
 import { executionCalldata, snapshotQuery } from "../../src/relayer/kinds/index.ts";
 import { ReadBatcher } from "../../src/relayer/read-batcher.ts";
 import { intentHashOf } from "../../src/relayer/checks.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 const batchSelector = toFunctionSelector(getAbiItem({ abi: vaultAbi, name: "executePaymentBatch" }) as AbiFunction);
 
@@ -33,7 +31,7 @@ describe.each([
   const calls = { combined: 0, lens: 0, batch: 0, single: 0 };
 
   beforeAll(async () => {
-    const stateDir = mkdtempSync(path.join(tmpdir(), "relay-reads-"));
+    const stateDir = tempDir("relay-reads-");
     devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
     const inner = devnet.chain.provider as EIP1193Provider;
     // Counts the eth_calls the batcher makes; everything goes to the real chain unchanged, except

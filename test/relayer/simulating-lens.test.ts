@@ -1,9 +1,6 @@
 // ChainRuntime.readAndSimulate on a real devnet: one eth_call (SimulatingLens at the relayer key's
 // address by a state override) gives the same snapshots as the deployless lens at that block, and
 // each simulation's outcome as if it ran alone from that state.
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodeFunctionResult, encodeFunctionData, keccak256, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -20,6 +17,7 @@ import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.
 import { batchCalldata, vaultAbi } from "../../src/relayer/intents.ts";
 import { executionCalldata, snapshotQuery } from "../../src/relayer/kinds/index.ts";
 import { decodeRevert } from "../../src/chain/revert-decode.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
 
 describe("ChainRuntime.readAndSimulate", () => {
   let devnet: Devnet;
@@ -27,7 +25,7 @@ describe("ChainRuntime.readAndSimulate", () => {
   let relayer: Address;
 
   beforeAll(async () => {
-    const stateDir = mkdtempSync(path.join(tmpdir(), "relay-simlens-"));
+    const stateDir = tempDir("relay-simlens-");
     devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
     const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(devnet.manifest)] });
     runtime = new ChainRuntime(config.chains[0]!, devnet.chain.provider);

@@ -8,8 +8,6 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Hex } from "viem";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { acceptTerms } from "../../packages/client/src/terms.ts";
-import { chainFromManifest, parseRelayerConfig, type RelayerConfigInput } from "../../src/relayer/config.ts";
-import { startRelayer, type RunningRelayer } from "../../src/app/service.ts";
 import { termsMessage } from "../../packages/client/src/terms-message.ts";
 import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { expectErrorEnvelope } from "./harness-extra.ts";
@@ -47,17 +45,13 @@ describe("terms of service: none configured", () => {
 
 describe("terms of service: version 2026-11 required", () => {
   let env: Env;
-  let restarted: RunningRelayer | undefined;
   const owner = () => env.ownerAccount;
   const stranger = privateKeyToAccount(generatePrivateKey());
 
   beforeAll(async () => {
     env = await startEnv({ terms: TERMS });
   });
-  afterAll(async () => {
-    await restarted?.close();
-    await env?.close();
-  });
+  afterAll(() => env?.close());
 
   /** The owner's acceptance body as the relayer's own text would be signed, with overrides. */
   async function acceptance(over: { version?: string; signedVersion?: string; signer?: typeof stranger; issuedAt?: string } = {}) {
@@ -72,7 +66,7 @@ describe("terms of service: version 2026-11 required", () => {
   }
 
   async function expectNothingRecorded() {
-    expect(await env.relayer.store.latestTermsAcceptance(owner().address)).toBeUndefined();
+    expect(await env.store.latestTermsAcceptance(owner().address)).toBeUndefined();
   }
 
   it("the status names the version and URL, says it is not accepted, and offers the text to sign", async () => {
@@ -127,7 +121,7 @@ describe("terms of service: version 2026-11 required", () => {
       expectErrorEnvelope(res.body, "INVALID_SIGNATURE");
     }
     await expectNothingRecorded();
-    expect(await env.relayer.store.latestTermsAcceptance(stranger.address)).toBeUndefined();
+    expect(await env.store.latestTermsAcceptance(stranger.address)).toBeUndefined();
     expect((await get(`${env.url}/v1/tos/status?wallet=${owner().address}`)).body.accepted).toBe(false);
     expect((await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh(), amount: USDC(1) }))).status).toBe(403);
   });
@@ -137,7 +131,7 @@ describe("terms of service: version 2026-11 required", () => {
     const status = await acceptTerms(client, owner());
     expect(status).toMatchObject({ wallet: owner().address, required: true, version: "2026-11", accepted: true, acceptedVersion: "2026-11" });
     expect(status.message).toBeUndefined();
-    const recorded = (await env.relayer.store.findTermsAcceptance(owner().address, "2026-11"))!;
+    const recorded = (await env.store.findTermsAcceptance(owner().address, "2026-11"))!;
     expect(recorded).toMatchObject({ wallet: owner().address.toLowerCase(), version: "2026-11", message: expect.stringContaining("Terms version: 2026-11") });
     expect(new Date(recorded.at).toISOString()).toBe(status.acceptedAt);
 
@@ -153,10 +147,8 @@ describe("terms of service: version 2026-11 required", () => {
   });
 
   it("the acceptance survives a restart; a failed acceptance spends the client's bucket for unauthenticated work", async () => {
-    await env.relayer.close();
-    const input: RelayerConfigInput = {
-      stateDir: env.stateDir,
-      chains: [chainFromManifest(env.manifest)],
+    await env.stopRelayers();
+    await env.startRelayers({
       terms: TERMS,
       rateLimits: {
         bot: { capacity: 100, refillPerSecond: 50 },
@@ -164,20 +156,19 @@ describe("terms of service: version 2026-11 required", () => {
         client: { capacity: 1000, refillPerSecond: 500 },
         unauthenticated: { capacity: 3, refillPerSecond: 0.001 },
       },
-    };
-    restarted = await startRelayer({ config: parseRelayerConfig(input), port: 0, providers: new Map([[env.manifest.chainId, env.devnet.chain.provider]]) });
-    const status = await get(`${restarted.url}/v1/tos/status?wallet=${owner().address}`);
+    });
+    const status = await get(`${env.url}/v1/tos/status?wallet=${owner().address}`);
     expect(status.body).toMatchObject({ required: true, version: "2026-11", accepted: true, acceptedVersion: "2026-11" });
 
     const to = fresh();
     // The first request for this vault after the restart reads the chain before its signature can be checked: one token.
-    const pay = await post(`${restarted.url}/v1/payments`, await paymentBody(env, { to, amount: USDC(1) }));
+    const pay = await post(`${env.url}/v1/payments`, await paymentBody(env, { to, amount: USDC(1) }));
     expect(pay.body).toMatchObject({ status: "approved" });
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(1));
 
     const bad = { ...(await acceptance({ signer: stranger })) };
-    for (let i = 0; i < 2; i++) expectErrorEnvelope((await post(`${restarted.url}/v1/tos/accept`, bad)).body, "INVALID_SIGNATURE");
-    const limited = await post(`${restarted.url}/v1/tos/accept`, bad);
+    for (let i = 0; i < 2; i++) expectErrorEnvelope((await post(`${env.url}/v1/tos/accept`, bad)).body, "INVALID_SIGNATURE");
+    const limited = await post(`${env.url}/v1/tos/accept`, bad);
     expect(limited.status).toBe(429);
     expectErrorEnvelope(limited.body, "RATE_LIMITED");
   });

@@ -27,8 +27,11 @@ export interface ClusterInstance {
   stateDir: string;
   /** Sends `signal` to this instance's process (SIGKILL: the machine is gone) and waits for its exit. */
   kill(signal?: NodeJS.Signals): Promise<void>;
-  /** Starts the instance again on the same port (after kill), and waits until it is ready. */
-  restart(): Promise<void>;
+  /**
+   * Starts the instance again on the same port (after kill), and waits until it is ready; with
+   * `serveArgs`, those replace the cluster's extra `relay serve` flags (an operator's new settings).
+   */
+  restart(serveArgs?: readonly string[]): Promise<void>;
   /** False once its process has exited. */
   alive(): boolean;
   /** The process's stderr so far (every run of it). */
@@ -95,11 +98,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // The proxy's port is chosen first: every instance names it as its public address, so an
     // owner's sign-in message for the proxy is accepted by whichever instance gets it.
     const proxyPort = await freePort();
-    const extra = [
-      ...(databaseUrl ? ["--database-url", databaseUrl] : []),
-      "--public-url", `http://127.0.0.1:${proxyPort}`,
-      ...(options.serveArgs ?? []),
-    ];
+    const base = [...(databaseUrl ? ["--database-url", databaseUrl] : []), "--public-url", `http://127.0.0.1:${proxyPort}`];
     // One at a time: the first instance creates the shared ledger's tables (its migrations).
     const instances: ClusterInstance[] = [];
     for (let i = 0; i < count; i++) {
@@ -110,7 +109,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
         directories.delete(stateDir);
       });
       copyFileSync(devnet.manifestFile, path.join(stateDir, "devnet.json"));
-      const instance = await startInstance({ rpcUrl, stateDir, extra, env: options.env ?? {} });
+      const instance = await startInstance({ rpcUrl, stateDir, base, serveArgs: options.serveArgs ?? [], env: options.env ?? {} });
       cleanups.push(() => instance.kill("SIGTERM"));
       instances.push(instance);
     }
@@ -124,13 +123,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
 }
 
 /** One `relay serve` process, restartable on the port it first took. */
-async function startInstance(spec: { rpcUrl: string; stateDir: string; extra: readonly string[]; env: Record<string, string> }): Promise<ClusterInstance> {
+async function startInstance(spec: { rpcUrl: string; stateDir: string; base: readonly string[]; serveArgs: readonly string[]; env: Record<string, string> }): Promise<ClusterInstance> {
   let port = "0";
+  let serveArgs = spec.serveArgs;
   let child!: ChildProcess;
   let exited!: Promise<void>;
   let log = "";
   const launch = async () => {
-    const args = ["serve", "--rpc-url", spec.rpcUrl, "--state-dir", spec.stateDir, "--port", port, ...spec.extra];
+    const args = ["serve", "--rpc-url", spec.rpcUrl, "--state-dir", spec.stateDir, "--port", port, ...spec.base, ...serveArgs];
     child = spawn(path.join(projectRoot, "bin", "relay"), args, {
       cwd: projectRoot,
       stdio: ["ignore", "ignore", "pipe"],
@@ -157,8 +157,9 @@ async function startInstance(spec: { rpcUrl: string; stateDir: string; extra: re
       if (alive()) child.kill(signal);
       await exited;
     },
-    async restart() {
+    async restart(newServeArgs) {
       if (alive()) throw new Error("restart() of an instance that is still running: kill() it first");
+      if (newServeArgs) serveArgs = newServeArgs;
       await launch();
     },
   };

@@ -2,8 +2,7 @@
 // `relay serve --rpc-url` in others (restartable on their own, optionally with RELAY_FAULT set),
 // plus what the tests check against: signed payment bodies, POST/GET over HTTP, the vault's
 // PaymentExecuted events, recipients' balances and the relayer's ledger file read directly.
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { erc20Abi, parseAbiItem, type Address, type Hex } from "viem";
@@ -15,6 +14,7 @@ import { paymentRequestBody } from "../../../packages/client/src/bodies.ts";
 import type { PaymentRequestBody } from "../../../packages/client/src/types.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
+import { tempDir } from "../../helpers/temp-dir.ts";
 
 export const paymentExecuted = parseAbiItem(
   "event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)",
@@ -41,7 +41,7 @@ export interface CrashEnv {
 }
 
 export async function startCrashEnv(prefix: string): Promise<CrashEnv> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), prefix));
+  const stateDir = tempDir(prefix);
   const devnet = spawnRelay(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
   await devnet.waitFor(/relay: ready/);
   const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;

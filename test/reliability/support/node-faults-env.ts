@@ -1,8 +1,7 @@
 // The environment of the node-fault tests: `relay devnet` as one real process, a fault proxy in
 // front of its JSON-RPC, and `relay serve --config` as another real process whose only way to the
 // chain is the proxy. The test itself reads and steers the chain directly (not through the proxy).
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { erc20Abi, keccak256, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -13,6 +12,7 @@ import { paymentRequestBody } from "../../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../../packages/client/src/sign.ts";
 import { spawnRelay, type SpawnedRelay } from "../../helpers/cli.ts";
 import { startRpcProxy, type RpcProxy, type SeenCall } from "./rpc-proxy.ts";
+import { tempDir } from "../../helpers/temp-dir.ts";
 
 /** Relayer settings for one `relay serve` process (merged into its config file). */
 export interface RelaySettings {
@@ -39,7 +39,7 @@ export interface FaultEnv {
 }
 
 export async function startFaultEnv(): Promise<FaultEnv> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-node-faults-"));
+  const stateDir = tempDir("relay-node-faults-");
   const devnet = spawnRelay(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
   await devnet.waitFor(/relay: ready/);
   const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
