@@ -14,3 +14,5 @@ echo "== ledger p99 latency: 100k rows vs 1k rows"
 run bench/ledger.bench.ts
 echo "== a bot's p50 under a flood of bad signatures from another address vs quiet"
 run bench/auth-flood.bench.ts
+echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executePayment"
+run bench/gas.bench.ts
