@@ -13,11 +13,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { createHash, randomUUID } from "node:crypto";
-import { DatabaseSync } from "node:sqlite";
 import { openLedger, type SpendLimits } from "../src/ledger/index.ts";
 import { openPostgresStore } from "../src/ledger/postgres/index.ts";
 import type { Store, StoreOps } from "../src/relayer/store.ts";
 import { startPostgres } from "../test/support/postgres.ts";
+import { sqliteBulkFill } from "./support/ledger-fill.ts";
 import { targetLine } from "./support/target.ts";
 
 const measured = Number(process.argv[2] ?? 2000);
@@ -80,7 +80,7 @@ async function setup(rows: number, bulk: boolean): Promise<Bench> {
   const clock = { t: Date.UTC(2026, 0, 1) };
   if (bulk) {
     await openLedger(file).close(); // the schema, as the relayer makes it
-    sqliteBulkFill(file, rows, clock.t);
+    sqliteBulkFill(file, { rows, chainId: 84532, start: clock.t, stepMs, vaults, bots });
     clock.t += rows * stepMs;
   }
   const ledger = openLedger(file, { now: () => clock.t, walAutocheckpointPages });
@@ -95,40 +95,6 @@ async function setup(rows: number, bulk: boolean): Promise<Bench> {
   await measure(bench, 200); // warm up
   bench.samples = [];
   return bench;
-}
-
-/** SQL of an address of the bench's list `letter` (vaults 'a', bots 'b') for 1-based index `n`. */
-function addressSql(letter: string, n: string): string {
-  return `'0x' || substr('${letter.repeat(40)}', 1 + length(printf('%x', ${n}))) || printf('%x', ${n})`;
-}
-
-/**
- * Writes `rows` requests straight into the ledger's tables by SQL, the rows the cycle makes: an
- * approved request with a random id, key and intent hash, its idempotency claim, its spend entry
- * and its spend minute, one a minute from `start` across the same 20 vaults x 10 bots. A million
- * made through the store one durable transaction at a time would take most of an hour here.
- */
-function sqliteBulkFill(file: string, rows: number, start: number): void {
-  const db = new DatabaseSync(file);
-  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-  db.exec("BEGIN");
-  db.exec(`CREATE TEMP TABLE fill AS
-    WITH RECURSIVE seq(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM seq WHERE g < ${rows - 1})
-    SELECT g, lower(hex(randomblob(16))) AS id, lower(hex(randomblob(16))) AS key,
-      '0x' || lower(hex(randomblob(32))) AS intent_hash,
-      ${addressSql("a", "g % 20 + 1")} AS vault, ${addressSql("b", "(g / 20) % 10 + 1")} AS bot,
-      ${start} + g * ${stepMs} AS at
-    FROM seq`);
-  db.exec(`INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status,
-      usd_value, body, tx_hash, created_at, updated_at, deadline)
-    SELECT id, 'payment', 84532, vault, bot, intent_hash, key, 'fp' || g, 'approved', '5000000',
-      '{"amount":"5000000","n":' || g || '}', '0x${"ab".repeat(32)}', at, at, '1900000000' FROM fill`);
-  db.exec("INSERT INTO idempotency (kind, key, fingerprint, request_id, created_at) SELECT 'payment', key, 'fp' || g, id, at FROM fill");
-  db.exec("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) SELECT id, 84532, vault, bot, 5000000, at FROM fill");
-  db.exec(`INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
-    SELECT 84532, vault, bot, at / 60000, 5000000, 1 FROM fill`);
-  db.exec("DROP TABLE fill; COMMIT; ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);");
-  db.close();
 }
 
 async function measure(bench: Bench, cycles: number): Promise<void> {
