@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm run bench`: every benchmark, one after another, each printing its figures and the target
 # beside its ratio: relayer throughput and latency against direct transactions, signature
-# authentication against viem, ledger latency at 100k rows against 1k, a bot's latency under another
+# authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
 # address's flood of bad signatures against its quiet latency.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -10,7 +10,11 @@ echo "== relayer fast path vs direct executePayment, on the in-process chain and
 run bench/relayer.bench.ts
 echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts
-echo "== ledger p99 latency: 100k rows vs 1k rows"
+echo "== ledger p99 latency: 1M rows vs 1k rows, SQLite and PostgreSQL"
 run bench/ledger.bench.ts
 echo "== a bot's p50 under a flood of bad signatures from another address vs quiet"
 run bench/auth-flood.bench.ts
+echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executePayment"
+run bench/gas.bench.ts
+echo "== relay serve --rpc-url resident memory on a ledger of a million requests"
+run bench/serve-rss.bench.ts

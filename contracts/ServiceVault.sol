@@ -65,7 +65,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         nonReentrant
         returns (bytes32 intentHash)
     {
-        return _runPayment(intent, signature);
+        return _runPayment(intent, signature, false);
     }
 
     /// @notice Executes a held payment the owner approved; the bot's deadline is not checked,
@@ -79,7 +79,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
         intentHash = hashPaymentIntent(intent);
         _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
-        _payment(intent, intentHash);
+        _payment(intent, intentHash, false);
     }
 
     /// @notice Executes several payments; a failing item emits PaymentFailed and changes nothing,
@@ -93,6 +93,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     {
         if (intents.length != signatures.length) revert LengthMismatch();
         ok = new bool[](intents.length);
+        _startBatch();
         for (uint256 i; i < intents.length; ++i) {
             try this.executePaymentItem(intents[i], signatures[i]) {
                 ok[i] = true;
@@ -109,13 +110,16 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         returns (bytes32 intentHash)
     {
         if (msg.sender != address(this)) revert OnlySelf();
-        return _runPayment(intent, signature);
+        return _runPayment(intent, signature, true);
     }
 
-    function _runPayment(PaymentIntent calldata intent, bytes calldata signature) private returns (bytes32 h) {
+    function _runPayment(PaymentIntent calldata intent, bytes calldata signature, bool batched)
+        private
+        returns (bytes32 h)
+    {
         h = hashPaymentIntent(intent);
         _authorize(intent.bot, intent.deadline, h, signature);
-        _payment(intent, h);
+        _payment(intent, h, batched);
     }
 
     // ----------------------------------------------------------------- protocol calls

@@ -82,11 +82,14 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     event IntentCancelled(bytes32 indexed intentHash, address indexed by);
     event SwapSlippageSet(uint256 bps);
 
-    /// @notice Whether the intent with this EIP-712 digest has been executed.
-    mapping(bytes32 => bool) public usedIntents;
+    // Per intent digest: USED | CANCELLED. One slot for both facts, so that the replay check of a
+    // payment reads one cold slot, not two.
+    mapping(bytes32 => uint256) private _intentState;
+    uint256 private constant USED = 1;
+    uint256 private constant CANCELLED = 2;
 
-    /// @notice Whether the owner or operator cancelled the intent with this EIP-712 digest: it never executes.
-    mapping(bytes32 => bool) public cancelledIntents;
+    // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentCap).
+    bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
 
     // The owner's tolerance + 1, so that 0 (a clone's fresh storage) means "never set": 1%.
     uint256 private _swapSlippageBpsPlusOne;
@@ -96,8 +99,18 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     /// @notice Cancels the intent with EIP-712 digest `intentHash` on every path, reviewed or not
     /// (owner or operator): a signature the owner rejected is dead everywhere.
     function cancelIntent(bytes32 intentHash) external onlyOwnerOrOperator {
-        cancelledIntents[intentHash] = true;
+        _intentState[intentHash] |= CANCELLED;
         emit IntentCancelled(intentHash, msg.sender);
+    }
+
+    /// @notice Whether the intent with this EIP-712 digest has been executed.
+    function usedIntents(bytes32 intentHash) external view returns (bool) {
+        return _intentState[intentHash] & USED != 0;
+    }
+
+    /// @notice Whether the owner or operator cancelled the intent with this EIP-712 digest: it never executes.
+    function cancelledIntents(bytes32 intentHash) external view returns (bool) {
+        return _intentState[intentHash] & CANCELLED != 0;
     }
 
     /// @notice Sets the swap tolerance in basis points below the feed-priced value of the input (owner only).
@@ -157,8 +170,14 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     /// @dev Neither executed nor cancelled.
     function _checkFresh(bytes32 intentHash) private view {
-        if (usedIntents[intentHash]) revert IntentAlreadyUsed(intentHash);
-        if (cancelledIntents[intentHash]) revert CancelledIntent.IntentCancelled(intentHash);
+        uint256 state = _intentState[intentHash];
+        if (state & USED != 0) revert IntentAlreadyUsed(intentHash);
+        if (state & CANCELLED != 0) revert CancelledIntent.IntentCancelled(intentHash);
+    }
+
+    /// @dev Marks the intent executed (it was checked fresh: neither used nor cancelled).
+    function _markUsed(bytes32 intentHash) private {
+        _intentState[intentHash] = USED;
     }
 
     function _checkActive(address bot) private view {
@@ -168,15 +187,21 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- payments
 
-    function _payment(PaymentIntent calldata i, bytes32 intentHash) internal {
+    /// @dev `batched`: an item of executePaymentBatch (its per-tx cap check may reuse the batch's price).
+    function _payment(PaymentIntent calldata i, bytes32 intentHash, bool batched) internal {
         if (i.amount == 0) revert ZeroAmount();
         if (i.to == address(0)) revert ZeroAddress();
         if (i.to == address(this)) revert DestinationNotAllowed(i.to);
-        _checkPerTx(i.bot, _usd(i.bot, i.token, i.amount));
+        _checkPaymentCap(i.bot, i.token, i.amount, batched);
         _checkDestination(i.bot, i.to);
-        _checkBalance(i.token, i.amount);
-        usedIntents[intentHash] = true;
-        _send(i.token, i.to, i.amount);
+        _markUsed(intentHash);
+        // A batch item pays a token first and checks the balance only when the transfer failed (the
+        // revert then is the same as ever: InsufficientBalance when short, else the token's own,
+        // the transfer being tried again); the vault's state is the same either way.
+        if (!batched || _isEth(i.token) || !IERC20(i.token).trySafeTransfer(i.to, i.amount)) {
+            _checkBalance(i.token, i.amount);
+            _send(i.token, i.to, i.amount);
+        }
         emit PaymentExecuted(intentHash, i.bot, i.to, i.token, i.amount, i.ref);
     }
 
@@ -194,7 +219,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         _checkBalance(address(0), i.value);
         _checkTransferDestination(i.bot, callData);
 
-        usedIntents[intentHash] = true;
+        _markUsed(intentHash);
         _boundedCall(i, callData);
         emit ProtocolExecuted(intentHash, i.bot, i.protocol, i.value, i.ref);
     }
@@ -305,7 +330,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         returns (uint256 spent, uint256 received)
     {
         _checkSwap(i, router);
-        usedIntents[intentHash] = true;
+        _markUsed(intentHash);
         (spent, received) = _routeSwap(i, router, swapCalldata);
         _emitSwap(i, intentHash, spent, received);
     }
@@ -363,7 +388,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
             revert SwapPaymentMismatch();
         }
         _swap(swap, router, swapCalldata, swapHash);
-        _payment(payment, paymentHash);
+        _payment(payment, paymentHash, false);
     }
 
     // ----------------------------------------------------------------- shared checks
@@ -399,9 +424,51 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     /// @dev The destination rule: blacklisted, or not on a non-empty whitelist, is refused.
     function _checkDestination(address bot, address to) private view {
-        if (_blacklist[to]) revert DestinationBlacklisted(to);
+        if (isBlacklisted(to)) revert DestinationBlacklisted(to);
         (bool allowed,) = checkDestination(bot, to);
         if (!allowed) revert DestinationNotAllowed(to);
+    }
+
+    /// @dev The bot's per-tx cap on a payment: usdValue(token, amount) <= cap, priced by the registry.
+    /// In a batch, the registry is asked once per (token, cap) for the largest amount within the
+    /// cap, amountForUsd(token, cap + 1) - 1 (usdValue rounds down and amountForUsd up, so for one
+    /// price `usdValue(a) <= cap` exactly when `a <= that amount`); the answer lives in transient
+    /// storage under the batch's own sequence number, so it never outlives its batch. An amount
+    /// above it is priced again, so a refusal carries the same ExceedsPerTxLimit(usd, cap) as ever.
+    function _checkPaymentCap(address bot, address token, uint256 amount, bool batched) private {
+        uint256 cap = _botConfigs[bot].maxPerTxAmount;
+        if (cap == 0) return;
+        if (batched && cap != type(uint256).max) {
+            bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, cap));
+            uint256 limitPlusOne;
+            assembly {
+                limitPlusOne := tload(slot)
+            }
+            if (limitPlusOne == 0) {
+                limitPlusOne = _registry.amountForUsd(token, cap + 1);
+                assembly {
+                    tstore(slot, limitPlusOne)
+                }
+            }
+            if (amount < limitPlusOne) return;
+        }
+        _checkPerTx(bot, _usdValue(token, amount));
+    }
+
+    /// @dev The running executePaymentBatch's sequence number in this transaction (0 outside one).
+    function _batchSeq() internal view returns (uint256 seq) {
+        bytes32 slot = BATCH_SEQ_SLOT;
+        assembly {
+            seq := tload(slot)
+        }
+    }
+
+    /// @dev Starts a batch: a new sequence number, so no cached price of an earlier batch applies.
+    function _startBatch() internal {
+        bytes32 slot = BATCH_SEQ_SLOT;
+        assembly {
+            tstore(slot, add(tload(slot), 1))
+        }
     }
 
     function _checkPerTx(address bot, uint256 usd) private view {

@@ -42,6 +42,9 @@ abstract contract VaultPolicy is VaultBase {
     mapping(address => bool) private _protocols;
     EnumerableSet.AddressSet private _rebalanceTokens;
     mapping(address => SpendingLimit) private _swapLimits;
+    // How many addresses are blacklisted: while none is, a payment skips reading its recipient's
+    // (cold, per recipient) blacklist slot.
+    uint256 private _blacklistCount;
 
     // ----------------------------------------------------------------- bots
 
@@ -148,13 +151,19 @@ abstract contract VaultPolicy is VaultBase {
 
     /// @notice Refuses `to` as a destination whatever the whitelists say (owner or operator).
     function addGlobalBlacklist(address to) external onlyOwnerOrOperator {
-        _blacklist[to] = true;
+        if (!_blacklist[to]) {
+            _blacklist[to] = true;
+            ++_blacklistCount;
+        }
         emit GlobalBlacklistAdded(to);
     }
 
     /// @notice Lifts the blacklisting of `to` (owner only).
     function removeGlobalBlacklist(address to) external onlyOwner {
-        _blacklist[to] = false;
+        if (_blacklist[to]) {
+            _blacklist[to] = false;
+            --_blacklistCount;
+        }
         emit GlobalBlacklistRemoved(to);
     }
 
@@ -169,8 +178,8 @@ abstract contract VaultPolicy is VaultBase {
     }
 
     /// @notice Whether `to` is blacklisted.
-    function isBlacklisted(address to) external view returns (bool) {
-        return _blacklist[to];
+    function isBlacklisted(address to) public view returns (bool) {
+        return _blacklistCount != 0 && _blacklist[to];
     }
 
     /// @notice Size of the vault-wide destination list.
@@ -188,7 +197,7 @@ abstract contract VaultPolicy is VaultBase {
     /// @return allowed whether a payment from `bot` to `to` passes
     /// @return reason "" when allowed, else "blacklisted" or "not_whitelisted"
     function checkDestination(address bot, address to) public view returns (bool allowed, string memory reason) {
-        if (_blacklist[to]) return (false, "blacklisted");
+        if (isBlacklisted(to)) return (false, "blacklisted");
         EnumerableSet.AddressSet storage botList = _botDestinations[bot];
         if (_globalDestinations.length() == 0 && botList.length() == 0) return (true, "");
         if (_globalDestinations.contains(to) || botList.contains(to)) return (true, "");
