@@ -1,0 +1,140 @@
+// relay as its own process on a node, the way an operator runs it, for the benchmarks that measure
+// relay's own cost (CPU per payment, profiles) apart from the node's and the load generator's.
+//
+//   const relay = await startRelayProcess({ rpcUrl: anvil.url });
+//   relay.url        // http://127.0.0.1:<port>, answering /readyz
+//   relay.pid        // the relay process's pid (node itself, no shell in between)
+//   relay.manifest   // the deployment `relay deploy` wrote: contracts, tokens, domain, role keys, bots
+//   relay.cpuMicros() // utime + stime of /proc/<pid>/stat, all threads (JS, GC, libuv, SQLite), in µs
+//   await relay.stop() // SIGTERM (a clean shutdown: --cpu-prof writes its profile), SIGKILL after 10 s;
+//                      // removes the state directory it created
+//
+// Steps, as the product does them: `relay deploy --rpc-url <node>` (the suite, a seeded vault and its
+// bots, a manifest in a fresh state directory), then `relay serve --config <file> --state-dir <dir>
+// --port <free>` — a config file because rate limits are set there only: it serves the manifest's
+// chain at <node> with every rate limit off (capacity 0), so a benchmark's load is never refused.
+// Both run as `node src/cli/bin.ts …`, the command bin/relay execs, so extra node arguments
+// (`nodeArgs`, e.g. ["--cpu-prof", "--cpu-prof-dir", dir]) reach the relay process itself.
+// Use it under scripts/run.sh (process.execPath is then the project's node). Linux only for cpuMicros.
+import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { chainFromManifest } from "../../src/relayer/config.ts";
+import { devKeyPair, ROLE_INDEX } from "../../src/devnet/accounts.ts";
+import { freePort } from "../../test/support/free-port.ts";
+
+export interface RelayProcess {
+  url: string;
+  pid: number;
+  manifest: Manifest;
+  stateDir: string;
+  /** CPU time of the relay process so far, user + system, all threads, in microseconds. */
+  cpuMicros(): number;
+  stop(): Promise<void>;
+}
+
+export interface RelayProcessOptions {
+  /** The node's JSON-RPC URL (e.g. an anvil from test/support/anvil.ts). */
+  rpcUrl: string;
+  /** Extra arguments for the relay process's node (e.g. ["--cpu-prof", "--cpu-prof-dir", dir]). */
+  nodeArgs?: string[];
+  /** Extra environment for the relay process. */
+  env?: Record<string, string>;
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const CLI = path.join(ROOT, "src/cli/bin.ts");
+const NODE_FLAGS = ["--disable-warning=ExperimentalWarning"];
+
+export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-bench-process-"));
+  let child: ChildProcess | undefined;
+  try {
+    // The development roles of the in-process devnet: owner #0, relayer #4, deployer #5.
+    execFileSync(process.execPath, [
+      ...NODE_FLAGS, CLI, "deploy",
+      "--rpc-url", options.rpcUrl,
+      "--key", devKeyPair(ROLE_INDEX.deployer).privateKey,
+      "--owner-key", devKeyPair(ROLE_INDEX.owner).privateKey,
+      "--relayer-key", devKeyPair(ROLE_INDEX.relayer).privateKey,
+      "--operator-key", devKeyPair(ROLE_INDEX.operator).privateKey,
+      "--state-dir", stateDir,
+    ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT });
+    const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
+
+    const unlimited = { capacity: 0, refillPerSecond: 0 };
+    const configFile = path.join(stateDir, "bench-config.json");
+    writeFileSync(configFile, JSON.stringify({
+      chains: [chainFromManifest(manifest, options.rpcUrl)],
+      rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited },
+    }));
+
+    const port = await freePort();
+    child = spawn(process.execPath, [
+      ...NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, "serve",
+      "--config", configFile, "--state-dir", stateDir, "--port", String(port),
+    ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT, env: { ...process.env, ...options.env } });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForReady(url, child, () => stderr);
+
+    const pid = child.pid!;
+    const started = child;
+    return {
+      url,
+      pid,
+      manifest,
+      stateDir,
+      cpuMicros: () => processCpuMicros(pid),
+      stop: async () => {
+        await stopChild(started);
+        rmSync(stateDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    if (child) await stopChild(child);
+    rmSync(stateDir, { recursive: true, force: true });
+    const detail = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw detail ? new Error(`relay deploy failed: ${detail}`) : error;
+  }
+}
+
+let ticksPerSecond: number | undefined;
+
+/** utime + stime (fields 14 and 15 of /proc/<pid>/stat: every thread of the process) in µs. */
+export function processCpuMicros(pid: number): number {
+  ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return (ticks * 1_000_000) / ticksPerSecond;
+}
+
+async function waitForReady(url: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const until = Date.now() + 60_000;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`relay serve exited with ${child.exitCode}: ${stderr().trim()}`);
+    try {
+      if ((await fetch(`${url}/readyz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`relay serve did not answer ${url}/readyz within 60 s: ${stderr().trim()}`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
