@@ -1,7 +1,8 @@
 // A fresh anvil node (the `@foundry-rs/anvil` devDependency, the node most bot authors and CIs run)
 // on a free loopback port, for the benchmarks and the tests that run relay against an external node.
 // It starts with the well-known test mnemonic's 20 accounts funded like the in-process devnet's, keeps
-// no state on disk (anvil otherwise leaves large state snapshots in its temp folder) and runs with its
+// no state on disk (anvil otherwise leaves large state snapshots in its temp folder) but the last
+// RECENT_STATES blocks' states in memory, as a full node does, and runs with its
 // own temp folder, removed by stop(), which ends only the process it started.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DEV_ACCOUNT_BALANCE, DEV_ACCOUNT_COUNT, TEST_MNEMONIC } from "../../src/chain/hardhat.ts";
 import { freePort } from "./free-port.ts";
+
+/** How many recent blocks' states anvil keeps in memory: geth's full-node default. */
+const RECENT_STATES = 128;
 
 export interface Anvil {
   url: string;
@@ -45,7 +49,9 @@ export async function startAnvil(options: AnvilOptions = {}): Promise<Anvil> {
     "--accounts", String(DEV_ACCOUNT_COUNT),
     "--balance", String(DEV_ACCOUNT_BALANCE / 10n ** 18n),
     "--hardfork", "cancun",
-    "--prune-history",
+    // A count: a bare --prune-history keeps only the latest state, so a read pinned to a block that
+    // is no longer the newest fails (the relayer pins each group of reads to one block).
+    "--prune-history", String(RECENT_STATES),
     "--silent",
     ...(options.args ?? []),
   ];
