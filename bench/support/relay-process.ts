@@ -6,8 +6,10 @@
 //   relay.pid        // the relay process's pid (node itself, no shell in between)
 //   relay.manifest   // the deployment `relay deploy` wrote: contracts, tokens, domain, role keys, bots
 //   relay.cpuMicros() // utime + stime of /proc/<pid>/stat, all threads (JS, GC, libuv, SQLite), in µs
+//   relay.output()    // the last 16 KiB of its stderr (its log), to show when a benchmark fails
 //   await relay.stop() // SIGTERM (a clean shutdown: --cpu-prof writes its profile), SIGKILL after 10 s;
-//                      // removes the state directory it created
+//                      // removes the state directory it created. Should the benchmark's process exit
+//                      // without stop(), the relay process is killed with it.
 //
 // Steps, as the product does them: `relay deploy --rpc-url <node>` (the suite, a seeded vault and its
 // bots, a manifest in a fresh state directory), then `relay serve --config <file> --state-dir <dir>
@@ -34,6 +36,8 @@ export interface RelayProcess {
   stateDir: string;
   /** CPU time of the relay process so far, user + system, all threads, in microseconds. */
   cpuMicros(): number;
+  /** The last 16 KiB of the relay process's stderr. */
+  output(): string;
   stop(): Promise<void>;
 }
 
@@ -79,7 +83,8 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
       "--config", configFile, "--state-dir", stateDir, "--port", String(port),
     ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT, env: { ...process.env, ...options.env } });
     let stderr = "";
-    child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-4000); });
+    child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-16_384); });
+    const orphaned = killOnExit(child);
     const url = `http://127.0.0.1:${port}`;
     await waitForReady(url, child, () => stderr);
 
@@ -91,7 +96,9 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
       manifest,
       stateDir,
       cpuMicros: () => processCpuMicros(pid),
+      output: () => stderr,
       stop: async () => {
+        process.off("exit", orphaned);
         await stopChild(started);
         rmSync(stateDir, { recursive: true, force: true });
       },
@@ -102,6 +109,16 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     const detail = (error as { stderr?: Buffer }).stderr?.toString().trim();
     throw detail ? new Error(`relay deploy failed: ${detail}`) : error;
   }
+}
+
+/** Kills the child should this process exit first (an uncaught error in a benchmark). */
+function killOnExit(child: ChildProcess): () => void {
+  const kill = () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  };
+  process.on("exit", kill);
+  child.once("exit", () => process.off("exit", kill));
+  return kill;
 }
 
 let ticksPerSecond: number | undefined;
