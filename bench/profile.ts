@@ -5,7 +5,8 @@
 // sent directly to anvil: p50 relayed − direct.
 // Run: npm run profile [-- --no-profile]   (BENCH_PAYMENTS, BENCH_LATENCY_SAMPLES to change the counts)
 // --no-profile measures CPU without the sampling profiler's own cost; the profile is then skipped.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+// --keep=<file> keeps the profile (with the measured window) for a closer look in a profile viewer.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Pool } from "undici";
@@ -179,6 +180,8 @@ function printProfile(): void {
   const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error(`no profile written in ${profileDir}`);
   const profile = JSON.parse(readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile;
+  const keep = process.argv.find((arg) => arg.startsWith("--keep="))?.slice("--keep=".length);
+  if (keep) writeFileSync(keep, JSON.stringify({ ...profile, window }));
   const { areas, functions, sampledMicros } = breakdown(profile, window);
   console.log(`\nmain thread, measured round: ${(sampledMicros / N).toFixed(0)} µs sampled per payment (the rest of the /proc figure: other threads, the profiler)`);
   for (const [area, micros] of areas) console.log(`  ${(micros / N).toFixed(1).padStart(7)} µs  ${((100 * micros) / sampledMicros).toFixed(1).padStart(5)}%  ${area}`);
