@@ -6,6 +6,7 @@ import { readArtifact } from "../chain/artifacts.ts";
 import type { ExecuteRequest, PaymentRequest, RelayRequest, SwapRequest } from "../api/validate.ts";
 import type { SnapshotQuery } from "./chain-runtime.ts";
 import { transferRecipient } from "./token-transfer.ts";
+import { paymentBatchCalldata, paymentCalldata } from "./payment-calldata.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const routerAbi = readArtifact("mocks/MockSwapRouter").abi;
@@ -84,7 +85,7 @@ export function executionCalldata(request: RelayRequest, route?: SwapRoute, appr
       if (request.swap) return swapAndPayCalldata(request, route, approval);
       return approval
         ? encodeFunctionData({ abi: vaultAbi, functionName: "executeReviewedPayment", args: [...paymentArgs(request), request.signature, approval.deadline, approval.signature] })
-        : encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [...paymentArgs(request), request.signature] });
+        : paymentCalldata(request.intent, request.signature);
     case "execute":
       return executeCalldata(request, approval);
     case "swap":
@@ -118,11 +119,7 @@ function swapCalldata(request: SwapRequest, route: SwapRoute | undefined, approv
 
 /** Calldata of one `executePaymentBatch` carrying several fast-path payments. */
 export function batchCalldata(requests: readonly PaymentRequest[]): Hex {
-  return encodeFunctionData({
-    abi: vaultAbi,
-    functionName: "executePaymentBatch",
-    args: [requests.map((r) => r.intent), requests.map((r) => r.signature)],
-  });
+  return paymentBatchCalldata(requests);
 }
 
 /** The router call a swap executes: exact input, at least `minOut`, output to the vault itself. */
