@@ -43,7 +43,9 @@ export class BlockWatch {
 
   /** Resolves once a block after `seen` is known, or after `maxMs` at the latest. */
   after(seen: bigint, maxMs: number): Promise<void> {
-    if (this.#latest > seen || this.#closed) return Promise.resolve();
+    if (this.#latest > seen) return Promise.resolve();
+    // Closed: nothing announces blocks any more, so a waiter only waits its longest wait.
+    if (this.#closed) return new Promise((resolve) => setTimeout(resolve, maxMs));
     return new Promise((resolve) => {
       const wake = () => {
         clearTimeout(timer);
@@ -56,7 +58,7 @@ export class BlockWatch {
     });
   }
 
-  /** Stops watching (the relayer shutting down); waiters wake. */
+  /** Stops watching (the relayer shutting down); waiters wake (and look once more). */
   close(): void {
     this.#closed = true;
     this.#ws?.close();
