@@ -237,6 +237,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         await app.close();
         stopWatching.abort();
         await dispatcher.close();
+        for (const chain of chains.values()) chain.close();
         await shared?.rateLimiter.idle();
         await store.close();
       },

@@ -49,14 +49,26 @@ export function isHexAddress(value: string): boolean {
  * Throws a TypeError for anything else (callers validate user input with `parseAddress`).
  */
 export function toChecksumAddress(address: string): Address {
+  const known = checksummed.get(address);
+  if (known !== undefined) return known;
   if (!isHexAddress(address)) throw new TypeError("not a 0x-prefixed 20-byte hex address");
   for (let i = 0; i < 40; i++) {
     let c = address.charCodeAt(i + 2);
     if (c >= 0x41 && c <= 0x46) c += 0x20; // A-F → a-f
     lowerScratch[i] = c;
   }
-  return checksumScratch();
+  const out = checksumScratch();
+  if (checksummed.size >= CHECKSUM_CACHE) checksummed.clear();
+  checksummed.set(address, out);
+  return out;
 }
+
+/**
+ * Checksums already computed, by the address as given: a relayer sees the same few bots, vaults,
+ * tokens and payees over and over, and each costs a keccak otherwise. Emptied when full.
+ */
+const checksummed = new Map<string, Address>();
+const CHECKSUM_CACHE = 4096;
 
 export type AddressCheck =
   | { ok: true; address: Address }

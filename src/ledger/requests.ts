@@ -139,6 +139,7 @@ export class Requests {
   readonly #db: Db;
   readonly #insert: StatementSync;
   readonly #get: StatementSync;
+  readonly #status: StatementSync;
   readonly #update: StatementSync;
   readonly #byIntent: StatementSync;
   readonly #inFlight: StatementSync;
@@ -158,6 +159,7 @@ export class Requests {
       VALUES (:id, :kind, :chainId, :vault, :bot, :intentHash, :idempotencyKey, :fingerprint, :status, :usdValue,
        :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt) RETURNING *`);
     this.#get = s.prepare("SELECT * FROM requests WHERE id = ?");
+    this.#status = s.prepare("SELECT status FROM requests WHERE id = ?");
     this.#update = s.prepare(`UPDATE requests SET status = :to, updated_at = :now,
       response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
       held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
@@ -224,8 +226,9 @@ export class Requests {
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
     if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
     return this.#db.transaction(() => {
-      const current = this.#get.get(id) as Row | undefined;
-      if (!current || !from.includes(current.status as Status)) return undefined;
+      // Only the status: a row carries its transaction's raw bytes, a whole batch's.
+      const current = this.#status.get(id) as { status: Status } | undefined;
+      if (!current || !from.includes(current.status)) return undefined;
       const row = this.#update.get({
         id,
         to,

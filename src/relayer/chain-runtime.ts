@@ -22,6 +22,7 @@ import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
 import { rpcFailure } from "./rpc-errors.ts";
 import { decodeSnapshots } from "./snapshot-codec.ts";
+import { BlockWatch } from "./block-watch.ts";
 
 export interface BotConfig {
   maxPerTxAmount: bigint;
@@ -119,6 +120,8 @@ export class ChainRuntime {
   readonly clients: Clients;
   readonly signers: readonly LocalAccount[];
   readonly defaultRebalanceTokens: readonly Address[];
+  /** New blocks, for whoever waits for a receipt (block-watch.ts). */
+  readonly blocks: BlockWatch;
   readonly #domains = new Map<string, VaultDomain>();
   #stateOverride: Promise<boolean> | undefined;
 
@@ -128,6 +131,12 @@ export class ChainRuntime {
     this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId, { timeoutMs: config.rpcTimeoutMs });
     this.signers = config.relayerKeys.map((key) => privateKeyToAccount(key as Hex));
     this.defaultRebalanceTokens = defaultRebalanceTokens(config);
+    this.blocks = new BlockWatch(() => this.latestBlock(), provider ? undefined : config.rpcUrl);
+  }
+
+  /** Stops watching for blocks (shutting down). */
+  close(): void {
+    this.blocks.close();
   }
 
   get devnet(): boolean {

@@ -3,6 +3,7 @@
 import { encodeFunctionData, type Address, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import type { PaymentRequest, SwapRequest } from "../api/validate.ts";
+import { paymentBatchCalldata } from "./payment-calldata.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const routerAbi = readArtifact("mocks/MockSwapRouter").abi;
@@ -22,11 +23,7 @@ export interface OwnerApproval {
 
 /** Calldata of one `executePaymentBatch` carrying several fast-path payments. */
 export function batchCalldata(requests: readonly PaymentRequest[]): Hex {
-  return encodeFunctionData({
-    abi: vaultAbi,
-    functionName: "executePaymentBatch",
-    args: [requests.map((r) => r.intent), requests.map((r) => r.signature)],
-  });
+  return paymentBatchCalldata(requests);
 }
 
 /** The router call a swap executes: exact input, at least `minOut`, output to the vault itself. */

@@ -3,7 +3,7 @@
 import { relayError } from "../errors.ts";
 import type { RequestRecord } from "../ledger/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
-import { storeAnswer, type AnswerExtras } from "./responses.ts";
+import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import type { Store } from "./store.ts";
 import type { Job } from "./submitter.ts";
 
@@ -25,8 +25,19 @@ export async function executeAndSettle(
   const outcome = await parts.dispatcher.submit(chainId, job);
   if (outcome.ok === "unknown") throw relayError("RPC_ERROR", unconfirmed);
   return parts.store.transaction(async (tx) => {
+    if (outcome.ok) {
+      // The approved answer names only the request, its status and the hash: it is written with the
+      // state in one update (storeAnswer writes it again should the stored record say otherwise).
+      const text = JSON.stringify(responseOf({ ...record, status: "approved", txHash: outcome.txHash.toLowerCase() }, extras));
+      const final = await tx.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash, response: text });
+      if (final && final.response === text && JSON.stringify(responseOf(final, extras)) === text) {
+        await tx.completeIdempotency(final.kind, final.idempotencyKey, text);
+        return text;
+      }
+      if (final) return storeAnswer(tx, final, extras);
+    }
     const final = outcome.ok
-      ? await tx.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash })
+      ? undefined
       : await tx.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
     if (final) return storeAnswer(tx, final, extras);
     const settled = (await tx.getRequest(record.id))!;

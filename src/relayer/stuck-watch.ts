@@ -60,14 +60,20 @@ export async function receiptOfAny(chain: ChainRuntime, hashes: readonly Hex[]):
   return undefined;
 }
 
-/** Polls until one of `hashes()` (read again on every poll) is mined, or `timeoutMs` passes. */
+/**
+ * Waits until one of `hashes()` (read again on every look) is mined, or `timeoutMs` passes: looks
+ * at once, then again on each new block of the chain (block-watch.ts), and at least every second.
+ */
 export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => Promise<readonly Hex[]>, timeoutMs: number): Promise<TransactionReceipt | undefined> {
   const until = Date.now() + timeoutMs;
-  for (let wait = 5; ; wait = Math.min(wait * 2, 500)) {
+  for (;;) {
+    // The head is read before looking, so a block mined meanwhile wakes the wait below at once.
+    const seen = chain.blocks.latest;
     const receipt = await hashes().then((list) => receiptOfAny(chain, list)).catch(() => undefined);
     if (receipt) return receipt;
-    if (Date.now() >= until) return undefined;
-    await new Promise((r) => setTimeout(r, wait));
+    const left = until - Date.now();
+    if (left <= 0) return undefined;
+    await chain.blocks.after(seen, Math.min(left, 1_000));
   }
 }
 

@@ -6,6 +6,7 @@ import { encodeFunctionData, type Hex } from "viem";
 import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { PaymentRequest } from "../../api/validate.ts";
 import { vaultAbi, type OwnerApproval, type SwapRoute } from "../intents.ts";
+import { paymentCalldata } from "../payment-calldata.ts";
 import { reservePaymentWindows } from "../spend-windows.ts";
 import { findSwapOptions, swapRequiredReason } from "../swap-required.ts";
 import type { KindDescriptor } from "./kind.ts";
@@ -27,7 +28,7 @@ export const payment: KindDescriptor<PaymentRequest> = {
     if (request.swap) return swapAndPayCalldata(request, route, approval);
     return approval
       ? encodeFunctionData({ abi: vaultAbi, functionName: "executeReviewedPayment", args: [request.intent, request.signature, approval.deadline, approval.signature] })
-      : encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [request.intent, request.signature] });
+      : paymentCalldata(request.intent, request.signature);
   },
   // A swap-and-pay needs its route first; it is never batched with plain payments: it is its own vault call.
   batched: (request) => (request.swap ? undefined : request),

@@ -1,0 +1,192 @@
+// Where a relayed payment's CPU goes: relay runs as its own process (`relay serve`, rate limits off)
+// on a fresh anvil, under `node --cpu-prof`; this driver sends it fast-path payments, 50 in flight,
+// and prints the relay process's CPU per payment from /proc (all threads) and the main thread's
+// profile of the measured round grouped by area. Then one payment at a time, alternately relayed and
+// sent directly to anvil: p50 relayed − direct.
+// Run: npm run profile [-- --no-profile]   (BENCH_PAYMENTS, BENCH_LATENCY_SAMPLES to change the counts)
+// --no-profile measures CPU without the sampling profiler's own cost; the profile is then skipped.
+// --keep=<file> keeps the profile (with the measured window) for a closer look in a profile viewer.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Pool } from "undici";
+import { encodeFunctionData, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { readArtifact } from "../src/chain/artifacts.ts";
+import { clientsFor } from "../src/chain/clients.ts";
+import { createSender } from "../src/chain/sender.ts";
+import { devKeyPair } from "../src/devnet/accounts.ts";
+import { paymentRequestBody } from "../packages/client/src/bodies.ts";
+import { signPaymentIntent } from "../packages/client/src/sign.ts";
+import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
+import { startAnvil } from "../test/support/anvil.ts";
+import { processCpuMicros, startRelayProcess, type RelayProcess } from "./support/relay-process.ts";
+import { breakdown, type CpuProfile } from "./support/cpu-profile.ts";
+import { targetLine } from "./support/target.ts";
+
+const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
+const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
+const IN_FLIGHT = 50;
+const profiling = !process.argv.includes("--no-profile");
+
+/** The measured round, in CLOCK_MONOTONIC µs (the profile's clock). */
+let window = { from: 0, to: 0 };
+const profileDir = mkdtempSync(path.join(tmpdir(), "relay-profile-"));
+const anvil = await startAnvil();
+let relay: RelayProcess | undefined;
+try {
+  relay = await startRelayProcess({
+    rpcUrl: anvil.url,
+    nodeArgs: profiling ? ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-interval", "250"] : [],
+  });
+  await run(relay);
+} catch (error) {
+  if (relay) console.error(`relay's log:\n${relay.output()}`);
+  throw error;
+} finally {
+  await relay?.stop();
+  await anvil.stop();
+}
+try {
+  if (profiling) printProfile();
+} finally {
+  rmSync(profileDir, { recursive: true, force: true });
+}
+
+async function run(relay: RelayProcess): Promise<void> {
+  const m = relay.manifest;
+  const clients = clientsFor(anvil.url, m.chainId);
+  const pool = new Pool(relay.url, { connections: IN_FLIGHT, pipelining: 1 });
+
+  // A second authorized relayer key sends the direct transactions, so the two never share nonces.
+  const direct = devKeyPair(6);
+  await createSender(clients, m.accounts.deployer!.privateKey as Hex).call(m.contracts.registry as Address, "ServiceRegistry", "addRelayer", [direct.address]);
+  const directAccount = privateKeyToAccount(direct.privateKey);
+  const bot = privateKeyToAccount(m.accounts.bots.default.privateKey as Hex);
+  const vaultAbi = readArtifact("ServiceVault").abi;
+  const usdc = m.tokens.USDC!.address as Address;
+  const domain = m.domain as never;
+  let counter = 0;
+
+  async function signedIntent(): Promise<{ intent: PaymentIntent; signature: Hex }> {
+    counter++;
+    const intent: PaymentIntent = {
+      bot: bot.address,
+      to: `0x${(0x10000 + (counter % 5000)).toString(16).padStart(40, "0")}` as Address,
+      token: usdc,
+      amount: 1000n,
+      deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
+      ref: `0x${counter.toString(16).padStart(64, "0")}`,
+    };
+    return { intent, signature: await signPaymentIntent(bot, domain, intent) };
+  }
+
+  async function relayerBodies(count: number): Promise<string[]> {
+    const bodies: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const { intent, signature } = await signedIntent();
+      bodies.push(JSON.stringify(paymentRequestBody(domain, intent, signature, { idempotencyKey: crypto.randomUUID() })));
+    }
+    return bodies;
+  }
+
+  async function sendRelayer(body: string): Promise<void> {
+    const res = await pool.request({ path: "/v1/payments", method: "POST", headers: { "content-type": "application/json" }, body });
+    const answer = (await res.body.json()) as { status?: string; code?: string };
+    if (res.statusCode !== 200 || answer.status !== "approved") throw new Error(`relayer answered ${res.statusCode} ${JSON.stringify(answer)}`);
+  }
+
+  async function rpc(method: string, params: unknown[]): Promise<unknown> {
+    const res = await fetch(anvil.url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }) });
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } };
+    if (body.error) throw new Error(body.error.message);
+    return body.result;
+  }
+
+  async function directTransactions(count: number): Promise<Hex[]> {
+    const fees = await clients.publicClient.estimateFeesPerGas();
+    let nonce = await clients.publicClient.getTransactionCount({ address: direct.address, blockTag: "pending" });
+    const raws: Hex[] = [];
+    for (let i = 0; i < count; i++) {
+      const { intent, signature } = await signedIntent();
+      raws.push(await directAccount.signTransaction({
+        type: "eip1559", chainId: m.chainId, to: m.contracts.vault as Address,
+        data: encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [intent, signature] }),
+        gas: 250_000n, nonce: nonce++, maxFeePerGas: fees.maxFeePerGas! * 4n, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
+      }));
+    }
+    return raws;
+  }
+
+  async function sendDirect(raw: Hex): Promise<void> {
+    const hash = await rpc("eth_sendRawTransaction", [raw]);
+    for (;;) {
+      const receipt = (await rpc("eth_getTransactionReceipt", [hash])) as { status: string } | null;
+      if (receipt) {
+        if (receipt.status !== "0x1") throw new Error("direct payment reverted");
+        return;
+      }
+      await new Promise((r) => setTimeout(r, 1));
+    }
+  }
+
+  async function throughput(bodies: string[]): Promise<number> {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < bodies.length) await sendRelayer(bodies[next++]!);
+    }));
+    return bodies.length / ((performance.now() - started) / 1000);
+  }
+
+  const p50 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const monotonicMicros = () => Number(process.hrtime.bigint() / 1000n);
+
+  // Warm-up (JIT, caches, connections), then the measured round.
+  await throughput(await relayerBodies(300));
+  const bodies = await relayerBodies(N);
+  const cpuBefore = relay.cpuMicros();
+  const anvilCpuBefore = processCpuMicros(anvil.pid);
+  window = { from: monotonicMicros(), to: 0 };
+  const rate = await throughput(bodies);
+  window.to = monotonicMicros();
+  const cpuPerPayment = (relay.cpuMicros() - cpuBefore) / N;
+  const anvilPerPayment = (processCpuMicros(anvil.pid) - anvilCpuBefore) / N;
+
+  // Latency: one at a time, alternating, on the same stretch of chain.
+  const raws = await directTransactions(LATENCY_SAMPLES);
+  const latencyBodies = await relayerBodies(LATENCY_SAMPLES);
+  const directMs: number[] = [];
+  const relayedMs: number[] = [];
+  for (let i = 0; i < LATENCY_SAMPLES; i++) {
+    let t = performance.now();
+    await sendDirect(raws[i]!);
+    directMs.push(performance.now() - t);
+    t = performance.now();
+    await sendRelayer(latencyBodies[i]!);
+    relayedMs.push(performance.now() - t);
+  }
+
+  await pool.close();
+
+  console.log(`relay on anvil: ${N} fast-path payments, ${IN_FLIGHT} in flight: ${rate.toFixed(0)} payments/s${profiling ? " (under the sampling profiler)" : ""}`);
+  console.log(`anvil's CPU per payment: ${anvilPerPayment.toFixed(0)} µs`);
+  console.log(targetLine("relay process CPU per fast-path payment, all threads", cpuPerPayment, { op: "<=", value: 250 }, "µs", 0));
+  console.log(`p50 direct ${p50(directMs).toFixed(2)} ms, relayed ${p50(relayedMs).toFixed(2)} ms (${LATENCY_SAMPLES} each, alternating)`);
+  console.log(targetLine("p50 latency relayed - direct", p50(relayedMs) - p50(directMs), { op: "<=", value: 1.5 }, "ms"));
+}
+
+function printProfile(): void {
+  const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error(`no profile written in ${profileDir}`);
+  const profile = JSON.parse(readFileSync(path.join(profileDir, file), "utf8")) as CpuProfile;
+  const keep = process.argv.find((arg) => arg.startsWith("--keep="))?.slice("--keep=".length);
+  if (keep) writeFileSync(keep, JSON.stringify({ ...profile, window }));
+  const { areas, functions, sampledMicros } = breakdown(profile, window);
+  console.log(`\nmain thread, measured round: ${(sampledMicros / N).toFixed(0)} µs sampled per payment (the rest of the /proc figure: other threads, the profiler)`);
+  for (const [area, micros] of areas) console.log(`  ${(micros / N).toFixed(1).padStart(7)} µs  ${((100 * micros) / sampledMicros).toFixed(1).padStart(5)}%  ${area}`);
+  if (process.argv.includes("--functions")) {
+    console.log("\ntop functions (self time per payment):");
+    for (const [name, micros] of functions.slice(0, 60)) console.log(`  ${(micros / N).toFixed(1).padStart(7)} µs  ${name}`);
+  }
+}
