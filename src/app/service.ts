@@ -139,6 +139,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
       onAiScan: (result) => metrics.countAiScan(result),
       sharedStore: shared !== undefined,
+      log,
     });
     metrics.reviewsPending.onCollect(async (gauge) => gauge.set(await reviews.pendingCount()));
 

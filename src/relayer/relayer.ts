@@ -23,7 +23,7 @@
 import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
-import { relayError, isRelayError, type RelayError } from "../errors.ts";
+import { relayError, isRelayError, sanitizeDetails, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { RequestRecord } from "../ledger/index.ts";
 import type { Store, StoreOps } from "./store.ts";
@@ -73,6 +73,11 @@ export interface RelayerParts {
    * may be running on another one, which has recorded nothing yet while it checks the request.
    */
   sharedStore?: boolean;
+  /**
+   * Told of each unexpected failure answered 500 INTERNAL_ERROR, as one line naming its cause (URLs
+   * removed: an RPC URL may embed an API key), so an operator can see why without the client seeing it.
+   */
+  log?: (line: string) => void;
 }
 
 /** Longest pause between two looks at an idempotency key another instance is running. */
@@ -186,6 +191,7 @@ export class Relayer {
     } catch (thrown) {
       const error = asRelayError(thrown);
       this.#parts.onOutcome?.(request.kind, error.code);
+      if (error.code === "INTERNAL_ERROR") this.#parts.log?.(`${request.kind} request ${requestId}: internal error: ${causeOf(error)}`);
       if (error.code === "RPC_ERROR" && recorded && (await this.#mayBeOnChain(recorded.id))) {
         // The transaction may land: keep the key on this request, a retry waits for its outcome.
         throw error;
@@ -569,6 +575,14 @@ function storedBody(checked: Checked): string {
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
   );
+}
+
+/** The innermost cause's name and message, cleaned like a client's details (no URLs, bounded). */
+function causeOf(error: RelayError): string {
+  let cause: unknown = error;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  const text = cause instanceof Error ? `${cause.name}: ${cause.message}` : String(cause);
+  return sanitizeDetails(text.replace(/\s+/g, " "));
 }
 
 function asRelayError(thrown: unknown): RelayError {

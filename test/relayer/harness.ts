@@ -63,6 +63,8 @@ export interface EnvOptions {
   relayerProvider?: (provider: EIP1193Provider, manifest: Manifest) => EIP1193Provider;
   /** "cluster": three instances on PostgreSQL behind nginx; default: RELAY_TEST_DEPLOYMENT (deployment.ts). */
   deployment?: "one" | "cluster";
+  /** Receives the in-process relayer's log lines (one relayer only). */
+  log?: (line: string) => void;
 }
 
 export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, options: EnvOptions = {}): Promise<Env> {
@@ -74,7 +76,7 @@ export async function startEnv(overrides: Partial<RelayerConfigInput> = {}, opti
   const relayerProvider = options.relayerProvider?.(provider, manifest) ?? provider;
   const start = (settings: Partial<RelayerConfigInput>) => {
     const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(manifest)], ...settings });
-    return startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, relayerProvider]]) });
+    return startRelayer({ config, port: 0, providers: new Map([[manifest.chainId, relayerProvider]]), log: options.log });
   };
   let relayer: RunningRelayer | undefined = await start(overrides);
   let last = relayer;
