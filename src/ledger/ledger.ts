@@ -89,9 +89,21 @@ export class Ledger implements Store {
    */
   readonly #inside = new AsyncLocalStorage<{ open: boolean }>();
 
+  /** The last request row recorded before this process opened the file: rows up to it are an earlier process's. */
+  readonly #lastRowidAtOpen: number;
+
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
     this.#ops = new SqliteOps(this.#db);
+    this.#lastRowidAtOpen = this.#ops.lastRowid();
+  }
+
+  /** One process owns the file: nothing to announce. */
+  async heartbeat(_ttlMs: number): Promise<void> {}
+
+  /** Received or scanning requests recorded before this process opened the ledger (its predecessor stopped). */
+  listInterrupted(): Promise<RequestRecord[]> {
+    return this.#run((o) => o.listUnsettledUpTo(this.#lastRowidAtOpen));
   }
 
   /** The ledger's clock (unix ms). */

@@ -161,6 +161,15 @@ export class SqliteOps {
     return this.#requests.listUnsettled();
   }
 
+  /** See Ledger.listInterrupted. */
+  listUnsettledUpTo(maxRowid: number): RequestRecord[] {
+    return this.#requests.listUnsettledUpTo(maxRowid);
+  }
+
+  lastRowid(): number {
+    return this.#requests.lastRowid();
+  }
+
   /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
   botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
     return this.#requests.botHistory(chainId, vault, bot, counterparty, since);

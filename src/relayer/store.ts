@@ -67,6 +67,17 @@ export interface Store extends StoreOps {
   now(): number;
   /** Runs `fn` as one atomic transaction; `fn` uses `tx`, not the store. Rolled back if `fn` throws. */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T>;
+  /**
+   * Marks this process alive for `ttlMs` more (several instances on one database; the SQLite
+   * ledger, one process's, ignores it). Renewed well within `ttlMs` while the process runs.
+   */
+  heartbeat(ttlMs: number): Promise<void>;
+  /**
+   * Received or scanning requests no running process is working on: recorded by a process that
+   * stopped (SQLite: before this ledger was opened; PostgreSQL: by an instance whose heartbeat
+   * expired). Never a request of a live process.
+   */
+  listInterrupted(): Promise<RequestRecord[]>;
   /** Makes every commit so far durable. */
   sync(): Promise<void>;
   close(): Promise<void>;

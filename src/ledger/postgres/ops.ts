@@ -25,17 +25,20 @@ export class PostgresOps implements StoreOps {
   readonly #now: () => number;
   /** Whether every call joins one transaction (intent locks then last until it ends). */
   readonly #inTransaction: boolean;
+  /** The instance the requests recorded here belong to (instances.ts). */
+  protected readonly instance: string;
 
-  constructor(session: Session, now: () => number, inTransaction: boolean) {
+  constructor(session: Session, now: () => number, inTransaction: boolean, instance: string) {
     this.session = session;
     this.#now = now;
     this.#inTransaction = inTransaction;
+    this.instance = instance;
   }
 
   createRequest(input: NewRequest): Promise<RequestRecord> {
     return this.session.atomic(async (q) => {
       if (this.#inTransaction) await intents.lockIntent(q, input.chainId, input.vault, input.intentHash);
-      return requests.createRequest(q, input, this.#now());
+      return requests.createRequest(q, input, this.#now(), this.instance);
     });
   }
 

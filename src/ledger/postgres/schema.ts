@@ -162,6 +162,16 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (chain_id, signer)
   );
   `,
+  // 4: which instance recorded each request, and which instances are alive (a heartbeat with an
+  // expiry by the database's clock): the received or scanning requests of an instance whose
+  // heartbeat expired were interrupted, and a surviving instance settles them (store.ts).
+  `
+  ALTER TABLE requests ADD COLUMN instance TEXT;
+  CREATE TABLE instances (
+    id         TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */
