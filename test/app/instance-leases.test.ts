@@ -94,6 +94,8 @@ describe("two instances sharing one relayer key", () => {
         database: { kind: "postgres", ok: true },
         // Idle instances give the key up, so that the next one with work takes it at once.
         keys: [{ chainId: env.manifest.chainId, signer: relayer, held: false }],
+        // Its id among the instances: the requests it records carry it, its leases are in its name.
+        instance: expect.stringMatching(/^[0-9a-f-]{36}$/),
       });
     }
     await cluster.postgres.stop();
