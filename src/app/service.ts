@@ -198,7 +198,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       ...(shared ? { nonces: shared.nonces } : {}),
     });
 
-    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
+    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"), (chainId, signer) => dispatcher.signingRight(chainId, signer));
     const timers = [
       setInterval(() => {
         // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.

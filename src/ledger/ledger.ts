@@ -18,7 +18,7 @@ import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, Transition
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "./spend.ts";
 import type { Status } from "./status.ts";
 import type { Submission, SubmissionResult } from "./submission.ts";
-import type { Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
+import type { LeaseFence, Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
 
 export { submittableStatuses } from "./submission.ts";
 export type { Submission, SubmissionResult } from "./submission.ts";
@@ -327,7 +327,8 @@ export class Ledger implements Store {
   }
 
   /** Files a fee-bump replacement of the transaction first recorded as `original` (before broadcasting it). */
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
+  /** One process signs with its keys: there are no leases, so `fence` never refuses. */
+  recordReplacement(original: string, txHash: string, rawTx: string, _fence?: LeaseFence): Promise<Replacement | undefined> {
     return this.#run((o) => o.recordReplacement(original, txHash, rawTx));
   }
 

@@ -16,6 +16,8 @@ export class Dispatcher {
   readonly #chains: ReadonlyMap<number, ChainRuntime>;
   readonly #submitters = new Map<number, Submitter[]>();
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
+  /** Each key's lease, by `chainId:lower-case address` (several instances only). */
+  readonly #leases = new Map<string, KeyLeaseGate>();
 
   constructor(
     chains: ReadonlyMap<number, ChainRuntime>,
@@ -31,14 +33,15 @@ export class Dispatcher {
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map(
-          (signer, i) =>
-            new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
-              maxBatch: options.maxBatch,
-              onTransaction: (result) => options.onTransaction?.(chainId, result),
-              lease: options.leaseFor?.(chain, signer.address),
-            }),
-        ),
+        chain.signers.map((signer, i) => {
+          const lease = options.leaseFor?.(chain, signer.address);
+          if (lease) this.#leases.set(`${chainId}:${signer.address.toLowerCase()}`, lease);
+          return new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
+            maxBatch: options.maxBatch,
+            onTransaction: (result) => options.onTransaction?.(chainId, result),
+            lease,
+          });
+        }),
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }
@@ -57,6 +60,18 @@ export class Dispatcher {
 
   submit(chainId: number, job: Job): Promise<JobOutcome> {
     return this.#submitterFor(chainId, job.vault).submit(job);
+  }
+
+  /**
+   * Whether this instance may sign with `signer` on `chainId` outside the key's queue (a fee bump),
+   * and under which lease: `{}` with one instance (no leases); `{ leaseToken }` while this instance
+   * holds the key's lease (taking it if it is free or expired); undefined while another holds it.
+   */
+  async signingRight(chainId: number, signer: string): Promise<{ leaseToken?: bigint } | undefined> {
+    if (this.#leases.size === 0) return {};
+    const lease = this.#leases.get(`${chainId}:${signer.toLowerCase()}`);
+    const leaseToken = await lease?.tryHold();
+    return leaseToken === undefined ? undefined : { leaseToken };
   }
 
   /** Lower-case addresses of the chain's configured ERC-20 tokens. */

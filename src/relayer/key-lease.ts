@@ -44,6 +44,8 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
   #lease: L | undefined;
   #renewal: ReturnType<typeof setInterval> | undefined;
   #releasing: Promise<void> = Promise.resolve();
+  /** A lease was taken that hold() has not yet reported as fresh. */
+  #unseen = false;
 
   constructor(leases: KeyLeases<L>, chainId: number, signer: string, options: KeyLeaseGateOptions) {
     this.#leases = leases;
@@ -62,28 +64,48 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
    * lease was just taken: whatever this instance remembered of the key's nonces may be stale.
    */
   async hold(): Promise<{ token: bigint; fresh: boolean }> {
-    if (this.#lease) return { token: this.#lease.token, fresh: false };
-    await this.#releasing;
     const until = Date.now() + this.#options.waitMs;
     for (let pauseMs = 20; ; pauseMs = Math.min(2 * pauseMs, 500)) {
-      // Another caller of hold() may have taken it meanwhile.
-      const taken = this.#lease as L | undefined;
-      if (taken) return { token: taken.token, fresh: false };
-      const lease = await this.#leases.acquire(this.#chainId, this.#signer, this.#options.ttlMs);
-      if (lease) {
-        const meanwhile = this.#lease as L | undefined;
-        if (meanwhile) return { token: meanwhile.token, fresh: false };
-        if (lease.tookOver) {
-          this.#options.log?.(`took over the lease of relayer key ${this.#signer} on chain ${this.#chainId}; settling its in-flight requests`);
-          await this.#options.onTakeover();
-        }
-        this.#lease = lease;
-        this.#startRenewing();
-        return { token: lease.token, fresh: true };
+      const held = await this.#take();
+      if (held !== undefined) {
+        // Taken since the last hold() (here, or by tryHold): what the caller remembers is stale.
+        const fresh = this.#unseen;
+        this.#unseen = false;
+        return { token: held, fresh };
       }
       if (Date.now() > until) throw new Error(`relayer key ${this.#signer} on chain ${this.#chainId} stayed leased by another instance`);
       await sleep(pauseMs);
     }
+  }
+
+  /**
+   * The lease's token if this instance holds it, or takes it now (one attempt, no wait: the key is
+   * free, or its holder's lease expired); undefined while another instance holds it. For work that
+   * signs with the key outside its queue (fee bumps, stuck-watch.ts).
+   */
+  tryHold(): Promise<bigint | undefined> {
+    return this.#take();
+  }
+
+  /** The held lease's token, else one attempt to acquire it (settling a dead holder's work first). */
+  async #take(): Promise<bigint | undefined> {
+    if (this.#lease) return this.#lease.token;
+    await this.#releasing;
+    // Another caller may have taken it meanwhile.
+    const taken = this.#lease as L | undefined;
+    if (taken) return taken.token;
+    const lease = await this.#leases.acquire(this.#chainId, this.#signer, this.#options.ttlMs);
+    if (!lease) return undefined;
+    const meanwhile = this.#lease as L | undefined;
+    if (meanwhile) return meanwhile.token;
+    if (lease.tookOver) {
+      this.#options.log?.(`took over the lease of relayer key ${this.#signer} on chain ${this.#chainId}; settling its in-flight requests`);
+      await this.#options.onTakeover();
+    }
+    this.#lease = lease;
+    this.#unseen = true;
+    this.#startRenewing();
+    return lease.token;
   }
 
   /** The store refused the token (the lease passed to another instance): stop signing with it. */

@@ -17,6 +17,13 @@ import type { Status } from "../ledger/status.ts";
 import type { TermsAcceptance } from "../ledger/terms.ts";
 import type { Submission, SubmissionResult } from "../ledger/ledger.ts";
 
+/** The key lease a write is made under (key-lease.ts): refused once the lease passed to another instance. */
+export interface LeaseFence {
+  chainId: number;
+  signer: string;
+  leaseToken: bigint;
+}
+
 /** Options of {@link Store.transaction}. */
 export interface StoreTransactionOptions {
   /**
@@ -57,7 +64,13 @@ export interface StoreOps {
   spentInWindow(query: WindowQuery): Promise<WindowTotals>;
   nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint>;
   resetNonce(chainId: number, signer: string, chainNonce: bigint): Promise<void>;
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement>;
+  /**
+   * Files a signed fee-bump replacement of `original` (before it is broadcast). With `fence` (a key
+   * lease's token, several instances): nothing is filed, and undefined returned, unless the token
+   * is still the signer's current lease, checked in the same transaction (a store of one instance
+   * has no leases).
+   */
+  recordReplacement(original: string, txHash: string, rawTx: string, fence?: LeaseFence): Promise<Replacement | undefined>;
   replacementsOf(original: string): Promise<Replacement[]>;
 }
 

@@ -1,7 +1,7 @@
 // The Store's operations on PostgreSQL, with the SQLite ledger's semantics (src/ledger/ledger.ts).
 // The same class serves the store itself (each call its own transaction on the pool) and the `tx`
 // of Store.transaction (each call on that transaction's client): the Session decides which.
-import type { StoreOps } from "../../relayer/store.ts";
+import type { LeaseFence, StoreOps } from "../../relayer/store.ts";
 import type { ClaimOutcome } from "../idempotency.ts";
 import { reviewExpiredReason, submittableStatuses, type Submission, type SubmissionResult } from "../ledger.ts";
 import type { Refusal } from "../refusals.ts";
@@ -235,8 +235,12 @@ export class PostgresOps implements StoreOps {
     return this.session.atomic((q) => nonces.setNonce(q, chainId, signer, chainNonce));
   }
 
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
-    return this.session.atomic((q) => replacements.recordReplacement(q, original, txHash, rawTx, this.#now()));
+  /** Fenced: an instance whose lease has passed to another files nothing (leases.ts). */
+  recordReplacement(original: string, txHash: string, rawTx: string, fence?: LeaseFence): Promise<Replacement | undefined> {
+    return this.session.atomic(async (q) => {
+      if (fence && !(await leaseIsCurrent(q, fence.chainId, fence.signer, fence.leaseToken))) return undefined;
+      return replacements.recordReplacement(q, original, txHash, rawTx, this.#now());
+    });
   }
 
   replacementsOf(original: string): Promise<Replacement[]> {
