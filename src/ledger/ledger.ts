@@ -39,6 +39,8 @@ const opNames = Object.keys({
   listReviews: true,
   expireReviews: true,
   rejectReview: true,
+  claimReview: true,
+  releaseReview: true,
   findRefusal: true,
   recordTermsAcceptance: true,
   findTermsAcceptance: true,
@@ -330,6 +332,15 @@ export class Ledger implements Store {
   /** One process signs with its keys: there are no leases, so `fence` never refuses. */
   recordReplacement(original: string, txHash: string, rawTx: string, _fence?: LeaseFence): Promise<Replacement | undefined> {
     return this.#run((o) => o.recordReplacement(original, txHash, rawTx));
+  }
+
+  /** See Store.claimReview. */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.claimReview(id, untilMs));
+  }
+
+  releaseReview(id: string): Promise<void> {
+    return this.#run((o) => o.releaseReview(id));
   }
 
   /** The replacements of the transaction first recorded as `original`, oldest first. */

@@ -208,6 +208,15 @@ export class SqliteOps {
     });
   }
 
+  /** See Store.claimReview. */
+  claimReview(id: string, untilMs: number): RequestRecord | undefined {
+    return this.#requests.claimReview(id, untilMs, this.#db.now());
+  }
+
+  releaseReview(id: string): void {
+    this.#requests.releaseReview(id);
+  }
+
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */
   findRefusal(chainId: number, vault: string, intentHash: string): Refusal | undefined {
     const own = this.#refusals.find(chainId, vault, intentHash);

@@ -51,6 +51,14 @@ export interface StoreOps {
   listReviews(filter?: ReviewFilter): Promise<RequestRecord[]>;
   expireReviews(now?: number): Promise<RequestRecord[]>;
   rejectReview(id: string, reason: string): Promise<RequestRecord | undefined>;
+  /**
+   * Claims a held review for one owner's decision until `untilMs` (the store's clock): undefined
+   * when it is no longer held, or another decision's claim has not lapsed. Atomic across instances:
+   * of two decisions at once, one gets the claim.
+   */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined>;
+  /** Gives a claim up (the decision failed before anything was sent); the review stays held. */
+  releaseReview(id: string): Promise<void>;
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined>;
   recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance>;
   findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined>;

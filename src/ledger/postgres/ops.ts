@@ -170,6 +170,15 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /** See Store.claimReview: one conditional update, so two instances cannot both claim. */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined> {
+    return this.session.atomic((q) => requests.claimReview(q, id, untilMs, this.#now()));
+  }
+
+  releaseReview(id: string): Promise<void> {
+    return this.session.atomic((q) => requests.releaseReview(q, id));
+  }
+
   /** In a transaction, takes the intent's lock first (see findByIntentHash). */
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
     return this.session.read(async (q) => {

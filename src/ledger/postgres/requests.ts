@@ -159,6 +159,21 @@ export async function listInterrupted(q: Query): Promise<RequestRecord[]> {
   ).map(requestFromRow);
 }
 
+/** Claims a held review for one decision until `until` unless another claim has not lapsed (Store.claimReview). */
+export async function claimReview(q: Query, id: string, until: number, now: number): Promise<RequestRecord | undefined> {
+  const rows = await q(
+    `UPDATE requests SET deciding_until = $2
+     WHERE id = $1 AND status = 'held' AND (deciding_until IS NULL OR deciding_until <= $3) RETURNING *`,
+    [id, until, now],
+  );
+  return rows[0] ? requestFromRow(rows[0]) : undefined;
+}
+
+/** Gives a claim up; the review stays held. */
+export async function releaseReview(q: Query, id: string): Promise<void> {
+  await q("UPDATE requests SET deciding_until = NULL WHERE id = $1 AND status = 'held'", [id]);
+}
+
 /** Requests that were held for review, in `filter.status` (default `held`), oldest first. */
 export async function listReviews(q: Query, filter: ReviewFilter): Promise<RequestRecord[]> {
   const rows = await q(

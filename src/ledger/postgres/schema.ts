@@ -164,9 +164,11 @@ export const migrations: readonly string[] = [
   `,
   // 4: which instance recorded each request, and which instances are alive (a heartbeat with an
   // expiry by the database's clock): the received or scanning requests of an instance whose
-  // heartbeat expired were interrupted, and a surviving instance settles them (store.ts).
+  // heartbeat expired were interrupted, and a surviving instance settles them (store.ts). And an
+  // owner's decision on a held review under way, until when: a second one meanwhile is refused.
   `
   ALTER TABLE requests ADD COLUMN instance TEXT;
+  ALTER TABLE requests ADD COLUMN deciding_until BIGINT;
   CREATE TABLE instances (
     id         TEXT PRIMARY KEY,
     expires_at BIGINT NOT NULL
