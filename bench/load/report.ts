@@ -6,6 +6,7 @@ import { labelOf, type Answer } from "./http.ts";
 import type { InvariantReport } from "./invariants.ts";
 import type { LoadOptions } from "./run.ts";
 import { retryVerdict, type SettleResult } from "./settle.ts";
+import type { Failover } from "./failover.ts";
 
 export interface LoadReport {
   options: Omit<LoadOptions, "log">;
@@ -33,16 +34,8 @@ export interface LoadReport {
   notApproved: number;
   /** Invariants hold, every retry got its answer, every request settled and was approved, every status agreed. */
   ok: boolean;
-  /** With killOneAfterSeconds: the instance killed and how long until another signed with its key. */
+  /** With killOneAfterSeconds: the lease holder killed, its requests in flight, the takeover, and what became of them. */
   failover?: Failover;
-}
-
-export interface Failover {
-  killedPid: number;
-  /** Whether the killed instance held the relayer key's lease at the kill (its /readyz said so). */
-  heldKey: boolean;
-  /** From the kill -9 until the relayer key's next transaction is on the chain. */
-  takeoverMs: number;
 }
 
 export function buildReport(options: LoadOptions, driven: DriveResult, settled: SettleResult, invariants: InvariantReport): LoadReport {
@@ -118,8 +111,18 @@ export function formatReport(r: LoadReport): string {
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
     `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches} not-approved=${r.notApproved}`,
-    ...(r.failover ? [`failover: kill -9 of pid ${r.failover.killedPid} (${r.failover.heldKey ? "holding" : "not holding"} the relayer key's lease); the key signed again after ${r.failover.takeoverMs.toFixed(0)} ms`] : []),
+    ...(r.failover ? failoverLines(r.failover) : []),
     ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+function failoverLines(f: Failover): string[] {
+  const statuses = Object.entries(f.inFlightByStatus).map(([status, n]) => `${n} ${status}`).join(", ") || "none";
+  return [
+    `failover: kill -9 of pid ${f.killedPid}, ${f.heldKey ? "holding" : "NOT holding"} the relayer key's lease, with ${f.inFlightAtKill} of its requests in flight (${statuses})`,
+    `failover: the key's lease taken over by ${f.takenOverBy === undefined ? "nobody" : `pid ${f.takenOverBy}`} ${f.takeoverMs.toFixed(0)} ms after the kill; the key signed again after ${f.signedAgainMs.toFixed(0)} ms`,
+    `failover: of the ${f.inFlightAtKill} in flight, ${f.inFlightSettled} settled, ${f.inFlightExecutedOnce} executed exactly once on the chain`,
+    ...f.problems.slice(0, 10).map((p) => `  failover: ${p}`),
+  ];
 }

@@ -13,7 +13,7 @@ import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
 import type { NonceIssuer } from "../server/auth/nonces.ts";
 import { DEFAULT_MAX_SPENT_NONCES, DEFAULT_NONCE_TTL_MS } from "../server/auth/owner-auth.ts";
-import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
+import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresSigningQueue, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
 import { KeyLeaseGate } from "../relayer/key-lease.ts";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
@@ -116,6 +116,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
                 onTakeover: async () => void (await reconcileInFlight(store, chains, 0, { chainId: chain.chainId, signer })),
                 log,
               }),
+            signingQueue: shared.signingQueue,
+            handoffTimeoutMs: config.receiptTimeoutMs,
           }
         : {}),
     });
@@ -334,6 +336,8 @@ interface Shared {
   sessionSecret: Uint8Array;
   /** Relayer-key leases in this instance's name: who signs with each key (key-lease.ts). */
   leases: PostgresKeyLeases;
+  /** Jobs handed to the instance holding their key's lease (handoff.ts). */
+  signingQueue: PostgresSigningQueue;
 }
 
 /**
@@ -361,6 +365,7 @@ async function openShared(url: string | undefined, config: RelayerConfig, now: (
       nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
       sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
       leases: new PostgresKeyLeases(pool, store.instanceId),
+      signingQueue: new PostgresSigningQueue(pool),
     };
   } catch (error) {
     await pool.end();

@@ -6,6 +6,7 @@ import type { ChainRuntime } from "./chain-runtime.ts";
 import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
 import type { KeyLeaseGate } from "./key-lease.ts";
+import { Handoff, type HandoffKey, type SigningQueue } from "./handoff.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -18,6 +19,8 @@ export class Dispatcher {
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
   /** Each key's lease, by `chainId:lower-case address` (several instances only). */
   readonly #leases = new Map<string, KeyLeaseGate>();
+  readonly #handoff: Handoff | undefined;
+  readonly #handoffKeys = new Map<Submitter, HandoffKey>();
 
   constructor(
     chains: ReadonlyMap<number, ChainRuntime>,
@@ -27,6 +30,10 @@ export class Dispatcher {
       onTransaction?: (chainId: number, result: TransactionEvent) => void;
       /** Several instances on one database: the lease each key's submitter must hold to sign. */
       leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;
+      /** With leaseFor: where jobs for a key another instance holds are handed to it (handoff.ts). */
+      signingQueue?: SigningQueue;
+      /** With signingQueue: longest wait for a handed-over job to be signed. */
+      handoffTimeoutMs?: number;
     },
   ) {
     this.#chains = chains;
@@ -45,6 +52,13 @@ export class Dispatcher {
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
     }
+    if (options.signingQueue && this.#leases.size > 0) {
+      const keys = [...this.#submitters].flatMap(([chainId, list]) =>
+        list.map((submitter) => ({ chain: chains.get(chainId)!, submitter, lease: this.#leases.get(`${chainId}:${submitter.address.toLowerCase()}`)! })),
+      );
+      this.#handoff = new Handoff(options.signingQueue, store, keys, options.handoffTimeoutMs ?? 120_000);
+      for (const key of keys) this.#handoffKeys.set(key.submitter, key);
+    }
   }
 
   #submitterFor(chainId: number, vault: Address): Submitter {
@@ -59,7 +73,10 @@ export class Dispatcher {
   }
 
   submit(chainId: number, job: Job): Promise<JobOutcome> {
-    return this.#submitterFor(chainId, job.vault).submit(job);
+    const submitter = this.#submitterFor(chainId, job.vault);
+    // Several instances: signed here only while this instance holds the key, else by its holder.
+    const key = this.#handoffKeys.get(submitter);
+    return key && this.#handoff ? this.#handoff.submit(key, job) : submitter.submit(job);
   }
 
   /**
@@ -96,6 +113,7 @@ export class Dispatcher {
 
   /** Gives up every key lease this instance holds (shutting down). */
   async close(): Promise<void> {
+    this.#handoff?.close();
     await Promise.all([...this.#submitters.values()].flat().map((s) => s.close()));
   }
 

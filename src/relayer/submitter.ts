@@ -144,9 +144,8 @@ export class Submitter {
       }
     } finally {
       this.#pumping = false;
-      // Nothing left to send: the next instance with work for this key may take its lease at once.
-      if (this.#queue.length === 0) void this.#lease?.letGo();
-      else void this.#pump();
+      // The key's lease stays with this instance while it lives (other instances hand it their jobs, handoff.ts).
+      if (this.#queue.length > 0) void this.#pump();
     }
   }
 
