@@ -22,7 +22,7 @@ export interface LoadReport {
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   /** First sends' answers by `<http status> <status or code>`. */
   counts: Record<string, number>;
-  retries: { planned: number; sent: number; notSent: number; identical: number; mismatches: number; afterRetryable: number; counts: Record<string, number> };
+  retries: { planned: number; sent: number; notSent: number; identical: number; mismatches: number; afterRetryable: number; neverReached: number; counts: Record<string, number> };
   settle: { resent: number; unresolved: number; statusChecked: number; statusMismatches: number; examples: string[] };
   /** Every request's final answer after settling. */
   final: Record<string, number>;
@@ -51,6 +51,8 @@ export function buildReport(options: LoadOptions, driven: DriveResult, settled: 
     identical: verdicts.filter((v) => v === "identical").length,
     mismatches: verdicts.filter((v) => v === "mismatch").length,
     afterRetryable: verdicts.filter((v) => v === "after-retryable").length,
+    /** Retries no relayer answered (the proxy's 502 from a killed instance, or no connection). */
+    neverReached: verdicts.filter((v) => v === "never-reached").length,
     counts: countLabels(retried.map((s) => s.retry!)),
   };
   const settle = {
@@ -105,7 +107,7 @@ export function formatReport(r: LoadReport): string {
     `answered: ${r.answeredRate.toFixed(1)}/s over the whole run`,
     `latency (due → answer): p50 ${ms(r.latencyMs.p50)}  p95 ${ms(r.latencyMs.p95)}  p99 ${ms(r.latencyMs.p99)}  max ${ms(r.latencyMs.max)}`,
     `first answers:\n${counts(r.counts)}`,
-    `retries (same key and body): ${r.retries.sent} sent, ${r.retries.identical} identical, ${r.retries.mismatches} mismatched, ${r.retries.afterRetryable} after a retryable answer, ${r.retries.notSent} not sent`,
+    `retries (same key and body): ${r.retries.sent} sent, ${r.retries.identical} identical, ${r.retries.mismatches} mismatched, ${r.retries.afterRetryable} after a retryable answer, ${r.retries.neverReached} never reached a relayer (proxy 502 or no connection), ${r.retries.notSent} not sent`,
     `retry answers:\n${counts(r.retries.counts)}`,
     `settling: ${r.settle.resent} same-key re-sends, ${r.settle.unresolved} unresolved; GET status read back ${r.settle.statusChecked}, ${r.settle.statusMismatches} disagreeing`,
     `final answers:\n${counts(r.final)}`,

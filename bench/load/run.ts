@@ -26,7 +26,9 @@ export interface LoadOptions {
   instances?: number;
   /** The PostgreSQL ledger of the instances (default: a server started for the run). */
   databaseUrl?: string;
-  /** kill -9 the instance holding the relayer key's lease this many seconds into sending. */
+  /** Several instances: how long a key lease and an instance's heartbeat last unless renewed (relay serve --lease-ttl-ms; default 10 s). */
+  leaseTtlMs?: number;
+  /** kill -9 the instance holding the relayer key's lease (once it has requests in flight) this many seconds into sending. */
   killOneAfterSeconds?: number;
   /** Progress lines (setup steps, every ~10 s of sending). */
   log?: (line: string) => void;
@@ -67,7 +69,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
           ? "starting the relayer in process"
           : "starting the relayer (relay serve --rpc-url)",
     );
-    const relayer = several ? await startLoadCluster(env, options.instances ?? 1, options.databaseUrl) : await startLoadRelayer(env, options.inProcess ?? false);
+    const relayer = several ? await startLoadCluster(env, options.instances ?? 1, options.databaseUrl, options.leaseTtlMs) : await startLoadRelayer(env, options.inProcess ?? false);
     const pool = openPool(relayer.url, CONNECTIONS);
     if (options.killOneAfterSeconds !== undefined && !relayer.cluster) throw new Error("killOneAfterSeconds needs several instances (instances > 1)");
     const cluster = relayer.cluster;

@@ -103,6 +103,14 @@ export class Ledger implements Store {
   /** One process owns the file: nothing to announce. */
   async heartbeat(_ttlMs: number): Promise<void> {}
 
+  /**
+   * Nothing to do: with one process, a retry that finds a key claimed, no request recorded and no
+   * run of its own under way knows the claimer stopped, and frees the key itself (relayer.ts).
+   */
+  async releaseInterruptedClaims(): Promise<number> {
+    return 0;
+  }
+
   /** Received or scanning requests recorded before this process opened the ledger (its predecessor stopped). */
   listInterrupted(): Promise<RequestRecord[]> {
     return this.#run((o) => o.listUnsettledUpTo(this.#lastRowidAtOpen));

@@ -86,7 +86,7 @@ export class Handoff {
     await this.#queue.put(chain.chainId, submitter.address, job);
     let queuedAt = Date.now();
     const until = Date.now() + this.#timeoutMs;
-    for (let pauseMs = 5; ; pauseMs = Math.min(2 * pauseMs, 100)) {
+    for (let pauseMs = 10; ; pauseMs = Math.min(2 * pauseMs, 200)) {
       const record = await this.#store.getRequest(job.requestId);
       if (!record) throw new Error(`request ${job.requestId} vanished from the store`);
       if (record.status === "rejected") return { ok: false, ...(record.txHash ? { txHash: record.txHash as Hex } : {}), reason: record.reason ?? "rejected" };

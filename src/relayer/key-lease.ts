@@ -1,11 +1,12 @@
 // Who may sign with a relayer key when several instances share one database: the instance holding
 // the key's lease (a row in the database with a fencing token, ledger/postgres/leases.ts). Every
-// instance accepts every request; a submitter with work for a key waits for the key's lease, signs
-// and records under its token (a store records nothing under a token that is no longer current),
-// renews it in the background while it has work, and gives it up when its queue runs dry, so the
-// next instance with work takes it at once. A lease that was not given up (its holder died or
-// froze) is taken once it expires; the taker first settles the key's in-flight requests with the
-// chain. Losing the lease (a failed renewal) stops signing at once: the next group waits again.
+// instance accepts every request. The first instance with work for a key takes its lease and keeps
+// it while it lives, renewing it in the background; the others hand it their jobs (handoff.ts), so
+// the lease changes holder only on a failure. Whatever signs with the key (the submitter, a fee bump)
+// records under the lease's token (a store records nothing under a token that is no longer
+// current). A lease that was not given up (its holder died or froze) is taken once it expires; the
+// taker first settles the key's in-flight requests with the chain. Losing the lease (a failed
+// renewal) stops signing at once. A clean shutdown gives the lease up for the next instance.
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** A key lease as the database hands it out. */
@@ -113,7 +114,7 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
     this.#drop();
   }
 
-  /** Gives the lease up (nothing left to send, or shutting down). */
+  /** Gives the lease up (shutting down). */
   letGo(): Promise<void> {
     const lease = this.#lease;
     this.#drop();

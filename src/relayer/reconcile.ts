@@ -30,7 +30,8 @@ export interface ReconcileReport {
  * instances whose heartbeat expired (store.listInterrupted): never a live process's.
  */
 export async function settleInterrupted(store: Store): Promise<number> {
-  let n = 0;
+  // Keys claimed by a stopped process that never recorded their request: free, so a retry runs.
+  let n = await store.releaseInterruptedClaims();
   for (const record of await store.listInterrupted()) {
     await store.transaction(async (tx) => {
       if (await tx.transition(record.id, ["received", "scanning"], "rejected", { reason: "not executed: interrupted by a relayer restart" })) {

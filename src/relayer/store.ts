@@ -99,6 +99,11 @@ export interface Store extends StoreOps {
    * expired). Never a request of a live process.
    */
   listInterrupted(): Promise<RequestRecord[]>;
+  /**
+   * Frees the idempotency keys a stopped process claimed without recording a request (it stopped
+   * while checking it), so that a same-key retry runs; returns how many. Never a live process's.
+   */
+  releaseInterruptedClaims(): Promise<number>;
   /** Makes every commit so far durable. */
   sync(): Promise<void>;
   close(): Promise<void>;

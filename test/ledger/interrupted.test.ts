@@ -24,13 +24,18 @@ describe.each(storeFactories)("interrupted requests ($name)", (factory) => {
       expect(await first.claimIdempotency(r.kind, r.idempotencyKey, r.fingerprint, r.id)).toEqual({ outcome: "new" });
     }
 
+    // A key the first process claimed and died before recording its request for.
+    expect(await first.claimIdempotency("payment", "orphan-key", "fp-orphan", "req_never_recorded")).toEqual({ outcome: "new" });
+
     // The recording process's own requests are in progress, not interrupted.
     expect(await first.listInterrupted()).toEqual([]);
+    expect(await first.releaseInterruptedClaims()).toBe(0);
     const second = await connect();
     await second.heartbeat(60_000);
     if (factory.name === "postgres") {
       // Another instance sees them as the first one's while its heartbeat lasts…
       expect(await second.listInterrupted()).toEqual([]);
+      expect(await second.releaseInterruptedClaims()).toBe(0);
       expect(await settleInterrupted(second)).toBe(0);
       expect((await second.getRequest(received.id))?.status).toBe("received");
       // …and as interrupted once it has expired (the first instance died).
@@ -40,6 +45,10 @@ describe.each(storeFactories)("interrupted requests ($name)", (factory) => {
     expect((await second.listInterrupted()).map((r) => r.id)).toEqual([received.id, scanning.id]);
     // What the second process records itself is its own, in progress.
     const own = await second.createRequest(newRequest());
+    // The orphaned claim: PostgreSQL frees it once its instance is dead; the SQLite ledger leaves it to
+    // the one process's retry, which sees no run of its own under way (relayer.ts).
+    expect(await second.releaseInterruptedClaims()).toBe(factory.name === "postgres" ? 1 : 0);
+    expect(await second.claimIdempotency("payment", "orphan-key", "fp-orphan", "req_retry")).toMatchObject({ outcome: factory.name === "postgres" ? "new" : "in_flight" });
 
     expect(await settleInterrupted(second)).toBe(2);
     for (const r of [received, scanning]) {

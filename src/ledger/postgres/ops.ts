@@ -208,7 +208,7 @@ export class PostgresOps implements StoreOps {
   }
 
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
-    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now()));
+    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now(), this.instance));
   }
 
   completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {

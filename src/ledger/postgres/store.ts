@@ -6,6 +6,7 @@ import type { Store, StoreOps, StoreTransactionOptions } from "../../relayer/sto
 import { PostgresOps } from "./ops.ts";
 import { heartbeat, pruneInstances } from "./instances.ts";
 import { listInterrupted } from "./requests.ts";
+import { releaseInterruptedClaims } from "./idempotency.ts";
 import type { RequestRecord } from "../requests.ts";
 import { migrate } from "./schema.ts";
 import { PoolSession, TxSession, withTransaction } from "./session.ts";
@@ -71,6 +72,11 @@ export class PostgresStore extends PostgresOps implements Store {
   /** Received or scanning requests recorded by an instance whose heartbeat has expired. */
   listInterrupted(): Promise<RequestRecord[]> {
     return this.session.read((q) => listInterrupted(q));
+  }
+
+  /** Frees keys claimed by instances whose heartbeat expired before they recorded a request. */
+  releaseInterruptedClaims(): Promise<number> {
+    return this.session.atomic((q) => releaseInterruptedClaims(q));
   }
 
   /** A durable commit: PostgreSQL flushes its log in order, so every earlier commit is durable with it. */
