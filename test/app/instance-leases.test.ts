@@ -60,7 +60,9 @@ describe("two instances sharing one relayer key", () => {
   it("a lease its holder never gave up (a dead instance) is taken over after it expires; the old token is refused", async () => {
     const pool = new pg.Pool({ connectionString: cluster.databaseUrl });
     try {
-      // The live holder keeps the key while it lives: an instance that then died takes it from it
+      // Some instance holds the key (it keeps it while it lives)…
+      expect((await stream(1)).answers[0]!.body.status).toBe("approved");
+      // …and an instance that then died takes it from it
       // (as a takeover does: the next token) and never renews it.
       const { rows } = await pool.query<{ token: string }>(
         `UPDATE key_leases SET holder = 'dead-instance', token = token + 1, expires_at = (extract(epoch from clock_timestamp()) * 1000)::bigint + $3
