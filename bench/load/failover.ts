@@ -5,7 +5,8 @@
 //   - its requests in flight at the kill (recorded by it and not settled: received, scanning,
 //     submitting or submitted), read from the database once the process is gone;
 //   - who took the key's lease over, and how long after the kill (the lease row changes holder with
-//     a larger fencing token), and when the key's next transaction reached the chain;
+//     a larger fencing token), and when the key's first transaction beyond every nonce recorded at
+//     the kill was mined (the survivor signing);
 //   - after the run: each of those requests settled (none left in flight) and each of their intents
 //     executed exactly once on the chain (PaymentExecuted events).
 import pg from "pg";
@@ -24,7 +25,7 @@ export interface Failover {
   takenOverBy?: number;
   /** From the kill -9 until another instance held the key's lease (the takeover). */
   takeoverMs: number;
-  /** From the kill -9 until the relayer key's next transaction was on the chain. */
+  /** From the kill -9 until a transaction of the key beyond every nonce recorded at the kill was mined. */
   signedAgainMs: number;
   /** After the run: the victim's in-flight requests in a final state (approved or rejected). */
   inFlightSettled: number;
@@ -95,12 +96,14 @@ export async function killLeaseHolder(cluster: Cluster, afterSeconds: number, cl
     }
     const victim = cluster.instances[victimIndex]!;
     const victimId = ids[victimIndex]!;
-    const nonceAtKill = await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
     onKill();
     const killedAt = performance.now();
     await victim.kill("SIGKILL");
     // The process is gone: what it left is what the database says now.
     const [leaseAtKill, inFlight] = await Promise.all([leaseOf(), inFlightOf(victimId)]);
+    // Signing again: a transaction beyond every nonce recorded so far (the victim's last ones may still mine).
+    const { rows: recorded } = await pool.query<{ n: string | null }>("SELECT MAX(nonce) AS n FROM requests WHERE chain_id = $1 AND signer = $2", [chainId, key.toLowerCase()]);
+    const nextNonce = recorded[0]?.n === null || recorded[0]?.n === undefined ? 0 : Number(recorded[0].n) + 1;
     const heldKey = leaseAtKill?.holder === victimId;
     log(`killed instance ${victim.url} (pid ${victim.pid}) with SIGKILL: ${heldKey ? "holding" : "not holding"} the key's lease, ${inFlight.length} of its requests in flight`);
 
@@ -116,7 +119,7 @@ export async function killLeaseHolder(cluster: Cluster, afterSeconds: number, cl
           takenOverBy = cluster.instances[index]!.pid;
         }
       }
-      if (!Number.isFinite(signedAgainMs) && (await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" })) > nonceAtKill) {
+      if (!Number.isFinite(signedAgainMs) && (await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" })) > nextNonce) {
         signedAgainMs = performance.now() - killedAt;
       }
     }
