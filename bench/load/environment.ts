@@ -58,8 +58,8 @@ export async function startLoadRelayer(env: Environment, inProcess: boolean): Pr
 }
 
 /** `instances` relayers on `databaseUrl` (else on a PostgreSQL server started for the run) behind nginx. */
-export async function startLoadCluster(env: Environment, instances: number, databaseUrl: string | undefined): Promise<RelayerHandle> {
-  const cluster = await startCluster({ devnet: env.devnet, instances, databaseUrl });
+export async function startLoadCluster(env: Environment, instances: number, databaseUrl: string | undefined, leaseTtlMs?: number): Promise<RelayerHandle> {
+  const cluster = await startCluster({ devnet: env.devnet, instances, databaseUrl, serveArgs: leaseTtlMs === undefined ? [] : ["--lease-ttl-ms", String(leaseTtlMs)] });
   return {
     url: cluster.url,
     cluster,

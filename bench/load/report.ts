@@ -6,6 +6,7 @@ import { labelOf, type Answer } from "./http.ts";
 import type { InvariantReport } from "./invariants.ts";
 import type { LoadOptions } from "./run.ts";
 import { retryVerdict, type SettleResult } from "./settle.ts";
+import type { Failover } from "./failover.ts";
 
 export interface LoadReport {
   options: Omit<LoadOptions, "log">;
@@ -21,7 +22,7 @@ export interface LoadReport {
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   /** First sends' answers by `<http status> <status or code>`. */
   counts: Record<string, number>;
-  retries: { planned: number; sent: number; notSent: number; identical: number; mismatches: number; afterRetryable: number; counts: Record<string, number> };
+  retries: { planned: number; sent: number; notSent: number; identical: number; mismatches: number; afterRetryable: number; neverReached: number; counts: Record<string, number> };
   settle: { resent: number; unresolved: number; statusChecked: number; statusMismatches: number; examples: string[] };
   /** Every request's final answer after settling. */
   final: Record<string, number>;
@@ -33,16 +34,8 @@ export interface LoadReport {
   notApproved: number;
   /** Invariants hold, every retry got its answer, every request settled and was approved, every status agreed. */
   ok: boolean;
-  /** With killOneAfterSeconds: the instance killed and how long until another signed with its key. */
+  /** With killOneAfterSeconds: the lease holder killed, its requests in flight, the takeover, and what became of them. */
   failover?: Failover;
-}
-
-export interface Failover {
-  killedPid: number;
-  /** Whether the killed instance held the relayer key's lease at the kill (its /readyz said so). */
-  heldKey: boolean;
-  /** From the kill -9 until the relayer key's next transaction is on the chain. */
-  takeoverMs: number;
 }
 
 export function buildReport(options: LoadOptions, driven: DriveResult, settled: SettleResult, invariants: InvariantReport): LoadReport {
@@ -58,6 +51,8 @@ export function buildReport(options: LoadOptions, driven: DriveResult, settled: 
     identical: verdicts.filter((v) => v === "identical").length,
     mismatches: verdicts.filter((v) => v === "mismatch").length,
     afterRetryable: verdicts.filter((v) => v === "after-retryable").length,
+    /** Retries no relayer answered (the proxy's 502 from a killed instance, or no connection). */
+    neverReached: verdicts.filter((v) => v === "never-reached").length,
     counts: countLabels(retried.map((s) => s.retry!)),
   };
   const settle = {
@@ -112,14 +107,24 @@ export function formatReport(r: LoadReport): string {
     `answered: ${r.answeredRate.toFixed(1)}/s over the whole run`,
     `latency (due → answer): p50 ${ms(r.latencyMs.p50)}  p95 ${ms(r.latencyMs.p95)}  p99 ${ms(r.latencyMs.p99)}  max ${ms(r.latencyMs.max)}`,
     `first answers:\n${counts(r.counts)}`,
-    `retries (same key and body): ${r.retries.sent} sent, ${r.retries.identical} identical, ${r.retries.mismatches} mismatched, ${r.retries.afterRetryable} after a retryable answer, ${r.retries.notSent} not sent`,
+    `retries (same key and body): ${r.retries.sent} sent, ${r.retries.identical} identical, ${r.retries.mismatches} mismatched, ${r.retries.afterRetryable} after a retryable answer, ${r.retries.neverReached} never reached a relayer (proxy 502 or no connection), ${r.retries.notSent} not sent`,
     `retry answers:\n${counts(r.retries.counts)}`,
     `settling: ${r.settle.resent} same-key re-sends, ${r.settle.unresolved} unresolved; GET status read back ${r.settle.statusChecked}, ${r.settle.statusMismatches} disagreeing`,
     `final answers:\n${counts(r.final)}`,
     `chain: blocks ${inv.blocks.from}..${inv.blocks.to}, ${inv.events} PaymentExecuted events, ${inv.approved} approved requests; relayer nonces ${n.start}..${n.start + n.transactions - 1} (${n.transactions} transactions), chain nonce ${n.chainNonce}`,
     `invariants: ${r.ok ? "OK" : "FAILED"} lost=${inv.lost} duplicated=${inv.duplicated} orphans=${inv.orphans} mismatched=${inv.mismatched} nonce-gaps=${n.gaps} nonce-repeats=${n.repeats} retry-mismatches=${r.retries.mismatches} unresolved=${r.settle.unresolved} status-mismatches=${r.settle.statusMismatches} not-approved=${r.notApproved}`,
-    ...(r.failover ? [`failover: kill -9 of pid ${r.failover.killedPid} (${r.failover.heldKey ? "holding" : "not holding"} the relayer key's lease); the key signed again after ${r.failover.takeoverMs.toFixed(0)} ms`] : []),
+    ...(r.failover ? failoverLines(r.failover) : []),
     ...[...inv.examples, ...r.settle.examples].map((line) => `  ${line}`),
   ];
   return `${lines.join("\n")}\n`;
+}
+
+function failoverLines(f: Failover): string[] {
+  const statuses = Object.entries(f.inFlightByStatus).map(([status, n]) => `${n} ${status}`).join(", ") || "none";
+  return [
+    `failover: kill -9 of pid ${f.killedPid}, ${f.heldKey ? "holding" : "NOT holding"} the relayer key's lease, with ${f.inFlightAtKill} of its requests in flight (${statuses})`,
+    `failover: the key's lease taken over by ${f.takenOverBy === undefined ? "nobody" : `pid ${f.takenOverBy}`} ${f.takeoverMs.toFixed(0)} ms after the kill; the key signed again after ${f.signedAgainMs.toFixed(0)} ms`,
+    `failover: of the ${f.inFlightAtKill} in flight, ${f.inFlightSettled} settled, ${f.inFlightExecutedOnce} executed exactly once on the chain`,
+    ...f.problems.slice(0, 10).map((p) => `  failover: ${p}`),
+  ];
 }

@@ -1,15 +1,15 @@
 // One load run from start to verdict: devnet, fleet (vaults, bots, funds), relayer, the open-loop
 // send loop with same-key retries, settling every request, then the invariant check on the chain.
 import type { Address } from "viem";
-import { clientsFor, type Clients } from "../../src/chain/clients.ts";
-import type { ClusterInstance } from "../../test/support/cluster.ts";
+import { clientsFor } from "../../src/chain/clients.ts";
 import { drive } from "./drive.ts";
 import { noteKilled, startEnvironment, startLoadCluster, startLoadRelayer, type RelayerHandle } from "./environment.ts";
 import { createFleet } from "./fleet.ts";
 import { openPool } from "./http.ts";
 import { RequestFactory } from "./intents.ts";
 import { checkInvariants } from "./invariants.ts";
-import { buildReport, type Failover, type LoadReport } from "./report.ts";
+import { buildReport, type LoadReport } from "./report.ts";
+import { checkFailover, killLeaseHolder, type Failover } from "./failover.ts";
 import { settle } from "./settle.ts";
 
 export interface LoadOptions {
@@ -26,7 +26,9 @@ export interface LoadOptions {
   instances?: number;
   /** The PostgreSQL ledger of the instances (default: a server started for the run). */
   databaseUrl?: string;
-  /** kill -9 the instance holding the relayer key's lease this many seconds into sending. */
+  /** Several instances: how long a key lease and an instance's heartbeat last unless renewed (relay serve --lease-ttl-ms; default 10 s). */
+  leaseTtlMs?: number;
+  /** kill -9 the instance holding the relayer key's lease (once it has requests in flight) this many seconds into sending. */
   killOneAfterSeconds?: number;
   /** Progress lines (setup steps, every ~10 s of sending). */
   log?: (line: string) => void;
@@ -67,11 +69,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
           ? "starting the relayer in process"
           : "starting the relayer (relay serve --rpc-url)",
     );
-    const relayer = several ? await startLoadCluster(env, options.instances ?? 1, options.databaseUrl) : await startLoadRelayer(env, options.inProcess ?? false);
+    const relayer = several ? await startLoadCluster(env, options.instances ?? 1, options.databaseUrl, options.leaseTtlMs) : await startLoadRelayer(env, options.inProcess ?? false);
     const pool = openPool(relayer.url, CONNECTIONS);
-    const failover =
-      options.killOneAfterSeconds === undefined ? undefined : scheduleKill(relayer, options.killOneAfterSeconds, clients, m.accounts.relayer.address as Address, log);
-    failover?.catch(() => {}); // awaited after the run; a failure before then must not go unhandled
+    if (options.killOneAfterSeconds !== undefined && !relayer.cluster) throw new Error("killOneAfterSeconds needs several instances (instances > 1)");
+    const cluster = relayer.cluster;
+    const kill =
+      options.killOneAfterSeconds === undefined || !cluster
+        ? undefined
+        : killLeaseHolder(cluster, options.killOneAfterSeconds, clients, m.accounts.relayer.address as Address, () => noteKilled(cluster), log);
+    kill?.catch(() => {}); // awaited after the run; a failure before then must not go unhandled
     try {
       log(`sending ${options.rate} intents/s for ${options.durationSeconds} s`);
       const driven = await drive({
@@ -85,7 +91,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
         progress: log,
       });
       if (!relayer.alive()) throw new Error(`the relayer exited during the run:\n${relayer.output()}`);
-      const takeover = await failover;
+      const killed = await kill;
       log("settling: re-sending unanswered requests with their keys, reading every status back");
       const settled = await settle(pool, driven.sends);
       log("checking the invariants on the chain");
@@ -101,7 +107,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
           approvedTx: approvedTx(s.final, s.status),
         })),
       });
-      return { ...buildReport(options, driven, settled, invariants), ...(takeover ? { failover: takeover } : {}) };
+      const failover = killed && cluster ? await checkFailover(killed, cluster.databaseUrl!, clients, fleet.vaults.map((v) => v.address), fromBlock) : undefined;
+      const report = buildReport(options, driven, settled, invariants);
+      return failover ? { ...report, failover, ok: report.ok && failoverHeld(failover) } : report;
     } finally {
       await pool.close();
       await relayer.close();
@@ -111,47 +119,18 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   }
 }
 
-/**
- * kill -9 of the instance that holds the relayer key (the one whose /readyz lists it as held;
- * the first if none does, as when the key is idle) `afterSeconds` into the run. Resolves with the takeover time: from
- * the kill until the relayer key's next transaction is on the chain, i.e. until another instance
- * signs with the key again.
- */
-async function scheduleKill(relayer: RelayerHandle, afterSeconds: number, clients: Clients, key: Address, log: (line: string) => void): Promise<Failover> {
-  const cluster = relayer.cluster;
-  if (!cluster) throw new Error("killOneAfterSeconds needs several instances (instances > 1)");
-  await new Promise((r) => setTimeout(r, afterSeconds * 1000));
-  const holder = await leaseHolder(cluster.instances);
-  const victim = holder ?? cluster.instances[0]!;
-  const nonceAtKill = await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
-  noteKilled(cluster);
-  const killedAt = performance.now();
-  await victim.kill("SIGKILL");
-  log(`killed instance ${victim.url} (pid ${victim.pid}) with SIGKILL`);
-  for (;;) {
-    const nonce = await clients.publicClient.getTransactionCount({ address: key, blockTag: "latest" });
-    if (nonce > nonceAtKill) break;
-    if (performance.now() - killedAt > 120_000) return { killedPid: victim.pid, heldKey: holder !== undefined, takeoverMs: Number.POSITIVE_INFINITY };
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  const takeoverMs = performance.now() - killedAt;
-  log(`the relayer key signed again ${takeoverMs.toFixed(0)} ms after the kill`);
-  return { killedPid: victim.pid, heldKey: holder !== undefined, takeoverMs };
-}
-
-/** The instance whose /readyz reports relayer keys held, if one does. */
-async function leaseHolder(instances: readonly ClusterInstance[]): Promise<ClusterInstance | undefined> {
-  for (const instance of instances) {
-    const body = (await fetch(`${instance.url}/readyz`).then((r) => r.json()).catch(() => ({}))) as Record<string, unknown>;
-    if (holdsKeys(body)) return instance;
-  }
-  return undefined;
-}
-
-/** Whether a /readyz body says the instance holds a relayer key's lease (`keys: [{ held }]`). */
-function holdsKeys(body: Record<string, unknown>): boolean {
-  const keys = body.keys;
-  return Array.isArray(keys) && keys.some((key) => (key as { held?: unknown }).held === true);
+/** The failover acceptance: the lease holder was killed with requests in flight, another took the key over, and each of those settled and executed once. */
+export function failoverHeld(f: Failover): boolean {
+  return (
+    f.heldKey &&
+    f.inFlightAtKill > 0 &&
+    f.takenOverBy !== undefined &&
+    f.takenOverBy !== f.killedPid &&
+    Number.isFinite(f.takeoverMs) &&
+    f.inFlightSettled === f.inFlightAtKill &&
+    f.inFlightExecutedOnce === f.inFlightAtKill &&
+    f.problems.length === 0
+  );
 }
 
 /** The txHash of an approved answer: from the POST, or else from GET status. */

@@ -79,9 +79,12 @@ function sameOutcome(post: Answer, get: Answer): boolean {
  * released, so the retry is checked again and its message may word the moment differently);
  * after a retryable answer (429, 5xx, none) the retry is a new attempt and may differ.
  */
-export function retryVerdict(sent: Sent): "identical" | "mismatch" | "after-retryable" | "none" {
+export function retryVerdict(sent: Sent): "identical" | "mismatch" | "after-retryable" | "never-reached" | "none" {
   if (!sent.retry || !sent.original) return "none";
   if (!isDefinitive(sent.original)) return "after-retryable";
+  // The retry got no relayer's answer at all — the proxy's own 502 (its instance was killed while
+  // serving it) or no connection: nothing to compare. A relayer's 429 or 5xx still is a mismatch.
+  if (neverReached(sent.retry)) return "never-reached";
   const { original, retry } = sent;
   const same = retry.httpStatus === original.httpStatus && (original.httpStatus === 200 ? retry.text === original.text : retry.code === original.code);
   return same ? "identical" : "mismatch";
@@ -94,4 +97,9 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
       while (next < items.length) await work(items[next++]!);
     }),
   );
+}
+
+/** An answer no relayer gave: the proxy's bad gateway (a non-JSON 502) or a failed connection. */
+export function neverReached(answer: Answer): boolean {
+  return answer.httpStatus === 0 || (answer.httpStatus === 502 && answer.code === "HTTP_502");
 }

@@ -13,9 +13,8 @@ import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
 import type { NonceIssuer } from "../server/auth/nonces.ts";
 import { DEFAULT_MAX_SPENT_NONCES, DEFAULT_NONCE_TTL_MS } from "../server/auth/owner-auth.ts";
-import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
+import { loadOrCreateSharedSecret, PostgresKeyLeases, PostgresNonceBook, PostgresRateLimiter, PostgresSigningQueue, PostgresStore, openPostgresPool } from "../ledger/postgres/index.ts";
 import { KeyLeaseGate } from "../relayer/key-lease.ts";
-import { randomUUID } from "node:crypto";
 import { buildOpenApiDocument, registerOpenApiRoute } from "../server/openapi.ts";
 import { loadOrCreateAuthSecret, OwnerAuth } from "../server/auth/owner-auth.ts";
 import { registerAuthRoutes } from "../server/routes/auth.ts";
@@ -91,7 +90,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
   const clock = chainClock(devnets);
-  const shared = await openShared(options.databaseUrl, config, () => clock.now());
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const shared = await openShared(options.databaseUrl, config, () => clock.now(), leaseTtlMs);
   const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
   const stopWatching = new AbortController();
   try {
@@ -110,12 +110,14 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         ? {
             leaseFor: (chain: ChainRuntime, signer: Hex) =>
               new KeyLeaseGate(shared.leases, chain.chainId, signer, {
-                ttlMs: options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS,
+                ttlMs: leaseTtlMs,
                 waitMs: config.receiptTimeoutMs,
                 // The previous holder stopped without giving the key up: settle what it left in flight.
                 onTakeover: async () => void (await reconcileInFlight(store, chains, 0, { chainId: chain.chainId, signer })),
                 log,
               }),
+            signingQueue: shared.signingQueue,
+            handoffTimeoutMs: config.receiptTimeoutMs,
           }
         : {}),
     });
@@ -183,7 +185,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       if (draining || unreachable) throw relayError("SERVICE_UNAVAILABLE", draining ? "shutting down" : unreachable);
       // Whether this instance holds each relayer key now (informative: with several instances a key's
       // lease moves to whichever has work for it; one instance always holds its keys).
-      return reply.send({ status: "ready", chains: checks, database, keys: dispatcher.keys() });
+      return reply.send({ status: "ready", chains: checks, database, keys: dispatcher.keys(), ...(shared ? { instance: shared.store.instanceId } : {}) });
     });
 
     await app.listen({ port: options.port, host });
@@ -199,7 +201,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       ...(shared ? { nonces: shared.nonces } : {}),
     });
 
-    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"));
+    const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"), (chainId, signer) => dispatcher.signingRight(chainId, signer));
     const timers = [
       setInterval(() => {
         // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.
@@ -209,7 +211,13 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       }, 1_000),
       setInterval(() => {
         reconcileInFlight(store, chains, config.inFlight.reconcileAfterMs).catch((error) => log(`reconciliation failed: ${(error as Error).message}`));
+        // Several instances: what a dead instance was checking when it stopped (its heartbeat expired).
+        if (shared) settleInterrupted(store).catch((error) => log(`settling interrupted requests failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
+      // This instance is alive: the requests it records are its own until its heartbeat expires.
+      ...(shared
+        ? [setInterval(() => void store.heartbeat(leaseTtlMs).catch((error) => log(`heartbeat failed: ${(error as Error).message}`)), Math.max(10, Math.floor(leaseTtlMs / 3)))]
+        : []),
       setInterval(() => {
         stuckWatch.check().catch((error) => log(`watching in-flight transactions failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
@@ -293,12 +301,12 @@ async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devne
 
 /**
  * Start-up: settle interrupted requests, finish or re-broadcast in-flight ones, align nonces. On a
- * shared database the requests being checked and the keys' nonces may belong to instances still
- * running: only the in-flight transactions are settled (idempotent), the rest is left to them and
- * to whoever takes over a key's lease.
+ * shared database the keys' nonces may belong to instances still running: only the in-flight
+ * transactions (idempotent) and the requests of instances whose heartbeat expired are settled; the
+ * rest is left to their instances and to whoever takes over a key's lease.
  */
 async function settleWithChain(store: Store, chains: ReadonlyMap<number, ChainRuntime>, log: (line: string) => void, sharedStore: boolean): Promise<void> {
-  const interrupted = sharedStore ? 0 : await settleInterrupted(store);
+  const interrupted = await settleInterrupted(store);
   try {
     const report = await reconcileInFlight(store, chains);
     const settled = report.approved + report.rejected + report.rebroadcast;
@@ -330,6 +338,8 @@ interface Shared {
   sessionSecret: Uint8Array;
   /** Relayer-key leases in this instance's name: who signs with each key (key-lease.ts). */
   leases: PostgresKeyLeases;
+  /** Jobs handed to the instance holding their key's lease (handoff.ts). */
+  signingQueue: PostgresSigningQueue;
 }
 
 /**
@@ -337,7 +347,7 @@ interface Shared {
  * start together) and the shared rate limits, SIWE nonces and session secret. Without: undefined
  * (the SQLite ledger and in-process state). A failure names the database without its password.
  */
-async function openShared(url: string | undefined, config: RelayerConfig, now: () => number): Promise<Shared | undefined> {
+async function openShared(url: string | undefined, config: RelayerConfig, now: () => number, heartbeatTtlMs: number): Promise<Shared | undefined> {
   if (url === undefined) return undefined;
   let pool;
   try {
@@ -347,13 +357,17 @@ async function openShared(url: string | undefined, config: RelayerConfig, now: (
   }
   try {
     const rateLimiter = new PostgresRateLimiter(pool, config.rateLimits, now);
+    const store = new PostgresStore(pool, now);
+    // Alive before recording anything: no other instance may take this one's requests for a dead one's.
+    await store.heartbeat(heartbeatTtlMs);
     return {
-      store: new PostgresStore(pool, now),
+      store,
       rateLimiter,
       clientRateLimiter: rateLimiter,
       nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
       sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
-      leases: new PostgresKeyLeases(pool, randomUUID()),
+      leases: new PostgresKeyLeases(pool, store.instanceId),
+      signingQueue: new PostgresSigningQueue(pool),
     };
   } catch (error) {
     await pool.end();

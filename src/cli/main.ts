@@ -65,6 +65,7 @@ function buildProgram(io: CliIO): Command {
       .option("--config <file>", "a JSON relayer configuration: several chains, relayer keys, limits")
       .addOption(new Option("--public-url <url>", "the address clients reach this relayer at, when it is behind a proxy (the owners' sign-in messages name it; default: its own http://127.0.0.1:<port>)").argParser(parseUrl("--public-url")).env("RELAY_PUBLIC_URL"))
       .addOption(new Option("--database-url <url>", "keep the ledger in PostgreSQL (postgres://…), shared by every instance started with it (default: SQLite in the state directory)").argParser(parseDatabaseUrl("--database-url")).env("RELAY_DATABASE_URL"))
+      .addOption(new Option("--lease-ttl-ms <ms>", "with --database-url: how long a relayer key's lease and this instance's heartbeat last unless renewed (default 10000): how soon another instance takes over a dead one's keys and requests").argParser(parsePositiveInt("--lease-ttl-ms")).env("RELAY_LEASE_TTL_MS"))
       .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the verification agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))
       .option("--ai-model <name>", "model name for --ai-endpoint")
       .addOption(new Option("--ai-timeout-ms <ms>", "how long the verification agents may take").argParser(parsePositiveInt("--ai-timeout-ms")))

@@ -18,7 +18,7 @@ import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, Transition
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "./spend.ts";
 import type { Status } from "./status.ts";
 import type { Submission, SubmissionResult } from "./submission.ts";
-import type { Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
+import type { LeaseFence, Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
 
 export { submittableStatuses } from "./submission.ts";
 export type { Submission, SubmissionResult } from "./submission.ts";
@@ -39,6 +39,8 @@ const opNames = Object.keys({
   listReviews: true,
   expireReviews: true,
   rejectReview: true,
+  claimReview: true,
+  releaseReview: true,
   findRefusal: true,
   recordTermsAcceptance: true,
   findTermsAcceptance: true,
@@ -89,9 +91,29 @@ export class Ledger implements Store {
    */
   readonly #inside = new AsyncLocalStorage<{ open: boolean }>();
 
+  /** The last request row recorded before this process opened the file: rows up to it are an earlier process's. */
+  readonly #lastRowidAtOpen: number;
+
   constructor(file: string, options: LedgerOptions = {}) {
     this.#db = new Db(file, options);
     this.#ops = new SqliteOps(this.#db);
+    this.#lastRowidAtOpen = this.#ops.lastRowid();
+  }
+
+  /** One process owns the file: nothing to announce. */
+  async heartbeat(_ttlMs: number): Promise<void> {}
+
+  /**
+   * Nothing to do: with one process, a retry that finds a key claimed, no request recorded and no
+   * run of its own under way knows the claimer stopped, and frees the key itself (relayer.ts).
+   */
+  async releaseInterruptedClaims(): Promise<number> {
+    return 0;
+  }
+
+  /** Received or scanning requests recorded before this process opened the ledger (its predecessor stopped). */
+  listInterrupted(): Promise<RequestRecord[]> {
+    return this.#run((o) => o.listUnsettledUpTo(this.#lastRowidAtOpen));
   }
 
   /** The ledger's clock (unix ms). */
@@ -315,8 +337,18 @@ export class Ledger implements Store {
   }
 
   /** Files a fee-bump replacement of the transaction first recorded as `original` (before broadcasting it). */
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
+  /** One process signs with its keys: there are no leases, so `fence` never refuses. */
+  recordReplacement(original: string, txHash: string, rawTx: string, _fence?: LeaseFence): Promise<Replacement | undefined> {
     return this.#run((o) => o.recordReplacement(original, txHash, rawTx));
+  }
+
+  /** See Store.claimReview. */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined> {
+    return this.#run((o) => o.claimReview(id, untilMs));
+  }
+
+  releaseReview(id: string): Promise<void> {
+    return this.#run((o) => o.releaseReview(id));
   }
 
   /** The replacements of the transaction first recorded as `original`, oldest first. */

@@ -149,6 +149,10 @@ export class Requests {
   readonly #history: StatementSync;
   readonly #recentApproved: StatementSync;
   readonly #paidBefore: StatementSync;
+  readonly #unsettledUpTo: StatementSync;
+  readonly #claimReview: StatementSync;
+  readonly #releaseReview: StatementSync;
+  readonly #lastRowid: StatementSync;
 
   constructor(db: Db) {
     this.#db = db;
@@ -175,6 +179,11 @@ export class Requests {
     this.#reviews = s.prepare(`SELECT * FROM requests WHERE held_because IS NOT NULL AND status = :status
       AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at, rowid`);
     this.#unsettled = s.prepare("SELECT * FROM requests WHERE status IN ('received', 'scanning') ORDER BY created_at, rowid");
+    this.#unsettledUpTo = s.prepare("SELECT * FROM requests WHERE status IN ('received', 'scanning') AND rowid <= ? ORDER BY created_at, rowid");
+    this.#lastRowid = s.prepare("SELECT COALESCE(MAX(rowid), 0) AS n FROM requests");
+    this.#claimReview = s.prepare(`UPDATE requests SET deciding_until = :until
+      WHERE id = :id AND status = 'held' AND (deciding_until IS NULL OR deciding_until <= :now) RETURNING *`);
+    this.#releaseReview = s.prepare("UPDATE requests SET deciding_until = NULL WHERE id = ? AND status = 'held'");
     this.#history = s.prepare(`SELECT COUNT(*) AS requests, COALESCE(SUM(status = 'rejected'), 0) AS rejected,
       COALESCE(SUM(CASE WHEN status = 'approved' THEN CAST(usd_value AS INTEGER) ELSE 0 END), 0) AS approved_usd
       FROM requests WHERE chain_id = ? AND vault = ? AND bot = ? AND created_at > ?`);
@@ -272,6 +281,26 @@ export class Requests {
   /** Requests a restart must settle: recorded but neither held, submitted nor final. */
   listUnsettled(): RequestRecord[] {
     return (this.#unsettled.all() as Row[]).map(fromRow);
+  }
+
+  /** Received or scanning requests recorded no later than row `maxRowid` (recorded by an earlier process). */
+  listUnsettledUpTo(maxRowid: number): RequestRecord[] {
+    return (this.#unsettledUpTo.all(maxRowid) as Row[]).map(fromRow);
+  }
+
+  /** See Store.claimReview. */
+  claimReview(id: string, until: number, now: number): RequestRecord | undefined {
+    const row = this.#claimReview.get({ id, until, now }) as Row | undefined;
+    return row ? fromRow(row) : undefined;
+  }
+
+  releaseReview(id: string): void {
+    this.#releaseReview.run(id);
+  }
+
+  /** The last row recorded so far (0 if none). */
+  lastRowid(): number {
+    return Number((this.#lastRowid.get() as { n: number | bigint }).n);
   }
 
   /** A bot's recent history on a vault, for the verification agents. `counterparty` is lower-case. */

@@ -140,6 +140,11 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (chain_id, vault, intent_hash, request_id)
   ) WITHOUT ROWID;
   `,
+  // 8: an owner's decision on a held review under way, until when (the store's clock): a second
+  // decision meanwhile is refused (Store.claimReview), whatever instance it reaches.
+  `
+  ALTER TABLE requests ADD COLUMN deciding_until INTEGER;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

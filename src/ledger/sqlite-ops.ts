@@ -161,6 +161,15 @@ export class SqliteOps {
     return this.#requests.listUnsettled();
   }
 
+  /** See Ledger.listInterrupted. */
+  listUnsettledUpTo(maxRowid: number): RequestRecord[] {
+    return this.#requests.listUnsettledUpTo(maxRowid);
+  }
+
+  lastRowid(): number {
+    return this.#requests.lastRowid();
+  }
+
   /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
   botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
     return this.#requests.botHistory(chainId, vault, bot, counterparty, since);
@@ -197,6 +206,15 @@ export class SqliteOps {
       if (updated) this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
       return updated;
     });
+  }
+
+  /** See Store.claimReview. */
+  claimReview(id: string, untilMs: number): RequestRecord | undefined {
+    return this.#requests.claimReview(id, untilMs, this.#db.now());
+  }
+
+  releaseReview(id: string): void {
+    this.#requests.releaseReview(id);
   }
 
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */

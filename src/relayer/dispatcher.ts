@@ -6,6 +6,7 @@ import type { ChainRuntime } from "./chain-runtime.ts";
 import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
 import type { KeyLeaseGate } from "./key-lease.ts";
+import { Handoff, type HandoffKey, type SigningQueue } from "./handoff.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -16,6 +17,10 @@ export class Dispatcher {
   readonly #chains: ReadonlyMap<number, ChainRuntime>;
   readonly #submitters = new Map<number, Submitter[]>();
   readonly #tokens = new Map<number, Map<string, TokenInfo>>();
+  /** Each key's lease, by `chainId:lower-case address` (several instances only). */
+  readonly #leases = new Map<string, KeyLeaseGate>();
+  readonly #handoff: Handoff | undefined;
+  readonly #handoffKeys = new Map<Submitter, HandoffKey>();
 
   constructor(
     chains: ReadonlyMap<number, ChainRuntime>,
@@ -25,22 +30,34 @@ export class Dispatcher {
       onTransaction?: (chainId: number, result: TransactionEvent) => void;
       /** Several instances on one database: the lease each key's submitter must hold to sign. */
       leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;
+      /** With leaseFor: where jobs for a key another instance holds are handed to it (handoff.ts). */
+      signingQueue?: SigningQueue;
+      /** With signingQueue: longest wait for a handed-over job to be signed. */
+      handoffTimeoutMs?: number;
     },
   ) {
     this.#chains = chains;
     for (const [chainId, chain] of chains) {
       this.#submitters.set(
         chainId,
-        chain.signers.map(
-          (signer, i) =>
-            new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
-              maxBatch: options.maxBatch,
-              onTransaction: (result) => options.onTransaction?.(chainId, result),
-              lease: options.leaseFor?.(chain, signer.address),
-            }),
-        ),
+        chain.signers.map((signer, i) => {
+          const lease = options.leaseFor?.(chain, signer.address);
+          if (lease) this.#leases.set(`${chainId}:${signer.address.toLowerCase()}`, lease);
+          return new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
+            maxBatch: options.maxBatch,
+            onTransaction: (result) => options.onTransaction?.(chainId, result),
+            lease,
+          });
+        }),
       );
       this.#tokens.set(chainId, configuredTokens(chain.config.tokens));
+    }
+    if (options.signingQueue && this.#leases.size > 0) {
+      const keys = [...this.#submitters].flatMap(([chainId, list]) =>
+        list.map((submitter) => ({ chain: chains.get(chainId)!, submitter, lease: this.#leases.get(`${chainId}:${submitter.address.toLowerCase()}`)! })),
+      );
+      this.#handoff = new Handoff(options.signingQueue, store, keys, options.handoffTimeoutMs ?? 120_000);
+      for (const key of keys) this.#handoffKeys.set(key.submitter, key);
     }
   }
 
@@ -56,7 +73,22 @@ export class Dispatcher {
   }
 
   submit(chainId: number, job: Job): Promise<JobOutcome> {
-    return this.#submitterFor(chainId, job.vault).submit(job);
+    const submitter = this.#submitterFor(chainId, job.vault);
+    // Several instances: signed here only while this instance holds the key, else by its holder.
+    const key = this.#handoffKeys.get(submitter);
+    return key && this.#handoff ? this.#handoff.submit(key, job) : submitter.submit(job);
+  }
+
+  /**
+   * Whether this instance may sign with `signer` on `chainId` outside the key's queue (a fee bump),
+   * and under which lease: `{}` with one instance (no leases); `{ leaseToken }` while this instance
+   * holds the key's lease (taking it if it is free or expired); undefined while another holds it.
+   */
+  async signingRight(chainId: number, signer: string): Promise<{ leaseToken?: bigint } | undefined> {
+    if (this.#leases.size === 0) return {};
+    const lease = this.#leases.get(`${chainId}:${signer.toLowerCase()}`);
+    const leaseToken = await lease?.tryHold();
+    return leaseToken === undefined ? undefined : { leaseToken };
   }
 
   /** Lower-case addresses of the chain's configured ERC-20 tokens. */
@@ -81,6 +113,7 @@ export class Dispatcher {
 
   /** Gives up every key lease this instance holds (shutting down). */
   async close(): Promise<void> {
+    this.#handoff?.close();
     await Promise.all([...this.#submitters.values()].flat().map((s) => s.close()));
   }
 

@@ -1,11 +1,12 @@
 // Who may sign with a relayer key when several instances share one database: the instance holding
 // the key's lease (a row in the database with a fencing token, ledger/postgres/leases.ts). Every
-// instance accepts every request; a submitter with work for a key waits for the key's lease, signs
-// and records under its token (a store records nothing under a token that is no longer current),
-// renews it in the background while it has work, and gives it up when its queue runs dry, so the
-// next instance with work takes it at once. A lease that was not given up (its holder died or
-// froze) is taken once it expires; the taker first settles the key's in-flight requests with the
-// chain. Losing the lease (a failed renewal) stops signing at once: the next group waits again.
+// instance accepts every request. The first instance with work for a key takes its lease and keeps
+// it while it lives, renewing it in the background; the others hand it their jobs (handoff.ts), so
+// the lease changes holder only on a failure. Whatever signs with the key (the submitter, a fee bump)
+// records under the lease's token (a store records nothing under a token that is no longer
+// current). A lease that was not given up (its holder died or froze) is taken once it expires; the
+// taker first settles the key's in-flight requests with the chain. Losing the lease (a failed
+// renewal) stops signing at once. A clean shutdown gives the lease up for the next instance.
 import { setTimeout as sleep } from "node:timers/promises";
 
 /** A key lease as the database hands it out. */
@@ -44,6 +45,8 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
   #lease: L | undefined;
   #renewal: ReturnType<typeof setInterval> | undefined;
   #releasing: Promise<void> = Promise.resolve();
+  /** A lease was taken that hold() has not yet reported as fresh. */
+  #unseen = false;
 
   constructor(leases: KeyLeases<L>, chainId: number, signer: string, options: KeyLeaseGateOptions) {
     this.#leases = leases;
@@ -62,28 +65,48 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
    * lease was just taken: whatever this instance remembered of the key's nonces may be stale.
    */
   async hold(): Promise<{ token: bigint; fresh: boolean }> {
-    if (this.#lease) return { token: this.#lease.token, fresh: false };
-    await this.#releasing;
     const until = Date.now() + this.#options.waitMs;
     for (let pauseMs = 20; ; pauseMs = Math.min(2 * pauseMs, 500)) {
-      // Another caller of hold() may have taken it meanwhile.
-      const taken = this.#lease as L | undefined;
-      if (taken) return { token: taken.token, fresh: false };
-      const lease = await this.#leases.acquire(this.#chainId, this.#signer, this.#options.ttlMs);
-      if (lease) {
-        const meanwhile = this.#lease as L | undefined;
-        if (meanwhile) return { token: meanwhile.token, fresh: false };
-        if (lease.tookOver) {
-          this.#options.log?.(`took over the lease of relayer key ${this.#signer} on chain ${this.#chainId}; settling its in-flight requests`);
-          await this.#options.onTakeover();
-        }
-        this.#lease = lease;
-        this.#startRenewing();
-        return { token: lease.token, fresh: true };
+      const held = await this.#take();
+      if (held !== undefined) {
+        // Taken since the last hold() (here, or by tryHold): what the caller remembers is stale.
+        const fresh = this.#unseen;
+        this.#unseen = false;
+        return { token: held, fresh };
       }
       if (Date.now() > until) throw new Error(`relayer key ${this.#signer} on chain ${this.#chainId} stayed leased by another instance`);
       await sleep(pauseMs);
     }
+  }
+
+  /**
+   * The lease's token if this instance holds it, or takes it now (one attempt, no wait: the key is
+   * free, or its holder's lease expired); undefined while another instance holds it. For work that
+   * signs with the key outside its queue (fee bumps, stuck-watch.ts).
+   */
+  tryHold(): Promise<bigint | undefined> {
+    return this.#take();
+  }
+
+  /** The held lease's token, else one attempt to acquire it (settling a dead holder's work first). */
+  async #take(): Promise<bigint | undefined> {
+    if (this.#lease) return this.#lease.token;
+    await this.#releasing;
+    // Another caller may have taken it meanwhile.
+    const taken = this.#lease as L | undefined;
+    if (taken) return taken.token;
+    const lease = await this.#leases.acquire(this.#chainId, this.#signer, this.#options.ttlMs);
+    if (!lease) return undefined;
+    const meanwhile = this.#lease as L | undefined;
+    if (meanwhile) return meanwhile.token;
+    if (lease.tookOver) {
+      this.#options.log?.(`took over the lease of relayer key ${this.#signer} on chain ${this.#chainId}; settling its in-flight requests`);
+      await this.#options.onTakeover();
+    }
+    this.#lease = lease;
+    this.#unseen = true;
+    this.#startRenewing();
+    return lease.token;
   }
 
   /** The store refused the token (the lease passed to another instance): stop signing with it. */
@@ -91,7 +114,7 @@ export class KeyLeaseGate<L extends KeyLease = KeyLease> {
     this.#drop();
   }
 
-  /** Gives the lease up (nothing left to send, or shutting down). */
+  /** Gives the lease up (shutting down). */
   letGo(): Promise<void> {
     const lease = this.#lease;
     this.#drop();

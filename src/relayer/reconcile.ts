@@ -22,13 +22,17 @@ export interface ReconcileReport {
 }
 
 /**
- * Requests that were being checked or scanned when the process stopped never reached the chain:
- * they become `rejected` (internally; no answer was ever given) and their keys are freed, so a
- * retry with the same key runs afresh.
+ * Requests that were being checked or scanned when their process stopped never reached the chain
+ * (a request is signed only from `received`/`scanning` by a compare-and-set, so one moved on here
+ * can never be signed later): they become `rejected` (internally; no answer was ever given) and
+ * their keys are freed, so a retry with the same key runs afresh. Run at start-up (the previous
+ * run's requests) and, with several instances on one database, periodically for the requests of
+ * instances whose heartbeat expired (store.listInterrupted): never a live process's.
  */
 export async function settleInterrupted(store: Store): Promise<number> {
-  let n = 0;
-  for (const record of await store.listUnsettled()) {
+  // Keys claimed by a stopped process that never recorded their request: free, so a retry runs.
+  let n = await store.releaseInterruptedClaims();
+  for (const record of await store.listInterrupted()) {
     await store.transaction(async (tx) => {
       if (await tx.transition(record.id, ["received", "scanning"], "rejected", { reason: "not executed: interrupted by a relayer restart" })) {
         await tx.releaseIdempotency(record.kind, record.idempotencyKey);

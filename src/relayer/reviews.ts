@@ -20,6 +20,16 @@ import { gasLimitOf, simulate } from "./simulate.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
+/**
+ * How long an owner's decision holds its claim on a review: past it, an instance that died while
+ * deciding no longer blocks the review. Longer than an approval takes to be recorded for the chain
+ * (the simulation, and the wait for the relayer key); once recorded the review is no longer held.
+ */
+const DECISION_CLAIM_MS = 180_000;
+
+function undecidable(): Error {
+  return relayError("REVIEW_ALREADY_DECIDED", "this review was already decided, or a decision on it is under way");
+}
 const MAX_REASON = 500;
 
 export interface ReviewDeps {
@@ -32,7 +42,6 @@ export interface ReviewDeps {
 
 export class Reviews {
   readonly #deps: ReviewDeps;
-  readonly #deciding = new Set<string>();
 
   constructor(deps: ReviewDeps) {
     this.#deps = deps;
@@ -80,8 +89,9 @@ export class Reviews {
     }
     if (signer.toLowerCase() !== owner.toLowerCase()) throw relayError("INVALID_SIGNATURE", "approval.signature is not the owner's ReviewApproval for this request");
 
-    if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
-    this.#deciding.add(requestId);
+    // One decision at a time, whatever instance it reaches: claimed in the store, atomically.
+    await this.#claim(requestId);
+    let sent = false;
     try {
       const stored = JSON.parse(record.body) as StoredBody;
       const request = revive(stored);
@@ -93,9 +103,15 @@ export class Reviews {
       const sim = await simulate(chain, { from, to: vault, data, blockNumber: block, estimate: !kindOf(request).batched?.(request) });
       const job = { requestId, vault, data, gas: gasLimitOf(sim), intentHash: record.intentHash as Hex };
       const unconfirmed = "the approval was recorded and sent, but the node did not confirm it yet; check the request's status";
+      sent = true;
       return JSON.parse(await executeAndSettle(this.#deps, record, record.chainId, job, {}, unconfirmed));
-    } finally {
-      this.#deciding.delete(requestId);
+    } catch (error) {
+      const now = await this.#deps.store.getRequest(requestId);
+      // Decided meanwhile without this approval (the review lapsed): nothing of this one was sent.
+      if (sent && now && now.status === "rejected" && !now.txHash) throw relayError("REVIEW_ALREADY_DECIDED", `this review is already ${publicStatus(now.status)}`);
+      // Nothing recorded for the chain: the review stays held, for this owner to try again.
+      if (now?.status === "held") await this.#deps.store.releaseReview(requestId);
+      throw error;
     }
   }
 
@@ -106,9 +122,9 @@ export class Reviews {
     const record = await this.#held(requestId);
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     this.#requireUndecided(record);
-    if (this.#deciding.has(requestId)) throw relayError("REVIEW_ALREADY_DECIDED", "a decision on this review is under way");
-    // The refusal and its answer commit together.
+    // The claim, the refusal and its answer commit together: refused while an approval is under way.
     const text = await this.#deps.store.transaction(async (tx) => {
+      if (!(await tx.claimReview(requestId, this.#deps.clock.now() + DECISION_CLAIM_MS))) throw undecidable();
       const updated = await tx.rejectReview(requestId, reason);
       if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
       return storeAnswer(tx, updated);
@@ -136,6 +152,11 @@ export class Reviews {
     const record = await this.#deps.store.getRequest(requestId);
     if (!record || record.heldBecause === undefined) throw relayError("NOT_FOUND", `no review ${requestId}`);
     return record;
+  }
+
+  /** Claims the review for this decision (Store.claimReview), or refuses: decided, or a decision is under way. */
+  async #claim(requestId: string): Promise<void> {
+    if (!(await this.#deps.store.claimReview(requestId, this.#deps.clock.now() + DECISION_CLAIM_MS))) throw undecidable();
   }
 
   #requireUndecided(record: RequestRecord): void {

@@ -56,6 +56,13 @@ export type ClaimOutcome =
   /** Same request, still being processed by `requestId` (no response stored yet). */
   | { outcome: "in_flight"; requestId: string };
 
+/** The key lease a write is made under (key-lease.ts): refused once the lease passed to another instance. */
+export interface LeaseFence {
+  chainId: number;
+  signer: string;
+  leaseToken: bigint;
+}
+
 /** Options of {@link Store.transaction}. */
 export interface StoreTransactionOptions {
   /**
@@ -83,6 +90,14 @@ export interface StoreOps {
   listReviews(filter?: ReviewFilter): Promise<RequestRecord[]>;
   expireReviews(now?: number): Promise<RequestRecord[]>;
   rejectReview(id: string, reason: string): Promise<RequestRecord | undefined>;
+  /**
+   * Claims a held review for one owner's decision until `untilMs` (the store's clock): undefined
+   * when it is no longer held, or another decision's claim has not lapsed. Atomic across instances:
+   * of two decisions at once, one gets the claim.
+   */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined>;
+  /** Gives a claim up (the decision failed before anything was sent); the review stays held. */
+  releaseReview(id: string): Promise<void>;
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined>;
   recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance>;
   findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined>;
@@ -96,7 +111,13 @@ export interface StoreOps {
   spentInWindow(query: WindowQuery): Promise<WindowTotals>;
   nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint>;
   resetNonce(chainId: number, signer: string, chainNonce: bigint): Promise<void>;
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement>;
+  /**
+   * Files a signed fee-bump replacement of `original` (before it is broadcast). With `fence` (a key
+   * lease's token, several instances): nothing is filed, and undefined returned, unless the token
+   * is still the signer's current lease, checked in the same transaction (a store of one instance
+   * has no leases).
+   */
+  recordReplacement(original: string, txHash: string, rawTx: string, fence?: LeaseFence): Promise<Replacement | undefined>;
   replacementsOf(original: string): Promise<Replacement[]>;
 }
 
@@ -106,6 +127,22 @@ export interface Store extends StoreOps {
   now(): number;
   /** Runs `fn` as one atomic transaction; `fn` uses `tx`, not the store. Rolled back if `fn` throws. */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T>;
+  /**
+   * Marks this process alive for `ttlMs` more (several instances on one database; the SQLite
+   * ledger, one process's, ignores it). Renewed well within `ttlMs` while the process runs.
+   */
+  heartbeat(ttlMs: number): Promise<void>;
+  /**
+   * Received or scanning requests no running process is working on: recorded by a process that
+   * stopped (SQLite: before this ledger was opened; PostgreSQL: by an instance whose heartbeat
+   * expired). Never a request of a live process.
+   */
+  listInterrupted(): Promise<RequestRecord[]>;
+  /**
+   * Frees the idempotency keys a stopped process claimed without recording a request (it stopped
+   * while checking it), so that a same-key retry runs; returns how many. Never a live process's.
+   */
+  releaseInterruptedClaims(): Promise<number>;
   /** Makes every commit so far durable. */
   sync(): Promise<void>;
   close(): Promise<void>;

@@ -77,6 +77,9 @@ export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => Promi
   }
 }
 
+/** Whether this instance may sign with a key now: `{}` (no leases), `{ leaseToken }`, or undefined (another instance holds it). */
+export type SigningRight = (chainId: number, signer: string) => Promise<{ leaseToken?: bigint } | undefined>;
+
 export class StuckWatch {
   readonly #store: Store;
   readonly #chains: ReadonlyMap<number, ChainRuntime>;
@@ -86,10 +89,22 @@ export class StuckWatch {
   #running = false;
 
   readonly #onReplaced: (chainId: number) => void;
+  readonly #signingRight: SigningRight;
 
-  /** `onReplaced`: told of each fee-bump replacement sent (relay_transactions_total{result="replaced"}). */
-  constructor(store: Store, chains: ReadonlyMap<number, ChainRuntime>, settings: StuckWatchSettings, onReplaced: (chainId: number) => void = () => {}) {
+  /**
+   * `onReplaced`: told of each fee-bump replacement sent (relay_transactions_total{result="replaced"}).
+   * `signingRight`: whether this instance may sign with a key now, under which lease (Dispatcher.signingRight);
+   * by default always, without a lease (one instance).
+   */
+  constructor(
+    store: Store,
+    chains: ReadonlyMap<number, ChainRuntime>,
+    settings: StuckWatchSettings,
+    onReplaced: (chainId: number) => void = () => {},
+    signingRight: SigningRight = async () => ({}),
+  ) {
     this.#onReplaced = onReplaced;
+    this.#signingRight = signingRight;
     this.#store = store;
     this.#chains = chains;
     this.#settings = settings;
@@ -144,8 +159,14 @@ export class StuckWatch {
     if (Date.now() - latest.sentAt < this.#settings.replaceAfterMs || versions.length - 1 >= this.#settings.maxReplacements) return undefined;
     const sign = this.#signers.get(`${chain.chainId}:${record.signer}`);
     if (!sign) return undefined;
+    // A replacement uses the key's nonce: only the instance holding the key's lease may sign one.
+    // An instance that lost it could otherwise displace its successor's transaction for that nonce.
+    const right = await this.#signingRight(chain.chainId, record.signer!);
+    if (!right) return undefined;
     const rawTx = sign(await this.#bumped(chain, latest.rawTx));
-    await this.#store.recordReplacement(record.txHash!, keccak256(rawTx), rawTx);
+    // Fenced: filed only while the lease is still this instance's; else the bytes are dropped unsent.
+    const fence = right.leaseToken === undefined ? undefined : { chainId: chain.chainId, signer: record.signer!, leaseToken: right.leaseToken };
+    if (!(await this.#store.recordReplacement(record.txHash!, keccak256(rawTx), rawTx, fence))) return undefined;
     await this.#broadcast(chain, rawTx);
     this.#onReplaced(chain.chainId);
     return "replaced";

@@ -136,6 +136,12 @@ export class Submitter {
         try {
           prepared = await this.#prepare(jobs);
         } catch (error) {
+          if (group.length > 1 && /WRONG_STATE/.test((error as Error).message)) {
+            // One request of the batch was recorded meanwhile elsewhere (a job handed over twice,
+            // handoff.ts): send each on its own, so that only that one fails.
+            this.#queue.unshift(...group.map((q) => ({ ...q, job: { ...q.job, payment: undefined } })));
+            continue;
+          }
           for (const q of group) q.reject(error);
           continue;
         }
@@ -144,9 +150,8 @@ export class Submitter {
       }
     } finally {
       this.#pumping = false;
-      // Nothing left to send: the next instance with work for this key may take its lease at once.
-      if (this.#queue.length === 0) void this.#lease?.letGo();
-      else void this.#pump();
+      // The key's lease stays with this instance while it lives (other instances hand it their jobs, handoff.ts).
+      if (this.#queue.length > 0) void this.#pump();
     }
   }
 
@@ -198,7 +203,8 @@ export class Submitter {
             txHash,
             rawTx,
             chainPendingNonce: chainNonce,
-            from: attempt === 0 ? from : ["submitting"],
+            // A refusal records nothing: the requests are still where they were.
+            from,
             ...(leaseToken === undefined ? {} : { leaseToken }),
           }),
         { durable: false },

@@ -103,4 +103,11 @@ describe("a retry's answer", () => {
     expect(retryVerdict(sent(answer(422, "a", "INSUFFICIENT_BALANCE"), answer(422, "b", "INSUFFICIENT_BALANCE")))).toBe("identical");
     expect(retryVerdict(sent(answer(500, "{}", "RPC_ERROR"), answer(200, '{"status":"approved"}')))).toBe("after-retryable");
   });
+
+  it("is not compared when no relayer gave it (the proxy's 502, no connection); a relayer's own 5xx is", () => {
+    expect(retryVerdict(sent(answer(200, '{"status":"approved"}'), answer(502, "<html>Bad Gateway</html>", "HTTP_502")))).toBe("never-reached");
+    expect(retryVerdict(sent(answer(200, '{"status":"approved"}'), answer(0, "", "TRANSPORT_ECONNRESET")))).toBe("never-reached");
+    expect(retryVerdict(sent(answer(200, '{"status":"approved"}'), answer(503, "{}", "SERVICE_UNAVAILABLE")))).toBe("mismatch");
+    expect(retryVerdict(sent(answer(200, '{"status":"approved"}'), answer(500, "{}", "INTERNAL_ERROR")))).toBe("mismatch");
+  });
 });

@@ -33,6 +33,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   databaseUrl?: string;
   /** The address clients reach this relayer at (a proxy in front of several instances). */
   publicUrl?: string;
+  /** With databaseUrl: how long a key lease and this instance's heartbeat last unless renewed. */
+  leaseTtlMs?: number;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -86,6 +88,7 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
       allowDevKeys: options.allowDevKeys === true,
       databaseUrl: options.databaseUrl,
       publicUrl: options.publicUrl,
+      leaseTtlMs: options.leaseTtlMs,
       log: (line) => io.stderr.write(`relay: ${line}\n`),
     });
   } catch (error) {

@@ -6,3 +6,4 @@ export { loadOrCreateSharedSecret } from "./secrets.ts";
 export { leaseIsCurrent, PostgresKeyLeases, type KeyLease } from "./leases.ts";
 export type { PostgresStoreOptions } from "./store.ts";
 export { migrate, migrations, schemaVersion } from "./schema.ts";
+export { PostgresSigningQueue } from "./signing-queue.ts";

@@ -24,7 +24,8 @@ export interface KeyLease {
   tookOver: boolean;
 }
 
-const dbNow = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+/** The database's clock in unix ms: the one clock every instance shares. */
+export const dbNow = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
 export class PostgresKeyLeases {
   readonly #pool: pg.Pool;

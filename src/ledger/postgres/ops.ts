@@ -1,7 +1,7 @@
 // The Store's operations on PostgreSQL, with the SQLite ledger's semantics (src/ledger/ledger.ts).
 // The same class serves the store itself (each call its own transaction on the pool) and the `tx`
 // of Store.transaction (each call on that transaction's client): the Session decides which.
-import type { StoreOps } from "../../relayer/store.ts";
+import type { LeaseFence, StoreOps } from "../../relayer/store.ts";
 import type { ClaimOutcome } from "../idempotency.ts";
 import { reviewExpiredReason, submittableStatuses, type Submission, type SubmissionResult } from "../ledger.ts";
 import type { Refusal } from "../refusals.ts";
@@ -25,17 +25,20 @@ export class PostgresOps implements StoreOps {
   readonly #now: () => number;
   /** Whether every call joins one transaction (intent locks then last until it ends). */
   readonly #inTransaction: boolean;
+  /** The instance the requests recorded here belong to (instances.ts). */
+  protected readonly instance: string;
 
-  constructor(session: Session, now: () => number, inTransaction: boolean) {
+  constructor(session: Session, now: () => number, inTransaction: boolean, instance: string) {
     this.session = session;
     this.#now = now;
     this.#inTransaction = inTransaction;
+    this.instance = instance;
   }
 
   createRequest(input: NewRequest): Promise<RequestRecord> {
     return this.session.atomic(async (q) => {
       if (this.#inTransaction) await intents.lockIntent(q, input.chainId, input.vault, input.intentHash);
-      return requests.createRequest(q, input, this.#now());
+      return requests.createRequest(q, input, this.#now(), this.instance);
     });
   }
 
@@ -167,6 +170,15 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /** See Store.claimReview: one conditional update, so two instances cannot both claim. */
+  claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined> {
+    return this.session.atomic((q) => requests.claimReview(q, id, untilMs, this.#now()));
+  }
+
+  releaseReview(id: string): Promise<void> {
+    return this.session.atomic((q) => requests.releaseReview(q, id));
+  }
+
   /** In a transaction, takes the intent's lock first (see findByIntentHash). */
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
     return this.session.read(async (q) => {
@@ -196,7 +208,7 @@ export class PostgresOps implements StoreOps {
   }
 
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
-    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now()));
+    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now(), this.instance));
   }
 
   completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {
@@ -232,8 +244,12 @@ export class PostgresOps implements StoreOps {
     return this.session.atomic((q) => nonces.setNonce(q, chainId, signer, chainNonce));
   }
 
-  recordReplacement(original: string, txHash: string, rawTx: string): Promise<Replacement> {
-    return this.session.atomic((q) => replacements.recordReplacement(q, original, txHash, rawTx, this.#now()));
+  /** Fenced: an instance whose lease has passed to another files nothing (leases.ts). */
+  recordReplacement(original: string, txHash: string, rawTx: string, fence?: LeaseFence): Promise<Replacement | undefined> {
+    return this.session.atomic(async (q) => {
+      if (fence && !(await leaseIsCurrent(q, fence.chainId, fence.signer, fence.leaseToken))) return undefined;
+      return replacements.recordReplacement(q, original, txHash, rawTx, this.#now());
+    });
   }
 
   replacementsOf(original: string): Promise<Replacement[]> {

@@ -4,6 +4,7 @@
 import { newRequestId, type BotHistoryRow, type NewRequest, type RequestRecord, type ReviewFilter, type TransitionFields } from "../requests.ts";
 import { requestKinds, statuses, type RequestKind, type Status } from "../status.ts";
 import type { Query, Row } from "./session.ts";
+import { dbNow } from "./leases.ts";
 
 const lower = (hex: string): string => hex.toLowerCase();
 
@@ -46,15 +47,15 @@ export function requestFromRow(row: Row): RequestRecord {
 }
 
 /** Inserts a request (status `received` unless given) and returns it. */
-export async function createRequest(q: Query, input: NewRequest, now: number): Promise<RequestRecord> {
+export async function createRequest(q: Query, input: NewRequest, now: number, instance: string | null = null): Promise<RequestRecord> {
   if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
   const status = input.status ?? "received";
   if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
   if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
   const rows = await q(
     `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status,
-       usd_value, body, held_because, created_at, updated_at, deadline, review_expires_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15) RETURNING *`,
+       usd_value, body, held_because, created_at, updated_at, deadline, review_expires_at, instance)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16) RETURNING *`,
     [
       input.id ?? newRequestId(),
       input.kind,
@@ -71,6 +72,7 @@ export async function createRequest(q: Query, input: NewRequest, now: number): P
       now,
       input.deadline.toString(),
       input.reviewExpiresAt ?? null,
+      instance,
     ],
   );
   return requestFromRow(rows[0]!);
@@ -141,6 +143,35 @@ export async function listInFlight(q: Query): Promise<RequestRecord[]> {
 /** Requests a restart must settle: recorded but neither held, submitted nor final. */
 export async function listUnsettled(q: Query): Promise<RequestRecord[]> {
   return (await q("SELECT * FROM requests WHERE status IN ('received', 'scanning') ORDER BY created_at, seq")).map(requestFromRow);
+}
+
+/**
+ * Received or scanning requests whose recording instance is no longer alive (its heartbeat in
+ * `instances` expired, or it never had one): nobody is working on them any more.
+ */
+export async function listInterrupted(q: Query): Promise<RequestRecord[]> {
+  return (
+    await q(
+      `SELECT r.* FROM requests r LEFT JOIN instances i ON i.id = r.instance
+       WHERE r.status IN ('received', 'scanning') AND (i.id IS NULL OR i.expires_at <= ${dbNow})
+       ORDER BY r.created_at, r.seq`,
+    )
+  ).map(requestFromRow);
+}
+
+/** Claims a held review for one decision until `until` unless another claim has not lapsed (Store.claimReview). */
+export async function claimReview(q: Query, id: string, until: number, now: number): Promise<RequestRecord | undefined> {
+  const rows = await q(
+    `UPDATE requests SET deciding_until = $2
+     WHERE id = $1 AND status = 'held' AND (deciding_until IS NULL OR deciding_until <= $3) RETURNING *`,
+    [id, until, now],
+  );
+  return rows[0] ? requestFromRow(rows[0]) : undefined;
+}
+
+/** Gives a claim up; the review stays held. */
+export async function releaseReview(q: Query, id: string): Promise<void> {
+  await q("UPDATE requests SET deciding_until = NULL WHERE id = $1 AND status = 'held'", [id]);
 }
 
 /** Requests that were held for review, in `filter.status` (default `held`), oldest first. */

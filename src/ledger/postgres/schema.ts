@@ -162,6 +162,28 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (chain_id, signer)
   );
   `,
+  // 4: which instance recorded each request (and claimed each idempotency key), and which instances are alive (a heartbeat with an
+  // expiry by the database's clock): the received or scanning requests of an instance whose
+  // heartbeat expired were interrupted, and a surviving instance settles them (store.ts). And an
+  // owner's decision on a held review under way, until when: a second one meanwhile is refused.
+  // And the jobs instances hand to the holder of a relayer key's lease (signing-queue.ts).
+  `
+  ALTER TABLE requests ADD COLUMN instance TEXT;
+  ALTER TABLE idempotency ADD COLUMN instance TEXT;
+  ALTER TABLE requests ADD COLUMN deciding_until BIGINT;
+  CREATE TABLE signing_jobs (
+    seq        BIGINT GENERATED ALWAYS AS IDENTITY,
+    request_id TEXT PRIMARY KEY,
+    chain_id   BIGINT NOT NULL,
+    signer     TEXT NOT NULL,
+    job        TEXT NOT NULL
+  );
+  CREATE INDEX signing_jobs_by_key ON signing_jobs (chain_id, signer, seq);
+  CREATE TABLE instances (
+    id         TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */

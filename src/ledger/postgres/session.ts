@@ -28,6 +28,10 @@ const queryOn =
 export async function withTransaction<T>(pool: pg.Pool, durable: boolean, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken: Error | undefined;
+  // The server may end the connection while it is checked out (a restart, an administrator): the
+  // query under way fails with it; without a listener the client's error event would end the process.
+  const onError = (error: Error) => (broken ??= error);
+  client.on("error", onError);
   try {
     await client.query(durable ? "BEGIN" : "BEGIN; SET LOCAL synchronous_commit = off");
     try {
@@ -44,6 +48,7 @@ export async function withTransaction<T>(pool: pg.Pool, durable: boolean, fn: (c
       throw error;
     }
   } finally {
+    client.removeListener("error", onError);
     client.release(broken);
   }
 }

@@ -1,8 +1,13 @@
 // The relayer's Store on PostgreSQL, shared by any number of relayer instances: a connection pool,
 // the schema migrated on open, the operations of ops.ts, and transactions on one pooled client.
+import { randomUUID } from "node:crypto";
 import pg from "pg";
 import type { Store, StoreOps, StoreTransactionOptions } from "../../relayer/store.ts";
 import { PostgresOps } from "./ops.ts";
+import { heartbeat, pruneInstances } from "./instances.ts";
+import { listInterrupted } from "./requests.ts";
+import { releaseInterruptedClaims } from "./idempotency.ts";
+import type { RequestRecord } from "../requests.ts";
 import { migrate } from "./schema.ts";
 import { PoolSession, TxSession, withTransaction } from "./session.ts";
 
@@ -24,8 +29,9 @@ export class PostgresStore extends PostgresOps implements Store {
   #closed: Promise<void> | undefined;
   readonly #now: () => number;
 
-  constructor(pool: pg.Pool, now: () => number) {
-    super(new PoolSession(pool), now, false);
+  /** `instance`: this process's id among the instances sharing the database (unique per process). */
+  constructor(pool: pg.Pool, now: () => number, instance: string = randomUUID()) {
+    super(new PoolSession(pool), now, false, instance);
     this.#pool = pool;
     this.#now = now;
   }
@@ -43,11 +49,34 @@ export class PostgresStore extends PostgresOps implements Store {
     return withTransaction(this.#pool, options.durable !== false, async (client) => {
       const session = new TxSession(client);
       try {
-        return await fn(new PostgresOps(session, this.#now, true));
+        return await fn(new PostgresOps(session, this.#now, true, this.instance));
       } finally {
         await session.end();
       }
     });
+  }
+
+  /** This instance's id: the requests it records carry it, its key leases are held in its name. */
+  get instanceId(): string {
+    return this.instance;
+  }
+
+  /** Marks this instance alive for `ttlMs` more (and forgets instances long dead). */
+  async heartbeat(ttlMs: number): Promise<void> {
+    await this.session.atomic(async (q) => {
+      await heartbeat(q, this.instance, ttlMs);
+      await pruneInstances(q);
+    });
+  }
+
+  /** Received or scanning requests recorded by an instance whose heartbeat has expired. */
+  listInterrupted(): Promise<RequestRecord[]> {
+    return this.session.read((q) => listInterrupted(q));
+  }
+
+  /** Frees keys claimed by instances whose heartbeat expired before they recorded a request. */
+  releaseInterruptedClaims(): Promise<number> {
+    return this.session.atomic((q) => releaseInterruptedClaims(q));
   }
 
   /** A durable commit: PostgreSQL flushes its log in order, so every earlier commit is durable with it. */
