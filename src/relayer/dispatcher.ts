@@ -47,6 +47,7 @@ export class Dispatcher {
             maxBatch: options.maxBatch,
             onTransaction: (result) => options.onTransaction?.(chainId, result),
             lease,
+            handsOver: lease !== undefined && options.signingQueue !== undefined,
           });
         }),
       );

@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Hex, TransactionReceipt } from "viem";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import type { KeyLeaseGate } from "./key-lease.ts";
+import { LeaseLostError, type KeyLeaseGate } from "./key-lease.ts";
 import { withRevertReason } from "./revert-reason.ts";
 import type { Store } from "./store.ts";
 import { hashesOf, receiptOfAny } from "./stuck-watch.ts";
@@ -68,7 +68,14 @@ export class Handoff {
 
   /** Submits `job` with `key`: here if this instance holds (or can take) the key's lease, else through its holder. */
   async submit(key: HandoffKey, job: Job): Promise<JobOutcome> {
-    if ((await key.lease.tryHold()) !== undefined) return key.submitter.submit(job);
+    if ((await key.lease.tryHold()) !== undefined) {
+      try {
+        return await key.submitter.submit(job);
+      } catch (error) {
+        // The lease moved before the job was recorded: its new holder signs it.
+        if (!(error instanceof LeaseLostError)) throw error;
+      }
+    }
     this.#waiting.set(key, (this.#waiting.get(key) ?? 0) + 1);
     try {
       return await this.#handOver(key, job);
@@ -143,6 +150,8 @@ export class Handoff {
           // The instance that handed it over settles it from the store; here it is only sent.
           void key.submitter
             .submit(job)
+            // The lease moved on before it was recorded: back into the queue, for the new holder.
+            .catch((error) => (error instanceof LeaseLostError ? this.#queue.put(key.chain.chainId, key.submitter.address, job) : undefined))
             .catch(() => {})
             .finally(() => this.#taken.delete(job.requestId));
         }

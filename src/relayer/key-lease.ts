@@ -37,6 +37,17 @@ export interface KeyLeaseGateOptions {
 }
 
 /** The lease of one relayer key, for its submitter. */
+/**
+ * The key's lease passed to another instance before this one recorded anything: the job was not
+ * signed and may be handed to the new holder (handoff.ts) or tried again.
+ */
+export class LeaseLostError extends Error {
+  constructor(signer: string, chainId: number) {
+    super(`relayer key ${signer} on chain ${chainId} is leased by another instance`);
+    this.name = "LeaseLostError";
+  }
+}
+
 export class KeyLeaseGate<L extends KeyLease = KeyLease> {
   readonly #leases: KeyLeases<L>;
   readonly #chainId: number;

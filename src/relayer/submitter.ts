@@ -22,7 +22,7 @@ import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
 import { keccak256Hex } from "../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
-import type { KeyLeaseGate } from "./key-lease.ts";
+import { LeaseLostError, type KeyLeaseGate } from "./key-lease.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
 export interface Job {
@@ -79,13 +79,20 @@ export class Submitter {
   #onTransaction: (result: TransactionEvent) => void;
   /** With several instances on one database: the key's lease, without which nothing is signed (key-lease.ts). */
   readonly #lease: KeyLeaseGate | undefined;
+  readonly #handsOver: boolean;
 
   constructor(
     chain: ChainRuntime,
     store: Store,
     signer: LocalAccount,
     privateKey: Hex,
-    options: { maxBatch: number; onTransaction?: (result: TransactionEvent) => void; lease?: KeyLeaseGate },
+    options: {
+      maxBatch: number;
+      onTransaction?: (result: TransactionEvent) => void;
+      lease?: KeyLeaseGate;
+      /** With the lease: jobs this instance cannot sign go to the key's holder, so never wait for the lease here. */
+      handsOver?: boolean;
+    },
   ) {
     this.#chain = chain;
     this.#sign = transactionSigner(privateKey);
@@ -94,6 +101,7 @@ export class Submitter {
     this.#maxBatch = options.maxBatch;
     this.#onTransaction = options.onTransaction ?? (() => {});
     this.#lease = options.lease;
+    this.#handsOver = options.handsOver ?? false;
   }
 
   get address(): Address {
@@ -210,7 +218,12 @@ export class Submitter {
         { durable: false },
       );
       if (!recorded.ok) {
-        if (recorded.code === "LEASE_LOST") this.#lease?.lost();
+        if (recorded.code === "LEASE_LOST" && this.#lease) {
+          // Another instance holds the key now: nothing was recorded, so the job goes to it (or
+          // waits for a new lease) rather than waiting here for a lease its holder keeps.
+          this.#lease.lost();
+          if ((await this.#lease.tryHold()) === undefined) throw new LeaseLostError(this.address, this.#chain.chainId);
+        }
         if ((recorded.code === "NONCE_MISMATCH" || recorded.code === "LEASE_LOST") && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
@@ -319,6 +332,10 @@ export class Submitter {
    */
   async #holdLease(): Promise<bigint | undefined> {
     if (!this.#lease) return undefined;
+    if (this.#handsOver && !this.#lease.held && (await this.#lease.tryHold()) === undefined) {
+      // Another instance holds the key: it signs this job (handoff.ts) rather than this one waiting.
+      throw new LeaseLostError(this.address, this.#chain.chainId);
+    }
     const { token, fresh } = await this.#lease.hold();
     if (fresh) {
       this.#chainNonce = undefined;
