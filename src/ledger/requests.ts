@@ -146,8 +146,8 @@ export class Requests {
   readonly #db: Db;
   readonly #insert: StatementSync;
   readonly #get: StatementSync;
-  readonly #status: StatementSync;
-  readonly #update: StatementSync;
+  /** The compare-and-set UPDATE, one prepared statement per set of states it may leave. */
+  readonly #updates = new Map<string, StatementSync>();
   readonly #recordTx: StatementSync;
   readonly #byIntent: StatementSync;
   readonly #inFlight: StatementSync;
@@ -158,6 +158,8 @@ export class Requests {
   readonly #recentApproved: StatementSync;
   readonly #paidBefore: StatementSync;
 
+  readonly #updateSql: string;
+
   constructor(db: Db) {
     this.#db = db;
     const s = db.sqlite;
@@ -167,14 +169,12 @@ export class Requests {
       VALUES (:id, :kind, :chainId, :vault, :bot, :intentHash, :idempotencyKey, :fingerprint, :status, :usdValue,
        :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt) RETURNING *`);
     this.#get = s.prepare(`${selectRequest} WHERE r.id = ?`);
-    this.#status = s.prepare("SELECT status FROM requests WHERE id = ?");
-    this.#update = s.prepare(`UPDATE requests SET status = :to, updated_at = :now,
+    this.#updateSql = `UPDATE requests SET status = :to, updated_at = :now,
       response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
       held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
       tx_hash = COALESCE(:txHash, tx_hash), nonce = COALESCE(:nonce, nonce),
       signer = COALESCE(:signer, signer), review_expires_at = COALESCE(:reviewExpiresAt, review_expires_at),
-      usd_value = COALESCE(:usdValue, usd_value)
-      WHERE id = :id RETURNING *`);
+      usd_value = COALESCE(:usdValue, usd_value)`;
     // The hash is the transaction's keccak: one hash, one raw transaction, however many requests.
     this.#recordTx = s.prepare("INSERT INTO transactions (tx_hash, raw_tx) VALUES (?, ?) ON CONFLICT DO NOTHING");
     this.#byIntent = s.prepare(`${selectRequest} WHERE r.chain_id = ? AND r.vault = ? AND r.intent_hash = ?
@@ -235,15 +235,13 @@ export class Requests {
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
     if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
+    const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
+    if (rawTx !== undefined && fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
+    const update = this.#updateFrom(from);
+    if (!update) return undefined;
     return this.#db.transaction(() => {
-      const current = this.#status.get(id) as { status: Status } | undefined;
-      if (!current || !from.includes(current.status)) return undefined;
-      const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
-      if (rawTx !== undefined) {
-        if (fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
-        this.recordTransaction(fields.txHash, rawTx);
-      }
-      const row = this.#update.get({
+      // One statement reads and moves the row: no separate read of the status first.
+      const row = update.get({
         id,
         to,
         now: this.#db.now(),
@@ -256,9 +254,27 @@ export class Requests {
         signer: fields.signer === undefined ? null : lower(fields.signer),
         reviewExpiresAt: fields.reviewExpiresAt ?? null,
         usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
-      }) as Row;
-      return fromRow(rawTx === undefined ? row : { ...row, raw_tx: rawTx });
+      }) as Row | undefined;
+      if (!row) return undefined;
+      if (rawTx === undefined) return fromRow(row);
+      this.recordTransaction(fields.txHash!, rawTx);
+      return fromRow({ ...row, raw_tx: rawTx });
     });
+  }
+
+  /** The UPDATE that moves a request only from the known states among `from` (none: undefined). */
+  #updateFrom(from: readonly Status[]): StatementSync | undefined {
+    // Only names from the fixed `statuses` list reach the SQL text.
+    const known = statuses.filter((status) => from.includes(status));
+    if (known.length === 0) return undefined;
+    const key = known.join(",");
+    let statement = this.#updates.get(key);
+    if (!statement) {
+      const states = known.map((status) => `'${status}'`).join(", ");
+      statement = this.#db.sqlite.prepare(`${this.#updateSql} WHERE id = :id AND status IN (${states}) RETURNING *`);
+      this.#updates.set(key, statement);
+    }
+    return statement;
   }
 
   /**
