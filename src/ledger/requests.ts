@@ -26,6 +26,10 @@ export interface RequestRecord {
   /** JSON text of the agents' verdicts. */
   agents?: string;
   txHash?: string;
+  /**
+   * The signed transaction `txHash` names, stored once per transaction (a batch's requests share
+   * it). Reads return it; a transition's result carries it only when that transition recorded it.
+   */
   rawTx?: string;
   nonce?: bigint;
   /** Relayer address that signed the transaction. */
@@ -134,13 +138,17 @@ function fromRow(row: Row): RequestRecord {
 
 const lower = (hex: string): string => hex.toLowerCase();
 
+/** A request row with its signed transaction (the `transactions` row its tx_hash names). */
+const selectRequest = "SELECT r.*, t.raw_tx FROM requests r LEFT JOIN transactions t ON t.tx_hash = r.tx_hash";
+
 /** Prepared statements and operations on `requests`. */
 export class Requests {
   readonly #db: Db;
   readonly #insert: StatementSync;
   readonly #get: StatementSync;
-  readonly #status: StatementSync;
-  readonly #update: StatementSync;
+  /** The compare-and-set UPDATE, one prepared statement per set of states it may leave. */
+  readonly #updates = new Map<string, StatementSync>();
+  readonly #recordTx: StatementSync;
   readonly #byIntent: StatementSync;
   readonly #inFlight: StatementSync;
   readonly #reviews: StatementSync;
@@ -154,6 +162,8 @@ export class Requests {
   readonly #releaseReview: StatementSync;
   readonly #lastRowid: StatementSync;
 
+  readonly #updateSql: string;
+
   constructor(db: Db) {
     this.#db = db;
     const s = db.sqlite;
@@ -162,24 +172,24 @@ export class Requests {
        held_because, created_at, updated_at, deadline, review_expires_at)
       VALUES (:id, :kind, :chainId, :vault, :bot, :intentHash, :idempotencyKey, :fingerprint, :status, :usdValue,
        :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt) RETURNING *`);
-    this.#get = s.prepare("SELECT * FROM requests WHERE id = ?");
-    this.#status = s.prepare("SELECT status FROM requests WHERE id = ?");
-    this.#update = s.prepare(`UPDATE requests SET status = :to, updated_at = :now,
+    this.#get = s.prepare(`${selectRequest} WHERE r.id = ?`);
+    this.#updateSql = `UPDATE requests SET status = :to, updated_at = :now,
       response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
       held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
-      tx_hash = COALESCE(:txHash, tx_hash), raw_tx = COALESCE(:rawTx, raw_tx), nonce = COALESCE(:nonce, nonce),
+      tx_hash = COALESCE(:txHash, tx_hash), nonce = COALESCE(:nonce, nonce),
       signer = COALESCE(:signer, signer), review_expires_at = COALESCE(:reviewExpiresAt, review_expires_at),
-      usd_value = COALESCE(:usdValue, usd_value)
-      WHERE id = :id RETURNING *`);
-    this.#byIntent = s.prepare(`SELECT * FROM requests WHERE chain_id = ? AND vault = ? AND intent_hash = ?
-      AND status <> 'rejected' ORDER BY created_at, rowid LIMIT 1`);
+      usd_value = COALESCE(:usdValue, usd_value)`;
+    // The hash is the transaction's keccak: one hash, one raw transaction, however many requests.
+    this.#recordTx = s.prepare("INSERT INTO transactions (tx_hash, raw_tx) VALUES (?, ?) ON CONFLICT DO NOTHING");
+    this.#byIntent = s.prepare(`${selectRequest} WHERE r.chain_id = ? AND r.vault = ? AND r.intent_hash = ?
+      AND r.status <> 'rejected' ORDER BY r.created_at, r.rowid LIMIT 1`);
     this.#inFlight = s.prepare(
-      "SELECT * FROM requests WHERE status IN ('submitting', 'submitted') ORDER BY created_at, rowid",
+      `${selectRequest} WHERE r.status IN ('submitting', 'submitted') ORDER BY r.created_at, r.rowid`,
     );
-    this.#reviews = s.prepare(`SELECT * FROM requests WHERE held_because IS NOT NULL AND status = :status
-      AND (:chainId IS NULL OR chain_id = :chainId) AND (:vault IS NULL OR vault = :vault) ORDER BY created_at, rowid`);
-    this.#unsettled = s.prepare("SELECT * FROM requests WHERE status IN ('received', 'scanning') ORDER BY created_at, rowid");
-    this.#unsettledUpTo = s.prepare("SELECT * FROM requests WHERE status IN ('received', 'scanning') AND rowid <= ? ORDER BY created_at, rowid");
+    this.#reviews = s.prepare(`${selectRequest} WHERE r.held_because IS NOT NULL AND r.status = :status
+      AND (:chainId IS NULL OR r.chain_id = :chainId) AND (:vault IS NULL OR r.vault = :vault) ORDER BY r.created_at, r.rowid`);
+    this.#unsettled = s.prepare(`${selectRequest} WHERE r.status IN ('received', 'scanning') ORDER BY r.created_at, r.rowid`);
+    this.#unsettledUpTo = s.prepare(`${selectRequest} WHERE r.status IN ('received', 'scanning') AND r.rowid <= ? ORDER BY r.created_at, r.rowid`);
     this.#lastRowid = s.prepare("SELECT COALESCE(MAX(rowid), 0) AS n FROM requests");
     this.#claimReview = s.prepare(`UPDATE requests SET deciding_until = :until
       WHERE id = :id AND status = 'held' AND (deciding_until IS NULL OR deciding_until <= :now) RETURNING *`);
@@ -234,11 +244,13 @@ export class Requests {
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
     if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
+    const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
+    if (rawTx !== undefined && fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
+    const update = this.#updateFrom(from);
+    if (!update) return undefined;
     return this.#db.transaction(() => {
-      // Only the status: a row carries its transaction's raw bytes, a whole batch's.
-      const current = this.#status.get(id) as { status: Status } | undefined;
-      if (!current || !from.includes(current.status)) return undefined;
-      const row = this.#update.get({
+      // One statement reads and moves the row: no separate read of the status first.
+      const row = update.get({
         id,
         to,
         now: this.#db.now(),
@@ -247,14 +259,39 @@ export class Requests {
         heldBecause: fields.heldBecause ?? null,
         agents: fields.agents ?? null,
         txHash: fields.txHash === undefined ? null : lower(fields.txHash),
-        rawTx: fields.rawTx === undefined ? null : lower(fields.rawTx),
         nonce: fields.nonce === undefined ? null : fields.nonce.toString(),
         signer: fields.signer === undefined ? null : lower(fields.signer),
         reviewExpiresAt: fields.reviewExpiresAt ?? null,
         usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
-      }) as Row;
-      return fromRow(row);
+      }) as Row | undefined;
+      if (!row) return undefined;
+      if (rawTx === undefined) return fromRow(row);
+      this.recordTransaction(fields.txHash!, rawTx);
+      return fromRow({ ...row, raw_tx: rawTx });
     });
+  }
+
+  /** The UPDATE that moves a request only from the known states among `from` (none: undefined). */
+  #updateFrom(from: readonly Status[]): StatementSync | undefined {
+    // Only names from the fixed `statuses` list reach the SQL text.
+    const known = statuses.filter((status) => from.includes(status));
+    if (known.length === 0) return undefined;
+    const key = known.join(",");
+    let statement = this.#updates.get(key);
+    if (!statement) {
+      const states = known.map((status) => `'${status}'`).join(", ");
+      statement = this.#db.sqlite.prepare(`${this.#updateSql} WHERE id = :id AND status IN (${states}) RETURNING *`);
+      this.#updates.set(key, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Stores a signed transaction under its hash (once: a batch's requests share it). Call inside the
+   * transaction that moves its requests to `submitting`, so it is durable before it is broadcast.
+   */
+  recordTransaction(txHash: string, rawTx: string): void {
+    this.#recordTx.run(lower(txHash), lower(rawTx));
   }
 
   /** The earliest request for this intent that is not `rejected` (approved or still in progress). */

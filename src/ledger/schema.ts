@@ -145,6 +145,19 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE requests ADD COLUMN deciding_until INTEGER;
   `,
+  // 9 (signed transactions stored once): a batch's signed transaction was copied into each of its
+  // requests' rows and rewritten with every state change of each; it is now one row of
+  // `transactions`, keyed by its hash, which the requests' tx_hash names. In-flight rows keep their
+  // raw transaction (moved here), so a restart still re-broadcasts it.
+  `
+  CREATE TABLE transactions (
+    tx_hash TEXT PRIMARY KEY,
+    raw_tx  TEXT NOT NULL
+  );
+  INSERT OR IGNORE INTO transactions (tx_hash, raw_tx)
+    SELECT tx_hash, raw_tx FROM requests WHERE tx_hash IS NOT NULL AND raw_tx IS NOT NULL ORDER BY created_at, rowid;
+  ALTER TABLE requests DROP COLUMN raw_tx;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -119,16 +119,17 @@ export class SqliteOps {
       }
       const nonce = this.#nonces.reserve(request0Chain(this.#requests, ids), submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
       if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      // The signed transaction once, then each request naming it by hash.
+      this.#requests.recordTransaction(submission.txHash, submission.rawTx);
       let last: RequestRecord | undefined;
       for (const id of ids) {
         last = this.#requests.transition(id, from, "submitting", {
           signer: submission.signer,
           nonce: submission.nonce,
           txHash: submission.txHash,
-          rawTx: submission.rawTx,
         });
       }
-      return { ok: true, request: last! };
+      return { ok: true, request: { ...last!, rawTx: submission.rawTx.toLowerCase() } };
     });
   }
 

@@ -87,6 +87,8 @@ export class PostgresOps implements StoreOps {
       }
       const nonce = await nonces.reserveNonce(q, chainId, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
       if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      // The signed transaction once, then each request naming it by hash.
+      await requests.recordTransaction(q, submission.txHash, submission.rawTx);
       let last: RequestRecord | undefined;
       for (const id of ids) {
         last = await requests.transitionRequest(
@@ -94,11 +96,11 @@ export class PostgresOps implements StoreOps {
           id,
           from,
           "submitting",
-          { signer: submission.signer, nonce: submission.nonce, txHash: submission.txHash, rawTx: submission.rawTx },
+          { signer: submission.signer, nonce: submission.nonce, txHash: submission.txHash },
           this.#now(),
         );
       }
-      return { ok: true, request: last! };
+      return { ok: true, request: { ...last!, rawTx: submission.rawTx.toLowerCase() } };
     });
   }
 

@@ -8,6 +8,9 @@ import { dbNow } from "./leases.ts";
 
 const lower = (hex: string): string => hex.toLowerCase();
 
+/** A request row with its signed transaction (the `transactions` row its tx_hash names). */
+const selectRequest = "SELECT r.*, t.raw_tx FROM requests r LEFT JOIN transactions t ON t.tx_hash = r.tx_hash";
+
 const optional = <T>(value: unknown, map: (v: string) => T): T | undefined =>
   value === null || value === undefined ? undefined : map(String(value));
 
@@ -80,7 +83,7 @@ export async function createRequest(q: Query, input: NewRequest, now: number, in
 
 /** The request with this id; `forUpdate` locks its row until the transaction ends. */
 export async function getRequest(q: Query, id: string, forUpdate = false): Promise<RequestRecord | undefined> {
-  const rows = await q(`SELECT * FROM requests WHERE id = $1${forUpdate ? " FOR UPDATE" : ""}`, [id]);
+  const rows = await q(`${selectRequest} WHERE r.id = $1${forUpdate ? " FOR UPDATE OF r" : ""}`, [id]);
   return rows[0] ? requestFromRow(rows[0]) : undefined;
 }
 
@@ -97,14 +100,19 @@ export async function transitionRequest(
   now: number,
 ): Promise<RequestRecord | undefined> {
   if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
+  const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
+  if (rawTx !== undefined) {
+    if (fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
+    await recordTransaction(q, fields.txHash, rawTx);
+  }
   const rows = await q(
     `UPDATE requests SET status = $2, updated_at = $3,
        response = COALESCE($4, response), reason = COALESCE($5, reason),
        held_because = COALESCE($6, held_because), agents = COALESCE($7, agents),
-       tx_hash = COALESCE($8, tx_hash), raw_tx = COALESCE($9, raw_tx), nonce = COALESCE($10::numeric, nonce),
-       signer = COALESCE($11, signer), review_expires_at = COALESCE($12::bigint, review_expires_at),
-       usd_value = COALESCE($13::numeric, usd_value)
-     WHERE id = $1 AND status = ANY($14::text[]) RETURNING *`,
+       tx_hash = COALESCE($8, tx_hash), nonce = COALESCE($9::numeric, nonce),
+       signer = COALESCE($10, signer), review_expires_at = COALESCE($11::bigint, review_expires_at),
+       usd_value = COALESCE($12::numeric, usd_value)
+     WHERE id = $1 AND status = ANY($13::text[]) RETURNING *`,
     [
       id,
       to,
@@ -114,7 +122,6 @@ export async function transitionRequest(
       fields.heldBecause ?? null,
       fields.agents ?? null,
       fields.txHash === undefined ? null : lower(fields.txHash),
-      fields.rawTx === undefined ? null : lower(fields.rawTx),
       fields.nonce === undefined ? null : fields.nonce.toString(),
       fields.signer === undefined ? null : lower(fields.signer),
       fields.reviewExpiresAt ?? null,
@@ -122,14 +129,23 @@ export async function transitionRequest(
       [...from],
     ],
   );
-  return rows[0] ? requestFromRow(rows[0]) : undefined;
+  if (!rows[0]) return undefined;
+  return requestFromRow(rawTx === undefined ? rows[0] : { ...rows[0], raw_tx: rawTx });
+}
+
+/**
+ * Stores a signed transaction under its hash (once: a batch's requests share it). Call inside the
+ * transaction that moves its requests to `submitting`, so it is durable before it is broadcast.
+ */
+export async function recordTransaction(q: Query, txHash: string, rawTx: string): Promise<void> {
+  await q("INSERT INTO transactions (tx_hash, raw_tx) VALUES ($1, $2) ON CONFLICT DO NOTHING", [lower(txHash), lower(rawTx)]);
 }
 
 /** The earliest request for this intent that is not `rejected` (approved or still in progress). */
 export async function findOwnByIntentHash(q: Query, chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined> {
   const rows = await q(
-    `SELECT * FROM requests WHERE chain_id = $1 AND vault = $2 AND intent_hash = $3 AND status <> 'rejected'
-     ORDER BY created_at, seq LIMIT 1`,
+    `${selectRequest} WHERE r.chain_id = $1 AND r.vault = $2 AND r.intent_hash = $3 AND r.status <> 'rejected'
+     ORDER BY r.created_at, r.seq LIMIT 1`,
     [chainId, lower(vault), lower(intentHash)],
   );
   return rows[0] ? requestFromRow(rows[0]) : undefined;
@@ -137,12 +153,12 @@ export async function findOwnByIntentHash(q: Query, chainId: number, vault: stri
 
 /** Requests in `submitting` or `submitted`, oldest first, for reconciliation after a restart. */
 export async function listInFlight(q: Query): Promise<RequestRecord[]> {
-  return (await q("SELECT * FROM requests WHERE status IN ('submitting', 'submitted') ORDER BY created_at, seq")).map(requestFromRow);
+  return (await q(`${selectRequest} WHERE r.status IN ('submitting', 'submitted') ORDER BY r.created_at, r.seq`)).map(requestFromRow);
 }
 
 /** Requests a restart must settle: recorded but neither held, submitted nor final. */
 export async function listUnsettled(q: Query): Promise<RequestRecord[]> {
-  return (await q("SELECT * FROM requests WHERE status IN ('received', 'scanning') ORDER BY created_at, seq")).map(requestFromRow);
+  return (await q(`${selectRequest} WHERE r.status IN ('received', 'scanning') ORDER BY r.created_at, r.seq`)).map(requestFromRow);
 }
 
 /**
@@ -177,8 +193,8 @@ export async function releaseReview(q: Query, id: string): Promise<void> {
 /** Requests that were held for review, in `filter.status` (default `held`), oldest first. */
 export async function listReviews(q: Query, filter: ReviewFilter): Promise<RequestRecord[]> {
   const rows = await q(
-    `SELECT * FROM requests WHERE held_because IS NOT NULL AND status = $1
-       AND ($2::bigint IS NULL OR chain_id = $2) AND ($3::text IS NULL OR vault = $3) ORDER BY created_at, seq`,
+    `${selectRequest} WHERE r.held_because IS NOT NULL AND r.status = $1
+       AND ($2::bigint IS NULL OR r.chain_id = $2) AND ($3::text IS NULL OR r.vault = $3) ORDER BY r.created_at, r.seq`,
     [filter.status ?? "held", filter.chainId ?? null, filter.vault === undefined ? null : lower(filter.vault)],
   );
   return rows.map(requestFromRow);

@@ -184,6 +184,20 @@ export const migrations: readonly string[] = [
     expires_at BIGINT NOT NULL
   );
   `,
+  // 5 (signed transactions stored once): a batch's signed transaction was copied into each of its
+  // requests' rows and rewritten with every state change of each; it is now one row of
+  // `transactions`, keyed by its hash, which the requests' tx_hash names. In-flight rows keep their
+  // raw transaction (moved here), so a restart still re-broadcasts it.
+  `
+  CREATE TABLE transactions (
+    tx_hash TEXT PRIMARY KEY,
+    raw_tx  TEXT NOT NULL
+  );
+  INSERT INTO transactions (tx_hash, raw_tx)
+    SELECT DISTINCT ON (tx_hash) tx_hash, raw_tx FROM requests
+    WHERE tx_hash IS NOT NULL AND raw_tx IS NOT NULL ORDER BY tx_hash, created_at, seq;
+  ALTER TABLE requests DROP COLUMN raw_tx;
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */
