@@ -52,7 +52,7 @@ export interface RelayProcessOptions {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = path.join(ROOT, "src/cli/bin.ts");
-const NODE_FLAGS = ["--disable-warning=ExperimentalWarning"];
+const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--max-semi-space-size=16"]; // as bin/relay
 
 export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-bench-process-"));
