@@ -21,12 +21,21 @@ import { freshAddress, getPayment, mapLimited, postPaymentPolitely, signedPaymen
 const ROWS = Number(process.env.BENCH_RSS_ROWS ?? 1_000_000);
 const PAYMENTS = Number(process.env.BENCH_RSS_PAYMENTS ?? 1000);
 
-/** VmRSS and VmHWM of `pid` in MB (Linux /proc). */
-function memoryOf(pid: number): { rss: number; peak: number } {
+/** VmRSS and VmHWM of `pid` in MB (Linux /proc), what it is made of (anonymous memory: heaps and
+ * buffers; file: mapped code) and its thread count. */
+function memoryOf(pid: number): { rss: number; peak: number; anon: number; file: number; threads: number } {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
-  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+  const field = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  return {
+    rss: field("VmRSS") / 1024,
+    peak: field("VmHWM") / 1024,
+    anon: field("RssAnon") / 1024,
+    file: field("RssFile") / 1024,
+    threads: field("Threads"),
+  };
 }
+const breakdown = (m: ReturnType<typeof memoryOf>) =>
+  `anonymous ${m.anon.toFixed(0)} MB, file-backed ${m.file.toFixed(0)} MB, ${m.threads} threads`;
 
 const env = await startCrashEnv("relay-rss-bench-");
 try {
@@ -48,7 +57,7 @@ try {
   const served = await env.serve();
   const pid = served.relay.child.pid!;
   const atStart = memoryOf(pid);
-  console.log(`relay serve (pid ${pid}) after start on the filled ledger: VmRSS ${atStart.rss.toFixed(0)} MB`);
+  console.log(`relay serve (pid ${pid}) after start on the filled ledger: VmRSS ${atStart.rss.toFixed(0)} MB (${breakdown(atStart)})`);
   const payees: Address[] = Array.from({ length: 64 }, () => freshAddress());
   const started = performance.now();
   let approved = 0;
@@ -66,7 +75,7 @@ try {
   console.log(`VmRSS (MB) after n payments: ${samples.join(", ")}`);
   console.log(`served ${PAYMENTS} payments (${approved} approved) and as many status reads in ${seconds.toFixed(0)} s`);
   console.log(targetLine(`relay serve VmRSS, ledger of ${ROWS} requests + ${PAYMENTS} served`, after.rss, { op: "<=", value: 300 }, "MB", 0));
-  console.log(`relay serve peak resident memory (VmHWM): ${after.peak.toFixed(0)} MB`);
+  console.log(`relay serve peak resident memory (VmHWM): ${after.peak.toFixed(0)} MB; after: ${breakdown(after)}`);
 } finally {
   await env.stop();
   rmSync(env.stateDir, { recursive: true, force: true });

@@ -52,7 +52,7 @@ export interface RelayProcessOptions {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = path.join(ROOT, "src/cli/bin.ts");
-const NODE_FLAGS = ["--disable-warning=ExperimentalWarning"];
+const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--max-semi-space-size=16"]; // as bin/relay
 
 export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
   const stateDir = mkdtempSync(path.join(tmpdir(), "relay-bench-process-"));
@@ -81,7 +81,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     child = spawn(process.execPath, [
       ...NODE_FLAGS, ...(options.nodeArgs ?? []), CLI, "serve",
       "--config", configFile, "--state-dir", stateDir, "--port", String(port),
-    ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT, env: { ...process.env, ...options.env } });
+    ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT, env: { MALLOC_ARENA_MAX: "2", ...process.env, ...options.env } /* as bin/relay */ });
     let stderr = "";
     child.stderr!.on("data", (chunk: Buffer) => { stderr = (stderr + chunk.toString()).slice(-16_384); });
     const orphaned = killOnExit(child);

@@ -21,8 +21,11 @@ export function removeTempDir(dir: string): void {
   made.delete(dir);
 }
 
-// Registered once per test file (each file imports this module afresh).
-afterAll(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-  made.clear();
-});
+// Registered once per test file (each file imports this module afresh). A bench imports the test
+// harnesses outside vitest, where there is no test file to hook into: it removes its own dirs.
+if (process.env.VITEST) {
+  afterAll(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+    made.clear();
+  });
+}
