@@ -49,12 +49,15 @@ describe("operations", () => {
           status: "ready",
           chains: [{ chainId: env.manifest.chainId, ok: true, blockNumber: expect.any(Number) }],
           database: { kind: cluster ? "postgres" : "sqlite", ok: true },
+          // On a shared database each instance names itself (its id in the heartbeats and requests).
+          ...(cluster ? { instance: expect.stringMatching(/\S/) } : {}),
           keys: [{ chainId: env.manifest.chainId, signer: env.manifest.accounts.relayer.address, held: expect.any(Boolean) }],
         });
         expect(res.body.chains[0].blockNumber).toBeGreaterThan(0);
         expect(BigInt(res.body.chains[0].blockNumber)).toBeLessThanOrEqual(await head());
         answers.push(res.body);
       }
+      if (cluster) expect(new Set(answers.map((a) => a.instance)).size).toBe(env.instanceUrls.length);
       const holders = answers.filter((a) => a.keys[0].held).length;
       // One instance on SQLite always holds its keys; on a shared ledger a key's lease is held by at
       // most one instance at a time (none while no instance has work for it).
