@@ -80,15 +80,27 @@ export async function killLeaseHolder(cluster: Cluster, afterSeconds: number, cl
         await pool.query<{ id: string; status: string; intent_hash: string }>("SELECT id, status, intent_hash FROM requests WHERE instance = $1 AND status = ANY($2)", [id, UNSETTLED])
       ).rows.map((r) => ({ id: r.id, status: r.status, intentHash: r.intent_hash }));
 
-    // The moment: the key's live lease holder has requests in flight.
+    // The moment: the key's live lease holder has requests in flight. Mining pauses meanwhile (a
+    // development node's automine off, as a slow chain would), so the holder's broadcast
+    // transactions stay pending and the kill finds them in flight however fast payments settle;
+    // mining resumes right after the kill, and the survivor reconciles what the victim sent.
+    const automine = (on: boolean) => clients.publicClient.request({ method: "evm_setAutomine", params: [on] } as never);
+    await automine(false);
     let victimIndex = -1;
-    for (const until = Date.now() + CHOOSE_WITHIN_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 5))) {
-      const lease = await leaseOf();
-      const index = lease?.live ? ids.indexOf(lease.holder) : -1;
-      if (index >= 0 && (await inFlightOf(ids[index]!)).length > 0) {
-        victimIndex = index;
-        break;
+    try {
+      for (const until = Date.now() + CHOOSE_WITHIN_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 5))) {
+        const lease = await leaseOf();
+        const index = lease?.live ? ids.indexOf(lease.holder) : -1;
+        if (index >= 0 && (await inFlightOf(ids[index]!)).length > 0) {
+          // With mining paused a few more pile up (pending transactions) for up to half a second.
+          for (const more = Date.now() + 500; Date.now() < more && (await inFlightOf(ids[index]!)).length < 3; ) await new Promise((r) => setTimeout(r, 10));
+          victimIndex = index;
+          break;
+        }
       }
+    } catch (error) {
+      await automine(true);
+      throw error;
     }
     if (victimIndex < 0) {
       log("no instance held the key's lease with requests in flight; killing the first");
@@ -98,9 +110,16 @@ export async function killLeaseHolder(cluster: Cluster, afterSeconds: number, cl
     const victimId = ids[victimIndex]!;
     onKill();
     const killedAt = performance.now();
-    await victim.kill("SIGKILL");
-    // The process is gone: what it left is what the database says now.
-    const [leaseAtKill, inFlight] = await Promise.all([leaseOf(), inFlightOf(victimId)]);
+    let leaseAtKill: LeaseRow | undefined;
+    let inFlight: Kill["inFlight"];
+    try {
+      await victim.kill("SIGKILL");
+      // The process is gone: what it left is what the database says now.
+      [leaseAtKill, inFlight] = await Promise.all([leaseOf(), inFlightOf(victimId)]);
+    } finally {
+      await automine(true);
+      await clients.publicClient.request({ method: "evm_mine", params: [] } as never);
+    }
     // Signing again: a transaction beyond every nonce recorded so far (the victim's last ones may still mine).
     const { rows: recorded } = await pool.query<{ n: string | null }>("SELECT MAX(nonce) AS n FROM requests WHERE chain_id = $1 AND signer = $2", [chainId, key.toLowerCase()]);
     const nextNonce = recorded[0]?.n === null || recorded[0]?.n === undefined ? 0 : Number(recorded[0].n) + 1;
