@@ -17,11 +17,10 @@ import { clientsFor } from "../src/chain/clients.ts";
 import { createSender } from "../src/chain/sender.ts";
 import { devKeyPair } from "../src/devnet/accounts.ts";
 import { paymentRequestBody } from "../packages/client/src/bodies.ts";
-import { signPaymentIntent } from "../packages/client/src/sign.ts";
-import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { processCpuMicros, startRelayProcess, type RelayProcess } from "./support/relay-process.ts";
 import { breakdown, type CpuProfile } from "./support/cpu-profile.ts";
+import { paymentIntents } from "./support/intents.ts";
 import { targetLine } from "./support/target.ts";
 
 const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
@@ -62,24 +61,9 @@ async function run(relay: RelayProcess): Promise<void> {
   const direct = devKeyPair(6);
   await createSender(clients, m.accounts.deployer!.privateKey as Hex).call(m.contracts.registry as Address, "ServiceRegistry", "addRelayer", [direct.address]);
   const directAccount = privateKeyToAccount(direct.privateKey);
-  const bot = privateKeyToAccount(m.accounts.bots.default.privateKey as Hex);
   const vaultAbi = readArtifact("ServiceVault").abi;
-  const usdc = m.tokens.USDC!.address as Address;
   const domain = m.domain as never;
-  let counter = 0;
-
-  async function signedIntent(): Promise<{ intent: PaymentIntent; signature: Hex }> {
-    counter++;
-    const intent: PaymentIntent = {
-      bot: bot.address,
-      to: `0x${(0x10000 + (counter % 5000)).toString(16).padStart(40, "0")}` as Address,
-      token: usdc,
-      amount: 1000n,
-      deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
-      ref: `0x${counter.toString(16).padStart(64, "0")}`,
-    };
-    return { intent, signature: await signPaymentIntent(bot, domain, intent) };
-  }
+  const signedIntent = paymentIntents(m);
 
   async function relayerBodies(count: number): Promise<string[]> {
     const bodies: string[] = [];

@@ -18,9 +18,8 @@ import { encodeFunctionData, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../src/chain/artifacts.ts";
 import { paymentRequestBody } from "../packages/client/src/bodies.ts";
-import { signPaymentIntent } from "../packages/client/src/sign.ts";
-import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { anvilNode, inProcessNode, type BenchNode, type NodeKind } from "./support/nodes.ts";
+import { paymentIntents } from "./support/intents.ts";
 import { targetLine, type Target } from "./support/target.ts";
 
 const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
@@ -40,25 +39,10 @@ const vaultAbi = readArtifact("ServiceVault").abi;
 /** One node's load: signed direct transactions and relayed bodies, and how to send each. */
 function load(node: BenchNode) {
   const m = node.manifest;
-  const bot = privateKeyToAccount(m.accounts.bots.default.privateKey as Hex);
   const directAccount = privateKeyToAccount(node.direct.privateKey);
-  const usdc = m.tokens.USDC!.address as Address;
   const domain = m.domain as never;
   const pool = new Pool(node.relayerUrl, { connections: IN_FLIGHT, pipelining: 1 });
-  let counter = 0;
-
-  async function signedIntent(): Promise<{ intent: PaymentIntent; signature: Hex }> {
-    counter++;
-    const intent: PaymentIntent = {
-      bot: bot.address,
-      to: `0x${(0x10000 + (counter % 5000)).toString(16).padStart(40, "0")}` as Address,
-      token: usdc,
-      amount: 1000n,
-      deadline: BigInt(Math.floor(Date.now() / 1000) + 3600),
-      ref: `0x${counter.toString(16).padStart(64, "0")}`,
-    };
-    return { intent, signature: await signPaymentIntent(bot, domain, intent) };
-  }
+  const signedIntent = paymentIntents(m);
 
   return {
     async directTransactions(count: number): Promise<Hex[]> {
