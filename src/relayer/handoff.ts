@@ -115,7 +115,9 @@ export class Handoff {
 
   /** The job's outcome once its transaction (or a fee-bump replacement of it) is mined. */
   async #outcome(chain: ChainRuntime, job: Job, txHash: Hex, until: number): Promise<JobOutcome> {
-    for (let pauseMs = 5; ; pauseMs = Math.min(2 * pauseMs, 500)) {
+    for (;;) {
+      // As waitForAnyReceipt does: the head read before looking, then the next block wakes the wait.
+      const seen = chain.blocks.latest;
       const record = await this.#store.getRequest(job.requestId);
       if (record?.status === "rejected" && !record.txHash) return { ok: false, reason: record.reason ?? "rejected" };
       // Re-signed by the holder (a nonce used meanwhile): follow the recorded transaction.
@@ -124,8 +126,10 @@ export class Handoff {
         .then((hashes) => receiptOfAny(chain, hashes))
         .catch(() => undefined);
       if (receipt) return (await withRevertReason(chain, receipt, outcomesFromReceipt(receipt, [job])))[0]!;
-      if (Date.now() > until) return { ok: "unknown", txHash: current };
-      await sleep(pauseMs);
+      const left = until - Date.now();
+      if (left <= 0) return { ok: "unknown", txHash: current };
+      // At least twice a second, to see the holder re-sign or reject it without a new block.
+      await chain.blocks.after(seen, Math.min(left, 500));
     }
   }
 
