@@ -1,0 +1,214 @@
+// The floor: what the parts of a relayed payment that no design can skip cost in CPU on this machine,
+// each measured alone with the leanest tool Node offers, summed beside the relay process's goal of
+// 250 µs per payment. It answers "how far down can relay go on Node with a durable ledger?".
+//
+// Per payment, whatever the design, a relayer must:
+//   1. take one HTTP request and answer it (node:http with keep-alive, no framework: JSON.parse of a
+//      real payment body, JSON.stringify of the answer; the client is another process, not counted);
+//   2. hash the EIP-712 intent and recover its signer (keccak and secp256k1, both native);
+//   3. record the request durably before signing and settle it after (node:sqlite in WAL: one INSERT
+//      and one UPDATE of a row with the real schema's columns, a batch of BATCH per transaction, the
+//      durable commit's fsync shared by the batch);
+//   4. simulate it on the node (an eth_call in a JSON-RPC batch over keep-alive HTTP, undici's Pool,
+//      no fetch), and share one broadcast, one receipt read and one transaction signature with its batch.
+// Everything a feature adds (policy reads, idempotency, spend windows, rate limits, logs, metrics)
+// comes on top. Run: npm run bench:floor
+import { fork } from "node:child_process";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { Pool } from "undici";
+import { privateKeyToAccount } from "viem/accounts";
+import { hashIntentBytes } from "../src/eip712/hash.ts";
+import { recoverSigner } from "../src/eip712/recover.ts";
+import { keccak256 } from "../src/crypto/keccak.ts";
+import { intentTypes, type PaymentIntent, type VaultDomain } from "../packages/client/src/intent-types.ts";
+import { startAnvil } from "../test/support/anvil.ts";
+import { targetLine } from "./support/target.ts";
+
+const N = Number(process.env.FLOOR_PAYMENTS ?? 20_000);
+const BATCH = Number(process.env.FLOOR_BATCH ?? 16);
+const IN_FLIGHT = 50;
+const GOAL = { op: "<=", value: 250 } as const;
+// The same native secp256k1 build the relayer signs its transactions with (src/crypto/sign-transaction.ts).
+const secp256k1 = createRequire(import.meta.url)("secp256k1/bindings.js") as {
+  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
+};
+
+/** CPU of this process (all threads) in µs while `work` runs, divided by `count`. */
+async function cpuPer(count: number, work: () => Promise<void> | void): Promise<number> {
+  const before = process.cpuUsage();
+  await work();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / count;
+}
+
+// A real signed payment, as a bot sends it.
+const domain: VaultDomain = { name: "ServiceVault", version: "1", chainId: 84532, verifyingContract: "0x1111111111111111111111111111111111111111" };
+const account = privateKeyToAccount(`0x${"59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d"}`);
+const intent: PaymentIntent = {
+  bot: account.address,
+  to: "0x0000000000000000000000000000000000001234",
+  token: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  amount: 1_250_000n,
+  deadline: 1_900_000_000n,
+  ref: `0x${"ab".repeat(32)}`,
+};
+const signature = await account.signTypedData({ domain, types: { PaymentIntent: intentTypes.PaymentIntent }, primaryType: "PaymentIntent", message: intent });
+const body = JSON.stringify({
+  chainId: domain.chainId,
+  vault: domain.verifyingContract,
+  intent: { ...intent, amount: intent.amount.toString(), deadline: intent.deadline.toString() },
+  signature,
+  metadata: { memo: "invoice 2026-11-0042" },
+});
+
+// 1. HTTP: this process serves, a child process sends N requests, IN_FLIGHT at a time.
+async function httpFloor(): Promise<number> {
+  const answer = (res: ServerResponse, text: string) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+    res.end(text);
+  };
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { intent: { ref: string } };
+      answer(res, JSON.stringify({ id: "req_abcdefghijklmnopqrstuvwx", status: "approved", txHash: parsed.intent.ref }));
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/payments`;
+  const client = fork(fileURLToPath(new URL("./support/floor-client.ts", import.meta.url)), [url, String(N), String(IN_FLIGHT)], {
+    execArgv: ["--disable-warning=ExperimentalWarning"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+    env: { ...process.env, FLOOR_BODY: body },
+  });
+  const ready = new Promise<void>((resolve) => client.once("message", () => resolve()));
+  await ready; // warmed up
+  const perRequest = await cpuPer(N, () => new Promise<void>((resolve, reject) => {
+    client.once("message", () => resolve());
+    client.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`floor client exited ${code}`))));
+    client.send("go");
+  }));
+  await new Promise<void>((resolve) => client.once("exit", () => resolve()));
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return perRequest;
+}
+
+// 2. The intent's digest and its signer.
+async function signatureFloor(): Promise<number> {
+  const check = () => {
+    if (recoverSigner(hashIntentBytes("payment", domain, intent), signature) !== account.address) throw new Error("signer mismatch");
+  };
+  for (let i = 0; i < 1000; i++) check();
+  return cpuPer(N, () => { for (let i = 0; i < N; i++) check(); });
+}
+
+// 3. One durable record and one settling update per payment, BATCH payments per transaction.
+async function ledgerFloor(): Promise<number> {
+  const dir = mkdtempSync(path.join(tmpdir(), "relay-floor-"));
+  try {
+    const db = new DatabaseSync(path.join(dir, "floor.sqlite"));
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = FULL");
+    db.exec(`CREATE TABLE requests (id TEXT PRIMARY KEY, kind TEXT NOT NULL, chain_id INTEGER NOT NULL, vault TEXT NOT NULL,
+      bot TEXT NOT NULL, intent_hash TEXT NOT NULL, idempotency_key TEXT NOT NULL, fingerprint TEXT NOT NULL,
+      status TEXT NOT NULL, usd_value TEXT NOT NULL, body TEXT NOT NULL, tx_hash TEXT, created_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL, deadline TEXT NOT NULL)`);
+    // The one index a relayer cannot do without: replay protection looks requests up by intent.
+    db.exec("CREATE INDEX requests_intent ON requests (chain_id, vault, intent_hash)");
+    const insert = db.prepare(`INSERT INTO requests VALUES (?, 'payment', 84532, ?, ?, ?, ?, ?, 'submitting', '1250000', ?, NULL, ?, ?, '1900000000')`);
+    const settle = db.prepare("UPDATE requests SET status = 'approved', tx_hash = ?, updated_at = ? WHERE id = ?");
+    let n = 0;
+    const round = (count: number) => {
+      for (let done = 0; done < count; done += BATCH) {
+        const ids: string[] = [];
+        db.exec("BEGIN IMMEDIATE");
+        for (let i = 0; i < BATCH; i++) {
+          const id = `req_${(n++).toString(36).padStart(24, "0")}`;
+          ids.push(id);
+          const hash = `0x${n.toString(16).padStart(64, "0")}`;
+          insert.run(id, domain.verifyingContract, account.address, hash, `key-${n}`, hash, body, Date.now(), Date.now());
+        }
+        db.exec("COMMIT"); // durable: fsync of the log, shared by the batch
+        db.exec("BEGIN IMMEDIATE");
+        for (const id of ids) settle.run(`0x${"cd".repeat(32)}`, Date.now(), id);
+        db.exec("COMMIT");
+      }
+    };
+    round(2000);
+    const per = await cpuPer(N, () => round(N));
+    db.close();
+    return per;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// 4. The node: each payment simulated (eth_calls sent BATCH to one JSON-RPC batch, as the relayer
+// coalesces reads; a lone eth_call is printed for comparison), and per batch one broadcast, one
+// receipt read and one transaction signature.
+async function nodeFloor(): Promise<{ lone: number; batched: number; perBatch: number }> {
+  const anvil = await startAnvil();
+  const pool = new Pool(anvil.url, { connections: IN_FLIGHT, pipelining: 1 });
+  let id = 0;
+  const post = async (payload: unknown): Promise<unknown> => {
+    const { body: res } = await pool.request({ path: "/", method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(payload) });
+    return JSON.parse(await res.text());
+  };
+  const one = (method: string, params: unknown[]) => ({ jsonrpc: "2.0", id: ++id, method, params });
+  const check = (reply: { error?: unknown }) => {
+    if (reply.error) throw new Error(JSON.stringify(reply.error));
+  };
+  // An executePayment-sized call (4 + 8×32 bytes + a 65-byte signature) against the chain.
+  const data = `0x${"a1b2c3d4"}${"00".repeat(8 * 32 + 96)}`;
+  const call = () => one("eth_call", [{ to: domain.verifyingContract, data }, "latest"]);
+  const lone = async () => check((await post(call())) as { error?: unknown });
+  const batch = async () => {
+    for (const reply of (await post(Array.from({ length: BATCH }, call))) as { error?: unknown }[]) check(reply);
+  };
+  const many = async (count: number, op: () => Promise<unknown>) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: IN_FLIGHT }, async () => { while (next++ < count) await op(); }));
+  };
+  try {
+    await many(2000, lone);
+    const perLone = await cpuPer(N, () => many(N, lone));
+    const batches = Math.ceil(N / BATCH);
+    await many(200, batch);
+    const perBatchedCall = await cpuPer(batches * BATCH, () => many(batches, batch));
+    // Per batch: the broadcast and the receipt read (a round trip each) and a transaction signature.
+    const receipt = async () => check((await post(one("eth_getTransactionReceipt", [`0x${"ee".repeat(32)}`]))) as { error?: unknown });
+    const roundTrip = await cpuPer(batches, () => many(batches, receipt));
+    const digest = keccak256(Buffer.from("a transaction"));
+    const key = Buffer.from("59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d", "hex");
+    const sign = await cpuPer(batches, () => { for (let i = 0; i < batches; i++) secp256k1.ecdsaSign(digest, key); });
+    return { lone: perLone, batched: perBatchedCall, perBatch: 2 * roundTrip + sign };
+  } finally {
+    await pool.close();
+    await anvil.stop();
+  }
+}
+
+const http = await httpFloor();
+const sig = await signatureFloor();
+const ledger = await ledgerFloor();
+const node = await nodeFloor();
+const shared = node.perBatch / BATCH;
+const total = http + sig + ledger + node.batched + shared;
+const row = (label: string, us: number) => console.log(`  ${us.toFixed(1).padStart(7)} µs  ${label}`);
+console.log(`the floor of a relayed payment on this machine (Node ${process.version}, ${N} payments, batches of ${BATCH}):`);
+row("HTTP request and answer (node:http, keep-alive, JSON in and out)", http);
+row("EIP-712 digest and signer recovery (native keccak, secp256k1)", sig);
+row("durable record + settle (node:sqlite WAL, 1 insert + 1 update, fsync per batch)", ledger);
+row(`simulation: one eth_call in a JSON-RPC batch of ${BATCH} (undici Pool, keep-alive)`, node.batched);
+console.log(`             (a lone eth_call per payment instead: ${node.lone.toFixed(1)} µs)`);
+row(`broadcast + receipt read + transaction signature, shared by ${BATCH}`, shared);
+console.log(targetLine("floor of relay's CPU per payment", total, GOAL, "µs", 0));
