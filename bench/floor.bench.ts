@@ -22,6 +22,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
+import Fastify from "fastify";
 import { Pool } from "undici";
 import { privateKeyToAccount } from "viem/accounts";
 import { hashIntentBytes } from "../src/eip712/hash.ts";
@@ -68,37 +69,53 @@ const body = JSON.stringify({
   metadata: { memo: "invoice 2026-11-0042" },
 });
 
-// 1. HTTP: this process serves, a child process sends N requests, IN_FLIGHT at a time.
-async function httpFloor(): Promise<number> {
-  const answer = (res: ServerResponse, text: string) => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
-    res.end(text);
-  };
+// 1. HTTP: this process serves, a child process sends N requests, IN_FLIGHT at a time. Served by
+// node:http alone (the floor) and, for comparison, by fastify, which relay serves with.
+const answerOf = (text: string) => {
+  const parsed = JSON.parse(text) as { intent: { ref: string } };
+  return JSON.stringify({ id: "req_abcdefghijklmnopqrstuvwx", status: "approved", txHash: parsed.intent.ref });
+};
+
+async function plainServer(): Promise<{ port: number; close(): Promise<void> }> {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
-      const parsed = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { intent: { ref: string } };
-      answer(res, JSON.stringify({ id: "req_abcdefghijklmnopqrstuvwx", status: "approved", txHash: parsed.intent.ref }));
+      const text = answerOf(Buffer.concat(chunks).toString("utf8"));
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+      res.end(text);
     });
   });
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/payments`;
+  return { port: (server.address() as AddressInfo).port, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+async function fastifyServer(): Promise<{ port: number; close(): Promise<void> }> {
+  const app = Fastify({ keepAliveTimeout: 60_000 });
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_req, text, done) => done(null, text));
+  app.post("/v1/payments", async (req, reply) => reply.type("application/json").send(answerOf(req.body as string)));
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  return { port: (app.server.address() as AddressInfo).port, close: () => app.close() };
+}
+
+async function httpCost(start: () => Promise<{ port: number; close(): Promise<void> }>): Promise<number> {
+  const server = await start();
+  const url = `http://127.0.0.1:${server.port}/v1/payments`;
   const client = fork(fileURLToPath(new URL("./support/floor-client.ts", import.meta.url)), [url, String(N), String(IN_FLIGHT)], {
     execArgv: ["--disable-warning=ExperimentalWarning"],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
     env: { ...process.env, FLOOR_BODY: body },
   });
-  const ready = new Promise<void>((resolve) => client.once("message", () => resolve()));
-  await ready; // warmed up
+  const exited = new Promise<number | null>((resolve) => client.once("exit", resolve));
+  await new Promise<void>((resolve) => client.once("message", () => resolve())); // warmed up
   const perRequest = await cpuPer(N, () => new Promise<void>((resolve, reject) => {
     client.once("message", () => resolve());
-    client.once("exit", (code) => (code === 0 ? resolve() : reject(new Error(`floor client exited ${code}`))));
+    void exited.then((code) => reject(new Error(`floor client exited ${code} before finishing`)));
     client.send("go");
   }));
-  await new Promise<void>((resolve) => client.once("exit", () => resolve()));
-  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if ((await exited) !== 0) throw new Error("floor client failed");
+  await server.close();
   return perRequest;
 }
 
@@ -197,7 +214,8 @@ async function nodeFloor(): Promise<{ lone: number; batched: number; perBatch: n
   }
 }
 
-const http = await httpFloor();
+const http = await httpCost(plainServer);
+const viaFastify = await httpCost(fastifyServer);
 const sig = await signatureFloor();
 const ledger = await ledgerFloor();
 const node = await nodeFloor();
@@ -206,6 +224,7 @@ const total = http + sig + ledger + node.batched + shared;
 const row = (label: string, us: number) => console.log(`  ${us.toFixed(1).padStart(7)} µs  ${label}`);
 console.log(`the floor of a relayed payment on this machine (Node ${process.version}, ${N} payments, batches of ${BATCH}):`);
 row("HTTP request and answer (node:http, keep-alive, JSON in and out)", http);
+console.log(`             (served by fastify instead: ${viaFastify.toFixed(1)} µs)`);
 row("EIP-712 digest and signer recovery (native keccak, secp256k1)", sig);
 row("durable record + settle (node:sqlite WAL, 1 insert + 1 update, fsync per batch)", ledger);
 row(`simulation: one eth_call in a JSON-RPC batch of ${BATCH} (undici Pool, keep-alive)`, node.batched);
