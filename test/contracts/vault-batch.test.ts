@@ -1,7 +1,8 @@
 // executePaymentBatch against a relayer key sending crafted batches: every rule the one-payment
 // path enforces still holds item by item, with the same revert, now that a batch prices its per-tx
 // cap once per token and cap, pays before reading a balance, keeps an intent's used and cancelled
-// flags in one slot and skips the blacklist slot while nothing is blacklisted. Each refusal is
+// flags in one slot, skips the blacklist slot while nothing is blacklisted, and passes each item its
+// calldata words as they came (the intent is hashed over them, its addresses checked clean). Each refusal is
 // compared with the direct `executePayment` of the same intent, and chain reads prove nothing moved.
 import { decodeErrorResult, toFunctionSelector, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
