@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {LowLevelCall} from "@openzeppelin/contracts/utils/LowLevelCall.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {ExecuteIntent, OwnerApproval, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
 import {VaultBase} from "./vault/VaultBase.sol";
@@ -94,18 +95,34 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         if (intents.length != signatures.length) revert LengthMismatch();
         ok = new bool[](intents.length);
         _startBatch();
+        bytes4 item = this.executePaymentItem_4z5o.selector;
         for (uint256 i; i < intents.length; ++i) {
-            try this.executePaymentItem(intents[i], signatures[i]) {
-                ok[i] = true;
-            } catch (bytes memory reason) {
-                emit PaymentFailed(hashPaymentIntent(intents[i]), reason);
+            PaymentIntent calldata intent = intents[i];
+            bytes calldata signature = signatures[i];
+            bool success;
+            // executePaymentItem_4z5o(intent, signature), its calldata copied from the batch's as it came
+            // (no decoding and re-encoding per item), built past the free memory pointer in the same
+            // place every time.
+            assembly ("memory-safe") {
+                let p := mload(0x40)
+                mstore(p, item)
+                calldatacopy(add(p, 0x04), intent, 0xc0) // the six words of the intent
+                mstore(add(p, 0xc4), 0xe0) // the signature's offset, after the intent
+                mstore(add(p, 0xe4), signature.length)
+                calldatacopy(add(p, 0x104), signature.offset, signature.length)
+                success := call(gas(), address(), 0, p, add(0x104, signature.length), 0, 0)
             }
+            if (success) ok[i] = true;
+            else emit PaymentFailed(hashPaymentIntent(intent), LowLevelCall.returnData());
         }
     }
 
     /// @notice One item of executePaymentBatch; callable only by the vault itself.
+    /// @dev Named for its selector, 0x0000d441: the lowest of the vault's, so the dispatcher (a
+    /// linear search at optimizer runs 1) finds it first, ~1,250 gas sooner per item than
+    /// `executePaymentItem` would be found.
     /// @return intentHash the intent's EIP-712 digest
-    function executePaymentItem(PaymentIntent calldata intent, bytes calldata signature)
+    function executePaymentItem_4z5o(PaymentIntent calldata intent, bytes calldata signature)
         external
         returns (bytes32 intentHash)
     {

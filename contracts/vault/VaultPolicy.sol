@@ -198,10 +198,15 @@ abstract contract VaultPolicy is VaultBase {
     /// @return reason "" when allowed, else "blacklisted" or "not_whitelisted"
     function checkDestination(address bot, address to) public view returns (bool allowed, string memory reason) {
         if (isBlacklisted(to)) return (false, "blacklisted");
-        EnumerableSet.AddressSet storage botList = _botDestinations[bot];
-        if (_globalDestinations.length() == 0 && botList.length() == 0) return (true, "");
-        if (_globalDestinations.contains(to) || botList.contains(to)) return (true, "");
+        if (_onWhitelists(bot, to)) return (true, "");
         return (false, "not_whitelisted");
+    }
+
+    /// @dev The whitelist half of the destination rule: both lists empty, or `to` on one of them.
+    function _onWhitelists(address bot, address to) internal view returns (bool) {
+        EnumerableSet.AddressSet storage botList = _botDestinations[bot];
+        if (_globalDestinations.length() == 0 && botList.length() == 0) return true;
+        return _globalDestinations.contains(to) || botList.contains(to);
     }
 
     // ----------------------------------------------------------------- protocols

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
-import {ECDSA} from "@openzeppelin/contracts/utils/cryptography/ECDSA.sol";
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
 import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
 
@@ -18,6 +17,8 @@ abstract contract VaultSignatures is EIP712 {
         "SwapIntent(address bot,address toToken,uint256 minToAmount,address fromToken,uint256 maxFromAmount,uint256 deadline,bytes32 ref)"
     );
     bytes32 public constant REVIEW_APPROVAL_TYPEHASH = keccak256("ReviewApproval(bytes32 intentHash,uint256 deadline)");
+    // secp256k1's order ÷ 2: a larger s is the malleable twin of a valid signature (EIP-2).
+    uint256 private constant HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
     /// @dev OpenZeppelin's EIP712 keeps the name in an immutable short string (at most 31 bytes,
     /// else StringTooLong), which clones read from the implementation's code.
@@ -30,9 +31,21 @@ abstract contract VaultSignatures is EIP712 {
 
     /// @notice EIP-712 digest of a payment intent on this vault's domain (its intentHash).
     function hashPaymentIntent(PaymentIntent calldata i) public view returns (bytes32) {
-        return _hashTypedDataV4(
-            keccak256(abi.encode(PAYMENT_INTENT_TYPEHASH, i.bot, i.to, i.token, i.amount, i.deadline, i.ref))
-        );
+        // abi.encode(PAYMENT_INTENT_TYPEHASH, i.bot, i.to, i.token, i.amount, i.deadline, i.ref) is
+        // the type hash then the intent's six words as they are in calldata: copied at once, with
+        // the decoder's one check (an address with high bits set is refused: empty revert).
+        bytes32 typeHash = PAYMENT_INTENT_TYPEHASH;
+        bytes32 structHash;
+        assembly ("memory-safe") {
+            if shr(160, or(calldataload(i), or(calldataload(add(i, 0x20)), calldataload(add(i, 0x40))))) {
+                revert(0, 0)
+            }
+            let p := mload(0x40)
+            mstore(p, typeHash)
+            calldatacopy(add(p, 0x20), i, 0xc0)
+            structHash := keccak256(p, 0xe0)
+        }
+        return _hashTypedDataV4(structHash);
     }
 
     /// @notice EIP-712 digest of an execute intent on this vault's domain (its intentHash).
@@ -60,9 +73,19 @@ abstract contract VaultSignatures is EIP712 {
         return _hashTypedDataV4(keccak256(abi.encode(REVIEW_APPROVAL_TYPEHASH, intentHash, deadline)));
     }
 
-    /// @dev True when `signature` is a 65-byte, low-s, v 27/28 signature of `digest` by `signer`.
+    /// @dev True when `signature` is a 65-byte, low-s, v 27/28 signature of `digest` by `signer`:
+    /// OpenZeppelin's ECDSA.tryRecoverCalldata rules (ecrecover itself refuses any other v),
+    /// without its error values, which nothing here reads.
     function _signedBy(bytes32 digest, bytes calldata signature, address signer) internal pure returns (bool) {
-        (address recovered, ECDSA.RecoverError err,) = ECDSA.tryRecoverCalldata(digest, signature);
-        return err == ECDSA.RecoverError.NoError && recovered == signer && signer != address(0);
+        if (signature.length != 65 || signer == address(0)) return false;
+        bytes32 r;
+        bytes32 s;
+        uint8 v;
+        assembly ("memory-safe") {
+            r := calldataload(signature.offset)
+            s := calldataload(add(signature.offset, 0x20))
+            v := byte(0, calldataload(add(signature.offset, 0x40)))
+        }
+        return uint256(s) <= HALF_ORDER && ecrecover(digest, v, r, s) == signer;
     }
 }

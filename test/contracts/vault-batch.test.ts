@@ -1,12 +1,13 @@
 // executePaymentBatch against a relayer key sending crafted batches: every rule the one-payment
 // path enforces still holds item by item, with the same revert, now that a batch prices its per-tx
 // cap once per token and cap, pays before reading a balance, keeps an intent's used and cancelled
-// flags in one slot and skips the blacklist slot while nothing is blacklisted. Each refusal is
+// flags in one slot, skips the blacklist slot while nothing is blacklisted, and passes each item its
+// calldata words as they came (the intent is hashed over them, its addresses checked clean). Each refusal is
 // compared with the direct `executePayment` of the same intent, and chain reads prove nothing moved.
-import { decodeErrorResult, type Address, type Hex } from "viem";
+import { decodeErrorResult, toFunctionSelector, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
-import { abiOf, account, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture, type Revert } from "./fixture.ts";
+import { abiOf, account, calldata, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture, type Revert } from "./fixture.ts";
 
 describe("ServiceVault batches: the rules per item", () => {
   let f: Fixture;
@@ -163,6 +164,47 @@ describe("ServiceVault batches: the rules per item", () => {
     expect(await f.read(f.vault, "ServiceVault", "usedIntents", [twiceHash])).toBe(true);
     expect(await f.read(f.vault, "ServiceVault", "cancelledIntents", [twiceHash])).toBe(true);
     expect(await direct(twice)).toEqual({ name: "IntentAlreadyUsed", args: [twiceHash] });
+  });
+
+  it("an intent whose address words carry high bits is refused with an empty revert, alone and in a batch; nothing moves", async () => {
+    // The vault hashes an intent over its calldata words: the ABI decoder's address check must hold there too.
+    const good = await item(f.bot, {});
+    const hash = await hashOf(good.intent);
+    const before = await f.balanceOf(f.tokens.usdc, payee);
+    const dirty = (data: Hex, word: number): Hex => {
+      const at = 2 + 2 * (4 + 32 * word); // the intent's words follow the selector (its struct is static)
+      return `${data.slice(0, at)}01${data.slice(at + 2)}` as Hex;
+    };
+    const revertData = async (data: Hex): Promise<unknown> => {
+      try {
+        await f.chain.provider.request({ method: "eth_call", params: [{ from: f.relayer.address, to: f.vault, data }, "latest"] } as never);
+      } catch (err) {
+        return (err as { data?: unknown }).data ?? "no data";
+      }
+      throw new Error("expected a revert, but the call succeeded");
+    };
+    for (const word of [0, 1, 2]) { // bot, to, token
+      const direct = dirty(calldata("ServiceVault", "executePayment", [good.intent, good.signature]), word);
+      const batched = dirty(calldata("ServiceVault", "executePaymentBatch", [[good.intent], [good.signature]]), word + 3); // after two offsets and the length
+      const hashed = dirty(calldata("ServiceVault", "hashPaymentIntent", [good.intent]), word);
+      for (const data of [direct, batched, hashed]) expect([undefined, "0x", "no data"]).toContain(await revertData(data));
+      for (const data of [direct, batched]) {
+        await f.clients.walletFor(f.relayer).sendTransaction({ to: f.vault, data, gas: 1_000_000n, chain: f.clients.chain, account: f.relayer }).catch(() => undefined);
+      }
+    }
+    expect(await f.balanceOf(f.tokens.usdc, payee)).toBe(before);
+    expect(await f.read(f.vault, "ServiceVault", "usedIntents", [hash])).toBe(false);
+    // The same intent, encoded as signed, executes.
+    expect(await batch([good])).toEqual([undefined]);
+    expect(await f.balanceOf(f.tokens.usdc, payee)).toBe(before + good.intent.amount);
+  });
+
+  it("the item entry point's selector is the vault's lowest: the dispatcher (a linear search at optimizer runs 1) tries it first", () => {
+    const selectors = vaultAbi()
+      .filter((x) => x.type === "function")
+      .map((fn) => ({ name: (fn as { name: string }).name, selector: toFunctionSelector(fn as never) }))
+      .sort((a, b) => a.selector.localeCompare(b.selector));
+    expect(selectors[0]).toEqual({ name: "executePaymentItem_4z5o", selector: "0x0000d441" });
   });
 
   it("mixed vaults: an intent signed for another vault is refused in this vault's batch", async () => {
