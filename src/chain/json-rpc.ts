@@ -114,7 +114,7 @@ class Call implements Dispatcher.DispatchHandler {
   send(pool: Pool): void {
     let text: string;
     try {
-      text = JSON.stringify(this.#body);
+      text = callText(this.#body);
     } catch (error) {
       return this.#fail(new HttpRequestError({ body: this.#body, cause: error as Error, url: this.#endpoint.url }));
     }
@@ -192,4 +192,39 @@ class Call implements Dispatcher.DispatchHandler {
     if (!ok) throw new HttpRequestError({ body, details: JSON.stringify(error) ?? `HTTP ${this.#status}`, status: this.#status, url });
     return data?.result;
   }
+}
+
+// JSON.stringify looks at every character of a string for what needs escaping, ~2 ns a character:
+// the simulating lens's code (18 KB, in every readAndSimulate call), calldata and signed batches
+// (~10 KB) made that the larger part of sending a call. A long string with nothing to escape is
+// handed to JSON.stringify as JSON text instead (JSON.rawJSON, which checks it natively, 4x faster);
+// the output is the same text.
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+const RAW_MIN_LENGTH = 512;
+
+/** A call's JSON text: JSON.stringify's, faster for long strings. */
+export function callText(body: { method: string; params?: unknown }): string {
+  return JSON.stringify({ ...body, params: withRawStrings(body.params) });
+}
+
+/** `value` with every long string that needs no escaping as raw JSON text; the rest as is. */
+function withRawStrings(value: unknown): unknown {
+  if (rawJSON === undefined) return value;
+  if (typeof value === "string") {
+    // No backslash (it would read as an escape) and no lone surrogate (JSON.stringify escapes
+    // those); quotes and control characters make rawJSON throw, and the string stays as it is.
+    if (value.length < RAW_MIN_LENGTH || value.indexOf("\\") !== -1 || !(value as unknown as { isWellFormed(): boolean }).isWellFormed()) return value;
+    try {
+      return rawJSON(`"${value}"`);
+    } catch {
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map(withRawStrings);
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON !== "function") {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[key] = withRawStrings((value as Record<string, unknown>)[key]);
+    return copy;
+  }
+  return value;
 }

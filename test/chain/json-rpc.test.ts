@@ -5,10 +5,11 @@
 // into RPC_ERROR; credentials in the URL become a Basic header and appear in no error.
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, HttpRequestError, RpcRequestError, TimeoutError, type Address, type Hex } from "viem";
 import { clientsFor, chainFor } from "../../src/chain/clients.ts";
-import { jsonRpcClient } from "../../src/chain/json-rpc.ts";
+import { callText, jsonRpcClient } from "../../src/chain/json-rpc.ts";
 import { rpcFailure, isTransportFailure } from "../../src/relayer/rpc-errors.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 import { freePort } from "../support/free-port.ts";
@@ -47,6 +48,27 @@ async function caught(promise: Promise<unknown>): Promise<Error & Record<string,
   }
   throw new Error("expected a rejection");
 }
+
+describe("a call's JSON text", () => {
+  it("is JSON.stringify's for any params, long strings included (hex, quotes, backslashes, control characters, lone surrogates)", () => {
+    const long = fc.oneof(
+      fc.uint8Array({ minLength: 256, maxLength: 3000 }).map((b) => `0x${Buffer.from(b).toString("hex")}`),
+      fc.tuple(fc.string({ unit: "binary", minLength: 0, maxLength: 40 }), fc.integer({ min: 300, max: 2000 })).map(([s, n]) => "ab".repeat(n) + s),
+      fc.string({ unit: "binary", minLength: 500, maxLength: 1500 }),
+      fc.constantFrom("\\n".repeat(600), '"'.repeat(600), "\u0001".repeat(600), "\ud800".repeat(600), "é".repeat(600)),
+    );
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, long, fc.jsonValue(), fc.array(tie("node"), { maxLength: 4 }), fc.dictionary(fc.string(), tie("node"), { maxKeys: 4 })),
+    })).node;
+    fc.assert(
+      fc.property(fc.string(), fc.option(fc.array(value, { maxLength: 4 }), { nil: undefined }), (method, params) => {
+        const body = { jsonrpc: "2.0", id: 7, method, params };
+        expect(callText(body)).toBe(JSON.stringify(body));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
 
 describe("on a real anvil", () => {
   it("answers what viem's http transport answers", async () => {
