@@ -12,7 +12,7 @@
 //   answer that is not a JSON-RPC error throws HttpRequestError with the status;
 // - user:password in the URL becomes a Basic Authorization header and leaves the URL, like viem's.
 // No retries here: the relayer decides (clients.ts sets viem's retryCount to 0 as before).
-import { Pool, type Dispatcher } from "undici";
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from "undici";
 import { HttpRequestError, ResponseBodyTooLargeError, RpcRequestError, TimeoutError } from "viem";
 
 export interface JsonRpcRequest {
@@ -62,16 +62,22 @@ type RpcBody = {
 
 let nextId = 0;
 
+function useEnvProxy(): boolean {
+  const env = process.env;
+  return env.NODE_USE_ENV_PROXY === "1" && Boolean(env.HTTP_PROXY || env.HTTPS_PROXY || env.http_proxy || env.https_proxy);
+}
+
 /** A JSON-RPC client for `url` (http or https), `timeoutMs` per call. */
 export function jsonRpcClient(url: string, options: { timeoutMs?: number } = {}): JsonRpcClient {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   let endpoint: Endpoint;
-  let pool: Pool;
+  let pool: Dispatcher;
   try {
     endpoint = endpointOf(url);
     // As many connections as calls in flight (like fetch's global agent); idle ones are kept alive
-    // and do not hold the process open.
-    pool = new Pool(endpoint.origin, { pipelining: 1 });
+    // and do not hold the process open. Where Node is told to honour HTTP(S)_PROXY for fetch
+    // (NODE_USE_ENV_PROXY), so is this client.
+    pool = useEnvProxy() ? new EnvHttpProxyAgent() : new Pool(endpoint.origin, { pipelining: 1 });
   } catch (error) {
     // Not an http(s) URL: each call fails as viem's transport failed it, with the reason as cause.
     return {
@@ -111,7 +117,7 @@ class Call implements Dispatcher.DispatchHandler {
     this.#timer = setTimeout(() => this.#fail(new TimeoutError({ body, url: endpoint.url })), timeoutMs);
   }
 
-  send(pool: Pool): void {
+  send(pool: Dispatcher): void {
     let text: string;
     try {
       text = callText(this.#body);

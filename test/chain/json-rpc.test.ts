@@ -3,8 +3,8 @@
 // classes, codes and revert data viem's error mapping and the relayer's revert decoding read); a
 // node that is down, silent, or answering garbage gives the transport errors rpc-errors.ts turns
 // into RPC_ERROR; credentials in the URL become a Basic header and appear in no error.
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, HttpRequestError, RpcRequestError, TimeoutError, type Address, type Hex } from "viem";
@@ -96,6 +96,49 @@ describe("on a real anvil", () => {
     expect(String(raw(ours).data)).toContain(Buffer.from("nope").toString("hex"));
     // Not a transport failure: the relayer reports the revert, not RPC_ERROR.
     expect(isTransportFailure(ours)).toBe(false);
+  });
+
+  it("goes through HTTP(S)_PROXY when Node is told to honour it (NODE_USE_ENV_PROXY=1), as fetch does", async () => {
+    // A proxy that records the host of every request it carries, forwarded (absolute-form) or tunnelled (CONNECT).
+    const tunnels: string[] = [];
+    const proxy = createServer((req, res) => {
+      const target = new URL(req.url ?? "");
+      tunnels.push(target.host);
+      const forward = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      forward.on("error", () => res.destroy());
+      req.pipe(forward);
+    });
+    proxy.on("connect", (req, socket, head) => {
+      tunnels.push(req.url ?? "");
+      const [host, port] = (req.url ?? "").split(":");
+      const upstream = connect(Number(port), host, () => {
+        socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(socket).pipe(upstream);
+      });
+      upstream.on("error", () => socket.destroy());
+      socket.on("error", () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    const saved = { NODE_USE_ENV_PROXY: process.env.NODE_USE_ENV_PROXY, HTTP_PROXY: process.env.HTTP_PROXY };
+    try {
+      process.env.NODE_USE_ENV_PROXY = "1";
+      process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const client = jsonRpcClient(anvil.url);
+      expect(await client.request({ method: "eth_chainId" })).toBe(`0x${CHAIN_ID.toString(16)}`);
+      expect(tunnels).toEqual([new URL(anvil.url).host]);
+      await client.close();
+    } finally {
+      for (const [key, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[key];
+        else process.env[key] = value;
+      }
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it("an unknown method throws the same mapped error as viem's transport", async () => {
