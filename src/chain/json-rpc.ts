@@ -208,15 +208,16 @@ class Call implements Dispatcher.DispatchHandler {
 const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
 const RAW_MIN_LENGTH = 512;
 
-/** A call's JSON text: JSON.stringify's, faster for long strings. */
+/** A call's JSON text: JSON.stringify's (with bigints as viem writes them), faster for long strings. */
 export function callText(body: { method: string; params?: unknown }): string {
   return JSON.stringify({ ...body, params: withRawStrings(body.params) });
 }
 
-/** `value` with every long string that needs no escaping as raw JSON text; the rest as is. */
+/** `value` with every long string that needs no escaping as raw JSON text, and bigints as decimal strings (as viem's stringify); the rest as is. */
 function withRawStrings(value: unknown): unknown {
-  if (rawJSON === undefined) return value;
+  if (typeof value === "bigint") return value.toString();
   if (typeof value === "string") {
+    if (rawJSON === undefined) return value;
     // No backslash (it would read as an escape) and no lone surrogate (JSON.stringify escapes
     // those); quotes and control characters make rawJSON throw, and the string stays as it is.
     if (value.length < RAW_MIN_LENGTH || value.indexOf("\\") !== -1 || !(value as unknown as { isWellFormed(): boolean }).isWellFormed()) return value;

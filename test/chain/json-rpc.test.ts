@@ -68,6 +68,10 @@ describe("a call's JSON text", () => {
       { numRuns: 300 },
     );
   });
+
+  it("writes bigints as decimal strings, as viem's transport did", () => {
+    expect(callText({ method: "evm_increaseTime", params: [3600n, { n: 1n << 70n }] })).toBe(`{"method":"evm_increaseTime","params":["3600",{"n":"${1n << 70n}"}]}`);
+  });
 });
 
 describe("on a real anvil", () => {
