@@ -1,10 +1,10 @@
-// viem clients over any EIP-1193 provider (an in-process chain) or a JSON-RPC URL.
+// viem clients over any EIP-1193 provider (an in-process chain) or a JSON-RPC URL (through the lean
+// HTTP client in json-rpc.ts, which throws the errors viem's http transport would).
 import {
   createPublicClient,
   createWalletClient,
   custom,
   defineChain,
-  http,
   type Account,
   type Chain,
   type EIP1193Provider,
@@ -12,6 +12,7 @@ import {
   type Transport,
   type WalletClient,
 } from "viem";
+import { jsonRpcClient } from "./json-rpc.ts";
 
 export function chainFor(chainId: number, rpcUrl = "http://127.0.0.1:8545"): Chain {
   return defineChain({
@@ -31,7 +32,8 @@ export interface Clients {
 
 /** `timeoutMs`: longest wait for one HTTP JSON-RPC answer (viem's default, 10 s, when omitted). */
 export function clientsFor(source: EIP1193Provider | string, chainId: number, options: { timeoutMs?: number } = {}): Clients {
-  const transport = typeof source === "string" ? http(source, { retryCount: 0, timeout: options.timeoutMs }) : custom(source, { retryCount: 0 });
+  const provider = typeof source === "string" ? jsonRpcClient(source, { timeoutMs: options.timeoutMs }) : source;
+  const transport = custom(provider, { retryCount: 0 });
   const chain = chainFor(chainId, typeof source === "string" ? source : undefined);
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50, cacheTime: 0 });
   return {

@@ -29,14 +29,19 @@ function checksumScratch(): Address {
   return outScratch.toString("latin1") as Address;
 }
 
-/** The EIP-55 address of the 20 bytes at `bytes[offset..offset+20)`. */
+/** The EIP-55 address of the 20 bytes at `bytes[offset..offset+20)` (a recovered signer: the same few bots, cached like toChecksumAddress). */
 export function checksumAddressFromBytes(bytes: Uint8Array, offset = 0): Address {
   for (let i = 0; i < 20; i++) {
     const b = bytes[offset + i]!;
     lowerScratch[2 * i] = HEX_DIGITS[b >> 4]!;
     lowerScratch[2 * i + 1] = HEX_DIGITS[b & 0x0f]!;
   }
-  return checksumScratch();
+  const lower = `0x${lowerScratch.toString("latin1")}`;
+  const known = checksummed.get(lower);
+  if (known !== undefined) return known;
+  const out = checksumScratch();
+  remember(lower, out);
+  return out;
 }
 
 /** True for `0x` followed by exactly 40 hex digits, in any case. */
@@ -58,9 +63,13 @@ export function toChecksumAddress(address: string): Address {
     lowerScratch[i] = c;
   }
   const out = checksumScratch();
-  if (checksummed.size >= CHECKSUM_CACHE) checksummed.clear();
-  checksummed.set(address, out);
+  remember(address, out);
   return out;
+}
+
+function remember(address: string, checksum: Address): void {
+  if (checksummed.size >= CHECKSUM_CACHE) checksummed.clear();
+  checksummed.set(address, checksum);
 }
 
 /**

@@ -22,6 +22,7 @@ import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
 import { rpcFailure } from "./rpc-errors.ts";
 import { decodeSnapshots } from "./snapshot-codec.ts";
+import { decodeReadAndSimulate, readAndSimulateCalldata, type LensQuery } from "./simulating-lens-codec.ts";
 import { BlockWatch } from "./block-watch.ts";
 
 export interface BotConfig {
@@ -219,16 +220,17 @@ export class ChainRuntime {
   ): Promise<{ snapshots: PolicySnapshot[]; outcomes: readonly SimulationOutcome[] }> {
     const entry = simulations[0]?.from ?? this.signers[0]?.address ?? OVERRIDE_PROBE_ADDRESS;
     const keys = new Set([entry, ...simulations.map((sim) => sim.from)].map((address) => address.toLowerCase() as Address));
-    const data = encodeFunctionData({
-      abi: simulatingLens.abi,
-      functionName: "readAndSimulate",
-      args: [queries.map((query) => this.#lensQuery(query)), simulations.map(({ from, to, data }) => ({ from, to, data }))],
-    });
-    const { data: out } = await rpcFailure(() =>
-      this.clients.publicClient.call({ to: entry, data, stateOverride: [...keys].map((address) => ({ address, code: simulatingLens.deployedBytecode })) }),
+    const data = readAndSimulateCalldata(
+      queries.map((query) => this.#lensQuery(query)),
+      simulations.map(({ from, to, data }) => ({ from, to, data })),
     );
-    if (out === undefined) throw new Error("the simulating lens returned no data");
-    const [encoded, outcomes] = decodeFunctionResult({ abi: simulatingLens.abi, functionName: "readAndSimulate", data: out }) as readonly [Hex, readonly SimulationOutcome[]];
+    // eth_call straight through the transport (what viem's call action sends, without its
+    // per-call checks of the 18 KB override code): the lens's code at every key's address.
+    const overrides: Record<Address, { code: Hex }> = {};
+    for (const address of keys) overrides[address] = { code: simulatingLens.deployedBytecode };
+    const out = await rpcFailure(() => this.clients.publicClient.request({ method: "eth_call", params: [{ to: entry, data }, "latest", overrides] }));
+    if (typeof out !== "string" || out === "0x") throw new Error("the simulating lens returned no data");
+    const { snapshots: encoded, outcomes } = decodeReadAndSimulate(out);
     const snapshots = decodeSnapshots(encoded);
     if (snapshots.length !== queries.length) throw new Error(`the simulating lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
     if (outcomes.length !== simulations.length) throw new Error(`the simulating lens returned ${outcomes.length} outcomes for ${simulations.length} simulations`);
@@ -264,7 +266,7 @@ export class ChainRuntime {
   }
 
   /** A query as the lens's Query struct. */
-  #lensQuery(query: SnapshotQuery) {
+  #lensQuery(query: SnapshotQuery): LensQuery {
     return {
       factory: this.config.factory,
       vault: query.vault,

@@ -12,12 +12,13 @@
 // failed, or an earlier item of the group used what it needed) is simulated again alone at the same
 // block, which gives its own revert reason, or passes. A group whose reads fail for another reason
 // than an unreachable node is read again request by request, so one bad query harms no other.
-import { decodeFunctionResult, type Address, type Hex } from "viem";
+import { decodeFunctionResult, getAbiItem, type AbiFunction, type Address, type Hex } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
 import type { ChainRuntime, PolicySnapshot, SimulationCall, SnapshotQuery } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
 import { rpcFailure } from "./rpc-errors.ts";
 import { simulate, simulationError, type SimulationOk } from "./simulate.ts";
+import { AbiWords } from "./snapshot-codec.ts";
 
 /** What one request read, all at `blockNumber`. */
 export interface PinnedRead {
@@ -232,11 +233,26 @@ export class ReadBatcher {
   }
 }
 
+/** Whether executePaymentBatch returns one bool per payment (bool[]), the layout executedOf reads by hand. */
+const BATCH_RETURNS_BOOLS = (() => {
+  const item = getAbiItem({ abi: vaultAbi, name: "executePaymentBatch" }) as AbiFunction | undefined;
+  return item?.outputs.length === 1 && item.outputs[0]!.type === "bool[]";
+})();
+
 /** A batch simulation's result: per payment, whether it executed; undefined if the data is not that. */
-function executedOf(data: Hex, count: number): readonly boolean[] | undefined {
+export function executedOf(data: Hex, count: number): readonly boolean[] | undefined {
   try {
-    const executed = decodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", data }) as readonly boolean[];
-    return executed.length === count ? executed : undefined;
+    if (!BATCH_RETURNS_BOOLS) {
+      const executed = decodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", data }) as readonly boolean[];
+      return executed.length === count ? executed : undefined;
+    }
+    // abi.encode(bool[]): the array's offset, its length, then one word per flag.
+    const w = new AbiWords(data, "executePaymentBatch's result");
+    const at = w.offset(0);
+    if (w.offset(at) !== count) return undefined;
+    const executed: boolean[] = [];
+    for (let i = 0; i < count; i++) executed.push(w.bool(at + 32 * (i + 1)));
+    return executed;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
 // Decoding the policy lens's output (contracts/lens/PolicyLens.sol, an array of struct Snapshot) on
-// the request path. The layout is fixed, so it is read word by word straight from the hex: several
+// the request path. The layout is fixed, so it is read word by word straight from the bytes: several
 // times faster than a generic ABI decoder, which matters once per request. `snapshotsAbi` describes
 // the same array for the generic decoder, which the tests use as the reference; keep it in the
 // struct's order.
@@ -56,38 +56,70 @@ const snapshotAbi = [
 
 export const snapshotsAbi = [{ ...snapshotAbi[0], type: "tuple[]" }] as const;
 
-/** ABI words of a hex string: word(i) is bytes [32i, 32i + 32). Offsets in the encoding are in bytes. */
-class Words {
-  readonly #hex: string;
-  constructor(hex: Hex) {
-    this.#hex = hex;
-    if ((hex.length - 2) % 64 !== 0) throw new Error("policy lens output is not whole ABI words");
+/**
+ * ABI words of encoded bytes: offsets in the encoding are in bytes. Every read is bounds-checked,
+ * offsets must stay inside the data and bools be 0 or 1; errors begin with `what` ("policy lens output").
+ */
+export class AbiWords {
+  readonly bytes: Buffer;
+  readonly #what: string;
+  constructor(data: Hex | Uint8Array, what: string) {
+    this.#what = what;
+    this.bytes = typeof data === "string" ? hexBytes(data, what) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (this.bytes.length % 32 !== 0) throw new Error(`${what} is not whole ABI words`);
   }
-  /** The word at byte offset `at`. */
+  #check(at: number, length: number): void {
+    if (at + length > this.bytes.length) throw new Error(`${this.#what} is truncated`);
+  }
+  /** The word at byte offset `at`. Most are small numbers: read as one 64-bit integer when the first 24 bytes are zero. */
   uint(at: number): bigint {
-    const start = 2 + at * 2;
-    if (start + 64 > this.#hex.length) throw new Error("policy lens output is truncated");
-    return BigInt(`0x${this.#hex.slice(start, start + 64)}`);
+    this.#check(at, 32);
+    const b = this.bytes;
+    if ((b.readUInt32BE(at) | b.readUInt32BE(at + 4) | b.readUInt32BE(at + 8) | b.readUInt32BE(at + 12) | b.readUInt32BE(at + 16) | b.readUInt32BE(at + 20)) === 0) {
+      return b.readBigUInt64BE(at + 24);
+    }
+    return BigInt(`0x${b.toString("hex", at, at + 32)}`);
   }
+  /** A word that is an offset or a length: a number no larger than the data. */
   offset(at: number): number {
     const value = this.uint(at);
-    if (value > BigInt(this.#hex.length)) throw new Error("policy lens output has an offset out of range");
+    if (value > BigInt(this.bytes.length)) throw new Error(`${this.#what} has an offset out of range`);
     return Number(value);
   }
   bool(at: number): boolean {
     const value = this.uint(at);
-    if (value > 1n) throw new Error("policy lens output has a bool that is neither 0 nor 1");
+    if (value > 1n) throw new Error(`${this.#what} has a bool that is neither 0 nor 1`);
     return value === 1n;
   }
   /** UTF-8 text of `length` bytes starting at byte offset `at`. */
   text(at: number, length: number): string {
-    const start = 2 + at * 2;
-    if (start + length * 2 > this.#hex.length) throw new Error("policy lens output is truncated");
-    return Buffer.from(this.#hex.slice(start, start + length * 2), "hex").toString("utf8");
+    this.#check(at, length);
+    return this.bytes.toString("utf8", at, at + length);
+  }
+  /** `bytes` whose length word is at byte offset `at`, as 0x hex. */
+  hexBytes(at: number): Hex {
+    const length = this.offset(at);
+    this.#check(at + 32, length);
+    return `0x${this.bytes.toString("hex", at + 32, at + 32 + length)}`;
+  }
+  /** `bytes` whose length word is at byte offset `at`, as a view of the same memory. */
+  subarray(at: number): Buffer {
+    const length = this.offset(at);
+    this.#check(at + 32, length);
+    return this.bytes.subarray(at + 32, at + 32 + length);
   }
 }
 
-function limitsAt(w: Words, at: number): SpendingLimit[] {
+/** The bytes of 0x hex (Buffer.from alone would stop quietly at the first character that is not hex). */
+function hexBytes(hex: Hex, what: string): Buffer {
+  const bytes = Buffer.from(hex.slice(2), "hex");
+  if (!hex.startsWith("0x") || bytes.length * 2 !== hex.length - 2) {
+    throw new Error((hex.length - 2) % 64 !== 0 ? `${what} is not whole ABI words` : `${what} is not hex`);
+  }
+  return bytes;
+}
+
+function limitsAt(w: AbiWords, at: number): SpendingLimit[] {
   const count = w.offset(at);
   const limits: SpendingLimit[] = [];
   for (let i = 0; i < count; i++) {
@@ -98,8 +130,8 @@ function limitsAt(w: Words, at: number): SpendingLimit[] {
 }
 
 /** The lens's return data, an encoded Snapshot[] → one PolicySnapshot per query, in order (same values as decodeAbiParameters(snapshotsAbi, hex)[0]). */
-export function decodeSnapshots(hex: Hex): PolicySnapshot[] {
-  const w = new Words(hex);
+export function decodeSnapshots(data: Hex | Uint8Array): PolicySnapshot[] {
+  const w = new AbiWords(data, "policy lens output");
   const array = w.offset(0);
   const count = w.offset(array);
   const items = array + 32; // element offsets count from the first offset word
@@ -109,7 +141,7 @@ export function decodeSnapshots(hex: Hex): PolicySnapshot[] {
 }
 
 /** The Snapshot tuple that starts at byte offset `t`. */
-function snapshotAt(w: Words, t: number): PolicySnapshot {
+function snapshotAt(w: AbiWords, t: number): PolicySnapshot {
   const field = (i: number) => t + i * 32;
   const config = t + w.offset(field(5));
   const balancesAt = t + w.offset(field(9));

@@ -16,6 +16,9 @@ describe("addresses", () => {
         expect(checksumAddressFromBytes(bytes)).toBe(expected);
         expect(toChecksumAddress(lower)).toBe(expected);
         expect(toChecksumAddress(lower.toUpperCase().replace("0X", "0x"))).toBe(expected);
+        // Again, now from the cache, and from bytes at an offset.
+        expect(checksumAddressFromBytes(bytes)).toBe(expected);
+        expect(checksumAddressFromBytes(Uint8Array.of(9, 9, ...bytes), 2)).toBe(expected);
       }),
       { numRuns: 500 },
     );
