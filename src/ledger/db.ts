@@ -81,6 +81,9 @@ export class Db {
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
     this.sqlite.exec("PRAGMA synchronous = FULL");
+
+
+
     const checkpoint = options.backgroundCheckpoints ? fallbackCheckpointPages : Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
     this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);
@@ -130,6 +133,27 @@ export class Db {
     this.#setSynchronous(options.durable === false ? "NORMAL" : "FULL");
     this.sqlite.exec("BEGIN IMMEDIATE");
     this.#depth = 1;
+  }
+
+  /**
+   * Opens a savepoint inside the transaction {@link Db.begin} opened: what runs until
+   * {@link Db.releaseSavepoint} can be undone alone with {@link Db.rollbackSavepoint}, the rest of
+   * the transaction kept. Savepoints do not nest here (one at a time).
+   */
+  savepoint(): void {
+    if (this.#depth === 0) throw new Error("no ledger transaction is open");
+    this.sqlite.exec("SAVEPOINT member");
+  }
+
+  /** Keeps what ran since {@link Db.savepoint} as part of the transaction. */
+  releaseSavepoint(): void {
+    this.sqlite.exec("RELEASE member");
+  }
+
+  /** Undoes what ran since {@link Db.savepoint}; the transaction stays open. */
+  rollbackSavepoint(): void {
+    this.sqlite.exec("ROLLBACK TO member");
+    this.sqlite.exec("RELEASE member");
   }
 
   /** Ends the transaction {@link Db.begin} opened: COMMIT, or ROLLBACK when `commit` is false. */
