@@ -62,19 +62,33 @@ const opNames = Object.keys({
  * The `tx` of one transaction: every operation runs directly on the connection the transaction
  * holds. It refuses to run once its transaction has ended (a `tx` kept past its `fn` would
  * otherwise write outside any transaction). Its `transaction` joins the one under way, so code
- * handed the `tx` where it expects a Store does not wait for itself.
+ * handed the `tx` where it expects a Store does not wait for itself. The operations are methods
+ * of the class, made once (not closures made for every transaction): call them on the `tx`.
  */
-function transactionOps(ops: SqliteOps, isOpen: () => boolean): StoreOps & Pick<Store, "transaction"> {
-  const tx = {} as Record<string, unknown>;
-  for (const name of opNames) {
-    const op = (ops[name] as (...args: unknown[]) => unknown).bind(ops);
-    tx[name] = async (...args: unknown[]) => {
-      if (!isOpen()) throw new Error(`ledger: ${name} called on a transaction that has ended`);
-      return op(...args);
-    };
+class TransactionOps {
+  readonly ops: SqliteOps;
+  readonly state: { open: boolean };
+
+  constructor(ops: SqliteOps, state: { open: boolean }) {
+    this.ops = ops;
+    this.state = state;
   }
-  tx.transaction = <T>(fn: (inner: StoreOps) => Promise<T>) => fn(tx as unknown as StoreOps);
-  return tx as unknown as StoreOps & Pick<Store, "transaction">;
+
+  transaction<T>(fn: (inner: StoreOps) => Promise<T>): Promise<T> {
+    return fn(this as unknown as StoreOps);
+  }
+}
+for (const name of opNames) {
+  Object.defineProperty(TransactionOps.prototype, name, {
+    value: async function (this: TransactionOps, ...args: unknown[]) {
+      if (!this.state.open) throw new Error(`ledger: ${name} called on a transaction that has ended`);
+      return (this.ops[name] as (...args: unknown[]) => unknown)(...args);
+    },
+  });
+}
+
+function transactionOps(ops: SqliteOps, state: { open: boolean }): StoreOps & Pick<Store, "transaction"> {
+  return new TransactionOps(ops, state) as unknown as StoreOps & Pick<Store, "transaction">;
 }
 
 /** At most this many transactions share one commit (see Ledger.transaction). */
@@ -203,7 +217,7 @@ export class Ledger implements Store {
     const current = { open: true };
     let outcome: { ok: true; value: T } | { ok: false; error: unknown };
     try {
-      outcome = { ok: true, value: await this.#inside.run(current, () => fn(transactionOps(this.#ops, () => current.open))) };
+      outcome = { ok: true, value: await this.#inside.run(current, () => fn(transactionOps(this.#ops, current))) };
     } catch (error) {
       outcome = { ok: false, error };
     }
