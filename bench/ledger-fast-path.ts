@@ -2,8 +2,8 @@
 // payment makes (relayer.ts, submitter.ts, settle.ts) on a SQLite ledger with background
 // checkpoints, as `relay serve` opens it, and prints the process's CPU per payment (all threads,
 // from process.cpuUsage) and the ledger's statements. Payments arrive in rounds of BATCH, as the
-// submitter batches them: each round claims and records its payments one by one, records the
-// batch's transaction, marks it submitted and settles its requests (their settle transactions
+// submitter batches them: each round's payments arrive together (each claimed and recorded from
+// its own turn of the event loop, as HTTP requests are), then it records the batch's transaction, marks it submitted and settles its requests (their settle transactions
 // started together, as executeAndSettle's are when a receipt resolves them).
 // Run: node bench/ledger-fast-path.ts [payments] [batch]
 import { mkdtempSync, rmSync } from "node:fs";
@@ -49,8 +49,8 @@ async function claimAndRecord(): Promise<{ id: string; key: string }> {
 }
 
 async function round(): Promise<void> {
-  const recorded = [];
-  for (let i = 0; i < batch; i++) recorded.push(await claimAndRecord());
+  // The batch's payments arrive together, each in its own turn of the event loop (as HTTP requests do).
+  const recorded = await Promise.all(Array.from({ length: batch }, () => new Promise((resolve) => setImmediate(resolve)).then(claimAndRecord)));
   const ids = recorded.map((r) => r.id);
   const n = await ledger.nextNonce(31337, signer, nonce);
   const rawTx = "0x02" + randomBytes(200 + 120 * batch).toString("hex");

@@ -29,6 +29,7 @@ const opNames = Object.keys({
   createRequest: true,
   getRequest: true,
   transition: true,
+  move: true,
   recordSubmission: true,
   recordBatchSubmission: true,
   findByIntentHash: true,
@@ -322,6 +323,11 @@ export class Ledger implements Store {
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<RequestRecord | undefined> {
     return this.#run((o) => o.transition(id, from, to, fields));
+  }
+
+  /** {@link transition} without reading the request back: whether it moved. */
+  move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<boolean> {
+    return this.#run((o) => o.move(id, from, to, fields));
   }
 
   /**

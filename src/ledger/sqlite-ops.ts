@@ -72,6 +72,15 @@ export class SqliteOps {
     });
   }
 
+  /** {@link transition} without reading the request back (no RETURNING *): whether it moved. */
+  move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): boolean {
+    return this.#db.transaction(() => {
+      const moved = this.#requests.move(id, from, to, fields);
+      if (moved && to === "rejected") this.#spend.release(id);
+      return moved;
+    });
+  }
+
   /**
    * Records a signed transaction durably before it is broadcast: reserves `nonce` for `signer` and
    * moves the request to `submitting` with signer, nonce, txHash and rawTx, in one transaction.
