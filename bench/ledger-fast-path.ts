@@ -1,10 +1,11 @@
 // The ledger's share of a fast-path payment, without a chain or HTTP: replays the store calls one
 // payment makes (relayer.ts, submitter.ts, settle.ts) on a SQLite ledger with background
 // checkpoints, as `relay serve` opens it, and prints the process's CPU per payment (all threads,
-// from process.cpuUsage) and the ledger's statements. Payments arrive in rounds of BATCH, as the
-// submitter batches them: each round's payments arrive together (each claimed and recorded from
-// its own turn of the event loop, as HTTP requests are), then it records the batch's transaction, marks it submitted and settles its requests (their settle transactions
-// started together, as executeAndSettle's are when a receipt resolves them).
+// from process.cpuUsage). Payments come in rounds of BATCH, as the submitter batches them: a
+// round's payments arrive together (each claimed and recorded from its own turn of the event loop,
+// as HTTP requests are); then the batch's transaction is recorded, marked submitted, and its
+// requests settled (their settle transactions started together, as executeAndSettle's are when
+// one receipt resolves them all).
 // Run: node bench/ledger-fast-path.ts [payments] [batch]
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -60,14 +61,13 @@ async function round(): Promise<void> {
   nonce = n + 1n;
   await ledger.sync();
   await ledger.transaction(async (tx) => {
-    for (const id of ids) await tx.transition(id, ["submitting"], "submitted");
+    for (const id of ids) await tx.move(id, ["submitting"], "submitted");
   }, relaxed);
   await Promise.all(
     recorded.map(({ id, key }) =>
       ledger.transaction(async (tx) => {
         const text = JSON.stringify({ requestId: id, status: "approved", txHash, simulationResult: { success: true, gasEstimate: "91234" } });
-        const final = await tx.transition(id, ["submitting", "submitted"], "approved", { txHash, response: text });
-        if (final?.response !== text) throw new Error("not settled");
+        if (!(await tx.move(id, ["submitting", "submitted"], "approved", { txHash, response: text }))) throw new Error("not settled");
         await tx.completeIdempotency("payment", key, text);
       }, relaxed),
     ),
