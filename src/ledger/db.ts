@@ -1,5 +1,5 @@
 // One SQLite connection with the ledger's pragmas and a nestable IMMEDIATE transaction helper.
-import { DatabaseSync } from "node:sqlite";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { closeSync, fsync, openSync } from "node:fs";
 import path from "node:path";
 import { migrate } from "./schema.ts";
@@ -71,6 +71,8 @@ export class Db {
    */
   #walFd: number | undefined;
   #closed = false;
+  /** The transaction statements, prepared once (they run several times per request). */
+  readonly #control: Record<"begin" | "commit" | "rollback" | "savepoint" | "release" | "rollbackTo", StatementSync>;
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") openPrivately(file);
@@ -81,9 +83,21 @@ export class Db {
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
     this.sqlite.exec("PRAGMA synchronous = FULL");
+
+
+
     const checkpoint = options.backgroundCheckpoints ? fallbackCheckpointPages : Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
     this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);
+    const prepare = (sql: string) => this.sqlite.prepare(sql);
+    this.#control = {
+      begin: prepare("BEGIN IMMEDIATE"),
+      commit: prepare("COMMIT"),
+      rollback: prepare("ROLLBACK"),
+      savepoint: prepare("SAVEPOINT member"),
+      release: prepare("RELEASE member"),
+      rollbackTo: prepare("ROLLBACK TO member"),
+    };
     // SQLite gives the log and shared-memory files the database file's mode; made here, check anyway.
     if (this.#walFile !== undefined) for (const extra of [this.#walFile, `${file}-shm`]) tightenFile(extra);
     if (options.backgroundCheckpoints && file !== ":memory:") this.#checkpointer = new Checkpointer(file);
@@ -105,15 +119,15 @@ export class Db {
       }
     }
     this.#setSynchronous(options.durable === false ? "NORMAL" : "FULL");
-    this.sqlite.exec("BEGIN IMMEDIATE");
+    this.#control.begin.run();
     this.#depth = 1;
     try {
       const result = fn();
       if (result instanceof Promise) throw new Error("ledger transactions must be synchronous");
-      this.sqlite.exec("COMMIT");
+      this.#control.commit.run();
       return result;
     } catch (error) {
-      if (this.sqlite.isTransaction) this.sqlite.exec("ROLLBACK");
+      if (this.sqlite.isTransaction) this.#control.rollback.run();
       throw error;
     } finally {
       this.#depth = 0;
@@ -128,17 +142,38 @@ export class Db {
   begin(options: TransactionOptions = {}): void {
     if (this.#depth > 0) throw new Error("a ledger transaction is already open");
     this.#setSynchronous(options.durable === false ? "NORMAL" : "FULL");
-    this.sqlite.exec("BEGIN IMMEDIATE");
+    this.#control.begin.run();
     this.#depth = 1;
+  }
+
+  /**
+   * Opens a savepoint inside the transaction {@link Db.begin} opened: what runs until
+   * {@link Db.releaseSavepoint} can be undone alone with {@link Db.rollbackSavepoint}, the rest of
+   * the transaction kept. Savepoints do not nest here (one at a time).
+   */
+  savepoint(): void {
+    if (this.#depth === 0) throw new Error("no ledger transaction is open");
+    this.#control.savepoint.run();
+  }
+
+  /** Keeps what ran since {@link Db.savepoint} as part of the transaction. */
+  releaseSavepoint(): void {
+    this.#control.release.run();
+  }
+
+  /** Undoes what ran since {@link Db.savepoint}; the transaction stays open. */
+  rollbackSavepoint(): void {
+    this.#control.rollbackTo.run();
+    this.#control.release.run();
   }
 
   /** Ends the transaction {@link Db.begin} opened: COMMIT, or ROLLBACK when `commit` is false. */
   end(commit: boolean): void {
     try {
-      if (commit) this.sqlite.exec("COMMIT");
-      else if (this.sqlite.isTransaction) this.sqlite.exec("ROLLBACK");
+      if (commit) this.#control.commit.run();
+      else if (this.sqlite.isTransaction) this.#control.rollback.run();
     } catch (error) {
-      if (this.sqlite.isTransaction) this.sqlite.exec("ROLLBACK");
+      if (this.sqlite.isTransaction) this.#control.rollback.run();
       throw error;
     } finally {
       this.#depth = 0;

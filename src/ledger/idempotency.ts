@@ -24,8 +24,9 @@ export class Idempotency {
     this.#db = db;
     const s = db.sqlite;
     this.#get = s.prepare("SELECT fingerprint, request_id, response FROM idempotency WHERE kind = ? AND key = ?");
+    // A key already taken is left as it is (then read): one statement for a new key, the usual case.
     this.#insert = s.prepare(
-      "INSERT INTO idempotency (kind, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO idempotency (kind, key, fingerprint, request_id, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT (kind, key) DO NOTHING",
     );
     this.#complete = s.prepare("UPDATE idempotency SET response = ? WHERE kind = ? AND key = ?");
     this.#release = s.prepare("DELETE FROM idempotency WHERE kind = ? AND key = ? AND response IS NULL");
@@ -39,11 +40,8 @@ export class Idempotency {
    */
   claim(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
     return this.#db.transaction(() => {
-      const row = this.#get.get(kind, key) as Row | undefined;
-      if (!row) {
-        this.#insert.run(kind, key, fingerprint, requestId, this.#db.now());
-        return { outcome: "new" } as const;
-      }
+      if (Number(this.#insert.run(kind, key, fingerprint, requestId, this.#db.now()).changes) === 1) return { outcome: "new" } as const;
+      const row = this.#get.get(kind, key) as Row;
       if (row.fingerprint !== fingerprint) return { outcome: "conflict" } as const;
       if (row.response !== null) return { outcome: "replay", response: row.response, requestId: row.request_id } as const;
       return { outcome: "in_flight", requestId: row.request_id } as const;

@@ -29,6 +29,7 @@ const opNames = Object.keys({
   createRequest: true,
   getRequest: true,
   transition: true,
+  move: true,
   recordSubmission: true,
   recordBatchSubmission: true,
   findByIntentHash: true,
@@ -62,19 +63,65 @@ const opNames = Object.keys({
  * The `tx` of one transaction: every operation runs directly on the connection the transaction
  * holds. It refuses to run once its transaction has ended (a `tx` kept past its `fn` would
  * otherwise write outside any transaction). Its `transaction` joins the one under way, so code
- * handed the `tx` where it expects a Store does not wait for itself.
+ * handed the `tx` where it expects a Store does not wait for itself. The operations are methods
+ * of the class, made once (not closures made for every transaction): call them on the `tx`.
  */
-function transactionOps(ops: SqliteOps, isOpen: () => boolean): StoreOps & Pick<Store, "transaction"> {
-  const tx = {} as Record<string, unknown>;
-  for (const name of opNames) {
-    const op = (ops[name] as (...args: unknown[]) => unknown).bind(ops);
-    tx[name] = async (...args: unknown[]) => {
-      if (!isOpen()) throw new Error(`ledger: ${name} called on a transaction that has ended`);
-      return op(...args);
-    };
+class TransactionOps {
+  readonly ops: SqliteOps;
+  readonly state: { open: boolean };
+
+  constructor(ops: SqliteOps, state: { open: boolean }) {
+    this.ops = ops;
+    this.state = state;
   }
-  tx.transaction = <T>(fn: (inner: StoreOps) => Promise<T>) => fn(tx as unknown as StoreOps);
-  return tx as unknown as StoreOps & Pick<Store, "transaction">;
+
+  transaction<T>(fn: (inner: StoreOps) => Promise<T>): Promise<T> {
+    return fn(this as unknown as StoreOps);
+  }
+}
+for (const name of opNames) {
+  Object.defineProperty(TransactionOps.prototype, name, {
+    value: async function (this: TransactionOps, ...args: unknown[]) {
+      if (!this.state.open) throw new Error(`ledger: ${name} called on a transaction that has ended`);
+      return (this.ops[name] as (...args: unknown[]) => unknown)(...args);
+    },
+  });
+}
+
+function transactionOps(ops: SqliteOps, state: { open: boolean }): StoreOps & Pick<Store, "transaction"> {
+  return new TransactionOps(ops, state) as unknown as StoreOps & Pick<Store, "transaction">;
+}
+
+/** At most this many transactions share one commit (see Ledger.transaction). */
+const maxCommitGroup = 64;
+
+/** Transactions sharing one COMMIT: the first opened it, the others joined under savepoints. */
+interface CommitGroup {
+  /** Whether others may join: the first is not durable. */
+  readonly shared: boolean;
+  members: number;
+  /** Settles once the COMMIT (or ROLLBACK) is done; rejects when the COMMIT failed. */
+  readonly committed: Promise<void>;
+  done(): void;
+  failed(error: unknown): void;
+}
+
+function newCommitGroup(shared: boolean): CommitGroup {
+  let done!: () => void;
+  let failed!: (error: unknown) => void;
+  const committed = new Promise<void>((resolve, reject) => {
+    done = resolve;
+    failed = reject;
+  });
+  committed.catch(() => {}); // every member awaits it; this keeps a failure from counting as unhandled
+  return { shared, members: 0, committed, done, failed };
+}
+
+/** One in line for the connection: resumed with a group to join, or with the connection free of any. */
+interface Waiter {
+  /** A non-durable transaction (may join a group). */
+  joins: boolean;
+  resume(group: CommitGroup | undefined): void;
 }
 
 /** The ledger: the SQLite {@link Store}. Open one per process and file. */
@@ -84,7 +131,7 @@ export class Ledger implements Store {
   /** Whether a transaction or operation holds the connection. */
   #held = false;
   /** Those waiting for the connection, in arrival order. */
-  readonly #waiting: (() => void)[] = [];
+  readonly #waiting: Waiter[] = [];
   /**
    * The transaction the current code runs inside, if any: calling the store itself (not the `tx`)
    * from inside its own transaction would wait for that transaction forever, so it throws instead.
@@ -141,22 +188,79 @@ export class Ledger implements Store {
    * Runs `fn` as one IMMEDIATE transaction, holding the connection until it ends (so keep `fn` to
    * ledger work: anything slow it awaits delays every other ledger call). With `{ durable: false }`
    * the commit is not fsynced (see TransactionOptions in db.ts).
+   *
+   * Non-durable transactions that queued for the connection while one ran share its commit: each
+   * runs in turn inside the open transaction, under a savepoint (one that throws is undone alone),
+   * and one COMMIT ends them all (a commit writes every page it changed to the log, so transactions
+   * touching the same pages, such as a batch's requests settled together, write them once). Each
+   * caller gets its result only once that commit is done, so nothing is answered from an uncommitted
+   * state. A durable transaction never shares its commit.
    */
   async transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T> {
-    await this.#acquire();
+    const joins = options?.durable === false;
+    const joined = await this.#acquire(joins);
+    let group: CommitGroup;
     try {
-      this.#db.begin(options);
-      const current = { open: true };
-      try {
-        const result = await this.#inside.run(current, () => fn(transactionOps(this.#ops, () => current.open)));
-        current.open = false;
-        this.#db.end(true);
-        return result;
-      } catch (error) {
-        current.open = false;
-        this.#db.end(false);
-        throw error;
+      if (joined) {
+        group = joined;
+        this.#db.savepoint();
+      } else {
+        this.#db.begin(options);
+        group = newCommitGroup(joins);
       }
+    } catch (error) {
+      // The members that ended before this one are undone with it: they learn of it as a failed commit.
+      if (joined) this.#endGroup(joined, false, error);
+      else this.#release();
+      throw error;
+    }
+    group.members++;
+    const current = { open: true };
+    let outcome: { ok: true; value: T } | { ok: false; error: unknown };
+    try {
+      outcome = { ok: true, value: await this.#inside.run(current, () => fn(transactionOps(this.#ops, current))) };
+    } catch (error) {
+      outcome = { ok: false, error };
+    }
+    current.open = false;
+    if (!joined && !outcome.ok) {
+      // Nobody joined yet (others join once a member has ended): undo the whole transaction.
+      this.#endGroup(group, false);
+    } else {
+      try {
+        if (joined) {
+          if (outcome.ok) this.#db.releaseSavepoint();
+          else this.#db.rollbackSavepoint();
+        }
+        this.#passOn(group);
+      } catch (error) {
+        this.#endGroup(group, false, error);
+      }
+    }
+    await group.committed;
+    if (!outcome.ok) throw outcome.error;
+    return outcome.value;
+  }
+
+  /** A member of `group` ended: the next non-durable transaction in line joins it, or it commits. */
+  #passOn(group: CommitGroup): void {
+    const next = this.#waiting[0];
+    if (group.shared && next?.joins && group.members < maxCommitGroup) {
+      this.#waiting.shift();
+      next.resume(group);
+      return;
+    }
+    this.#endGroup(group, true);
+  }
+
+  /** COMMIT (or ROLLBACK) of the group's transaction; then its members resume and the connection passes on. */
+  #endGroup(group: CommitGroup, commit: boolean, failure?: unknown): void {
+    try {
+      this.#db.end(commit);
+      if (failure === undefined) group.done();
+      else group.failed(failure);
+    } catch (error) {
+      group.failed(error);
     } finally {
       this.#release();
     }
@@ -171,7 +275,7 @@ export class Ledger implements Store {
         return Promise.reject(error);
       }
     }
-    return this.#acquire().then(() => {
+    return this.#acquire(false).then(() => {
       try {
         return op(this.#ops);
       } finally {
@@ -180,21 +284,25 @@ export class Ledger implements Store {
     });
   }
 
-  #acquire(): Promise<void> {
+  /**
+   * Waits for the connection (then held). `joins`: a non-durable transaction, which may be handed
+   * an open transaction's commit group to join (resolved with it) instead of a free connection.
+   */
+  #acquire(joins: boolean): Promise<CommitGroup | undefined> {
     if (!this.#held) {
       this.#held = true;
-      return Promise.resolve();
+      return Promise.resolve(undefined);
     }
     if (this.#inside.getStore()?.open) {
       return Promise.reject(new Error("ledger: the store was called from inside one of its transactions; use the tx given to the transaction's function"));
     }
-    return new Promise((resolve) => this.#waiting.push(resolve));
+    return new Promise((resume) => this.#waiting.push({ joins, resume }));
   }
 
   /** Hands the connection to the next in line (which then holds it), or frees it. */
   #release(): void {
     const next = this.#waiting.shift();
-    if (next) next();
+    if (next) next.resume(undefined);
     else this.#held = false;
   }
 
@@ -215,6 +323,11 @@ export class Ledger implements Store {
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<RequestRecord | undefined> {
     return this.#run((o) => o.transition(id, from, to, fields));
+  }
+
+  /** {@link transition} without reading the request back: whether it moved. */
+  move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<boolean> {
+    return this.#run((o) => o.move(id, from, to, fields));
   }
 
   /**
@@ -358,7 +471,7 @@ export class Ledger implements Store {
 
   /** Closes the file once every transaction and operation under way has ended. */
   async close(): Promise<void> {
-    await this.#acquire();
+    await this.#acquire(false);
     try {
       this.#db.close();
     } finally {

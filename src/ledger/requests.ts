@@ -98,10 +98,6 @@ export function newRequestId(): string {
 
 type Row = Record<string, string | number | null>;
 
-function optional<T>(value: string | number | null | undefined, map: (v: string | number) => T): T | undefined {
-  return value === null || value === undefined ? undefined : map(value);
-}
-
 function fromRow(row: Row): RequestRecord {
   const record: RequestRecord = {
     id: String(row.id),
@@ -119,20 +115,16 @@ function fromRow(row: Row): RequestRecord {
     updatedAt: Number(row.updated_at),
     deadline: BigInt(row.deadline as string),
   };
-  const extras: Partial<RequestRecord> = {
-    response: optional(row.response, String),
-    reason: optional(row.reason, String),
-    heldBecause: optional(row.held_because, String),
-    agents: optional(row.agents, String),
-    txHash: optional(row.tx_hash, String),
-    rawTx: optional(row.raw_tx, String),
-    nonce: optional(row.nonce, (v) => BigInt(v)),
-    signer: optional(row.signer, String),
-    reviewExpiresAt: optional(row.review_expires_at, Number),
-  };
-  for (const [key, value] of Object.entries(extras)) {
-    if (value !== undefined) (record as unknown as Record<string, unknown>)[key] = value;
-  }
+  // Optional fields are present only when set (a read per column, no intermediate object).
+  if (row.response != null) record.response = String(row.response);
+  if (row.reason != null) record.reason = String(row.reason);
+  if (row.held_because != null) record.heldBecause = String(row.held_because);
+  if (row.agents != null) record.agents = String(row.agents);
+  if (row.tx_hash != null) record.txHash = String(row.tx_hash);
+  if (row.raw_tx != null) record.rawTx = String(row.raw_tx);
+  if (row.nonce != null) record.nonce = BigInt(row.nonce);
+  if (row.signer != null) record.signer = String(row.signer);
+  if (row.review_expires_at != null) record.reviewExpiresAt = Number(row.review_expires_at);
   return record;
 }
 
@@ -161,6 +153,7 @@ export class Requests {
   readonly #claimReview: StatementSync;
   readonly #releaseReview: StatementSync;
   readonly #lastRowid: StatementSync;
+  readonly #statusOf: StatementSync;
 
   readonly #updateSql: string;
 
@@ -171,8 +164,9 @@ export class Requests {
       (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status, usd_value, body,
        held_because, created_at, updated_at, deadline, review_expires_at)
       VALUES (:id, :kind, :chainId, :vault, :bot, :intentHash, :idempotencyKey, :fingerprint, :status, :usdValue,
-       :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt) RETURNING *`);
+       :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt)`);
     this.#get = s.prepare(`${selectRequest} WHERE r.id = ?`);
+    this.#statusOf = s.prepare("SELECT status, chain_id FROM requests WHERE id = ?");
     this.#updateSql = `UPDATE requests SET status = :to, updated_at = :now,
       response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
       held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
@@ -212,7 +206,8 @@ export class Requests {
     const status = input.status ?? "received";
     if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
     if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
-    const row = this.#insert.get({
+    const now = this.#db.now();
+    const record: RequestRecord = {
       id: input.id ?? newRequestId(),
       kind: input.kind,
       chainId: input.chainId,
@@ -222,14 +217,33 @@ export class Requests {
       idempotencyKey: input.idempotencyKey,
       fingerprint: input.fingerprint,
       status,
-      usdValue: input.usdValue.toString(),
+      usdValue: input.usdValue,
       body: input.body,
-      heldBecause: input.heldBecause ?? null,
-      now: this.#db.now(),
-      deadline: input.deadline.toString(),
-      reviewExpiresAt: input.reviewExpiresAt ?? null,
-    }) as Row;
-    return fromRow(row);
+      createdAt: now,
+      updatedAt: now,
+      deadline: input.deadline,
+    };
+    if (input.heldBecause !== undefined) record.heldBecause = input.heldBecause;
+    if (input.reviewExpiresAt !== undefined) record.reviewExpiresAt = input.reviewExpiresAt;
+    // The record is what the row now holds: built here rather than read back (RETURNING *).
+    this.#insert.run({
+      id: record.id,
+      kind: record.kind,
+      chainId: record.chainId,
+      vault: record.vault,
+      bot: record.bot,
+      intentHash: record.intentHash,
+      idempotencyKey: record.idempotencyKey,
+      fingerprint: record.fingerprint,
+      status,
+      usdValue: record.usdValue.toString(),
+      body: record.body,
+      heldBecause: record.heldBecause ?? null,
+      now,
+      deadline: record.deadline.toString(),
+      reviewExpiresAt: record.reviewExpiresAt ?? null,
+    });
+    return record;
   }
 
   /** The request with this id, if any. */
@@ -243,27 +257,12 @@ export class Requests {
    * of `from`. Returns the updated request, or undefined when it does not exist or is in another state.
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
-    if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
-    const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
-    if (rawTx !== undefined && fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
-    const update = this.#updateFrom(from);
+    const rawTx = this.#checkTransition(to, fields);
+    const update = this.#updateFrom(from, true);
     if (!update) return undefined;
     return this.#db.transaction(() => {
       // One statement reads and moves the row: no separate read of the status first.
-      const row = update.get({
-        id,
-        to,
-        now: this.#db.now(),
-        response: fields.response ?? null,
-        reason: fields.reason ?? null,
-        heldBecause: fields.heldBecause ?? null,
-        agents: fields.agents ?? null,
-        txHash: fields.txHash === undefined ? null : lower(fields.txHash),
-        nonce: fields.nonce === undefined ? null : fields.nonce.toString(),
-        signer: fields.signer === undefined ? null : lower(fields.signer),
-        reviewExpiresAt: fields.reviewExpiresAt ?? null,
-        usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
-      }) as Row | undefined;
+      const row = update.get(this.#updateParams(id, to, fields)) as Row | undefined;
       if (!row) return undefined;
       if (rawTx === undefined) return fromRow(row);
       this.recordTransaction(fields.txHash!, rawTx);
@@ -271,16 +270,65 @@ export class Requests {
     });
   }
 
-  /** The UPDATE that moves a request only from the known states among `from` (none: undefined). */
-  #updateFrom(from: readonly Status[]): StatementSync | undefined {
+  /**
+   * {@link transition} for a caller that does not need the moved request back: the row is not read
+   * back (no RETURNING, no record built). Returns whether the request moved.
+   */
+  move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): boolean {
+    const rawTx = this.#checkTransition(to, fields);
+    const update = this.#updateFrom(from, false);
+    if (!update) return false;
+    return this.#db.transaction(() => {
+      if (Number(update.run(this.#updateParams(id, to, fields)).changes) !== 1) return false;
+      if (rawTx !== undefined) this.recordTransaction(fields.txHash!, rawTx);
+      return true;
+    });
+  }
+
+  /** The status and chain of the request with this id, if any (the row's other columns are not read). */
+  statusOf(id: string): { status: Status; chainId: number } | undefined {
+    const row = this.#statusOf.get(id) as { status: Status; chain_id: number } | undefined;
+    return row && { status: row.status, chainId: Number(row.chain_id) };
+  }
+
+  /** Checks a transition's target and fields; returns the raw transaction to store, lower-case, if any. */
+  #checkTransition(to: Status, fields: TransitionFields): string | undefined {
+    if (!statuses.includes(to)) throw new TypeError(`unknown status ${String(to)}`);
+    const rawTx = fields.rawTx === undefined ? undefined : lower(fields.rawTx);
+    if (rawTx !== undefined && fields.txHash === undefined) throw new TypeError("rawTx is stored under its txHash: give both");
+    return rawTx;
+  }
+
+  #updateParams(id: string, to: Status, fields: TransitionFields): Record<string, string | number | null> {
+    return {
+      id,
+      to,
+      now: this.#db.now(),
+      response: fields.response ?? null,
+      reason: fields.reason ?? null,
+      heldBecause: fields.heldBecause ?? null,
+      agents: fields.agents ?? null,
+      txHash: fields.txHash === undefined ? null : lower(fields.txHash),
+      nonce: fields.nonce === undefined ? null : fields.nonce.toString(),
+      signer: fields.signer === undefined ? null : lower(fields.signer),
+      reviewExpiresAt: fields.reviewExpiresAt ?? null,
+      usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
+    };
+  }
+
+  /**
+   * The UPDATE that moves a request only from the known states among `from` (none: undefined),
+   * returning the row (`returning`) or not.
+   */
+  #updateFrom(from: readonly Status[], returning: boolean): StatementSync | undefined {
     // Only names from the fixed `statuses` list reach the SQL text.
     const known = statuses.filter((status) => from.includes(status));
     if (known.length === 0) return undefined;
-    const key = known.join(",");
+    const key = `${returning ? "row" : "count"}:${known.join(",")}`;
     let statement = this.#updates.get(key);
     if (!statement) {
       const states = known.map((status) => `'${status}'`).join(", ");
-      statement = this.#db.sqlite.prepare(`${this.#updateSql} WHERE id = :id AND status IN (${states}) RETURNING *`);
+      statement = this.#db.sqlite.prepare(`${this.#updateSql} WHERE id = :id AND status IN (${states})${returning ? " RETURNING *" : ""}`);
       this.#updates.set(key, statement);
     }
     return statement;

@@ -79,6 +79,7 @@ export class Spend {
   readonly #minute: StatementSync;
   readonly #setMinute: StatementSync;
   readonly #recount: StatementSync;
+  readonly #addToMinute: StatementSync;
 
   constructor(db: Db) {
     this.#db = db;
@@ -98,6 +99,13 @@ export class Spend {
     this.#setMinute = s.prepare(
       `INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = excluded.usd, count = excluded.count`,
+    );
+    // One statement adds a reservation to its minute's total; a total past 2^63 - 1 becomes `overflowed`.
+    this.#addToMinute = s.prepare(
+      `INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES (?1, ?2, ?3, ?4, ?5, 1)
+       ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET
+         usd = CASE WHEN usd = ${overflowed} OR usd > ${maxUsd} - excluded.usd THEN ${overflowed} ELSE usd + excluded.usd END,
+         count = count + 1`,
     );
     this.#recount = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at >= ? AND at < ?");
     for (const statement of [this.#vaultMinutes, this.#botMinutes, this.#vaultPartial, this.#botPartial, this.#minute, this.#recount]) statement.setReadBigInts(true);
@@ -171,10 +179,7 @@ export class Spend {
       const vault = entry.vault.toLowerCase();
       const bot = entry.bot.toLowerCase();
       this.#insert.run(entry.requestId, entry.chainId, vault, bot, entry.usd, at);
-      const minute = Math.floor(at / minuteMs);
-      const total = this.#minute.get(entry.chainId, vault, bot, minute) as { usd: bigint; count: bigint } | undefined;
-      const sum = total === undefined ? entry.usd : total.usd === overflowed ? overflowed : total.usd + entry.usd;
-      this.#setMinute.run(entry.chainId, vault, bot, minute, sum > maxUsd ? overflowed : sum, (total?.count ?? 0n) + 1n);
+      this.#addToMinute.run(entry.chainId, vault, bot, Math.floor(at / minuteMs), entry.usd);
       return { ok: true, burst };
     });
   }

@@ -19,10 +19,6 @@ import {
 import { Spend, type ReserveResult, type SpendEntry, type SpendLimits, type WindowQuery, type WindowTotals } from "./spend.ts";
 import type { Status } from "./status.ts";
 
-function request0Chain(requests: Requests, ids: readonly string[]): number {
-  return requests.get(ids[0]!)!.chainId;
-}
-
 /** Reason given to reviews nobody decided in time. */
 export const reviewExpiredReason = "review expired";
 
@@ -76,6 +72,15 @@ export class SqliteOps {
     });
   }
 
+  /** {@link transition} without reading the request back (no RETURNING *): whether it moved. */
+  move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): boolean {
+    return this.#db.transaction(() => {
+      const moved = this.#requests.move(id, from, to, fields);
+      if (moved && to === "rejected") this.#spend.release(id);
+      return moved;
+    });
+  }
+
   /**
    * Records a signed transaction durably before it is broadcast: reserves `nonce` for `signer` and
    * moves the request to `submitting` with signer, nonce, txHash and rawTx, in one transaction.
@@ -83,7 +88,7 @@ export class SqliteOps {
    */
   recordSubmission(id: string, submission: Submission): SubmissionResult {
     return this.#db.transaction((): SubmissionResult => {
-      const request = this.#requests.get(id);
+      const request = this.#requests.statusOf(id);
       if (!request) return { ok: false, code: "NOT_FOUND" };
       const from = submission.from ?? submittableStatuses;
       if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
@@ -112,23 +117,21 @@ export class SqliteOps {
     if (ids.length === 1) return this.recordSubmission(ids[0]!, submission);
     return this.#db.transaction((): SubmissionResult => {
       const from = submission.from ?? submittableStatuses;
+      let chainId: number | undefined;
       for (const id of ids) {
-        const request = this.#requests.get(id);
+        const request = this.#requests.statusOf(id);
         if (!request) return { ok: false, code: "NOT_FOUND" };
         if (!from.includes(request.status)) return { ok: false, code: "WRONG_STATE", status: request.status };
+        chainId ??= request.chainId;
       }
-      const nonce = this.#nonces.reserve(request0Chain(this.#requests, ids), submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      const nonce = this.#nonces.reserve(chainId!, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
       if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
-      // The signed transaction once, then each request naming it by hash.
+      // The signed transaction once, then each request naming it by hash; only the last is read
+      // back, for the result.
       this.#requests.recordTransaction(submission.txHash, submission.rawTx);
-      let last: RequestRecord | undefined;
-      for (const id of ids) {
-        last = this.#requests.transition(id, from, "submitting", {
-          signer: submission.signer,
-          nonce: submission.nonce,
-          txHash: submission.txHash,
-        });
-      }
+      const fields = { signer: submission.signer, nonce: submission.nonce, txHash: submission.txHash };
+      for (const id of ids.slice(0, -1)) this.#requests.move(id, from, "submitting", fields);
+      const last = this.#requests.transition(ids[ids.length - 1]!, from, "submitting", fields);
       return { ok: true, request: { ...last!, rawTx: submission.rawTx.toLowerCase() } };
     });
   }

@@ -102,7 +102,7 @@ async function settleTransaction(store: Store, chain: ChainRuntime, records: Req
     if (isTransportFailure(error)) throw error;
     // "already known" and similar: it is in the pool. Anything else: try again on the next pass.
   }
-  for (const record of records) await store.transition(record.id, ["submitting"], "submitted");
+  for (const record of records) await store.move(record.id, ["submitting"], "submitted");
   return "rebroadcast";
 }
 

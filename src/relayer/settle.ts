@@ -27,14 +27,13 @@ export async function executeAndSettle(
   return parts.store.transaction(async (tx) => {
     if (outcome.ok) {
       // The approved answer names only the request, its status and the hash: it is written with the
-      // state in one update (storeAnswer writes it again should the stored record say otherwise).
+      // state in one update. Moved from an in-flight state, the stored request is `record` with that
+      // status, hash and answer (the fields an approved answer is made of), so the row is not read back.
       const text = JSON.stringify(responseOf({ ...record, status: "approved", txHash: outcome.txHash.toLowerCase() }, extras));
-      const final = await tx.transition(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash, response: text });
-      if (final && final.response === text && JSON.stringify(responseOf(final, extras)) === text) {
-        await tx.completeIdempotency(final.kind, final.idempotencyKey, text);
+      if (await tx.move(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash, response: text })) {
+        await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
         return text;
       }
-      if (final) return storeAnswer(tx, final, extras);
     }
     const final = outcome.ok
       ? undefined

@@ -79,6 +79,11 @@ export interface StoreOps {
   getRequest(id: string): Promise<RequestRecord | undefined>;
   /** Compare-and-set: moves to `to` only from one of `from`; moving to `rejected` releases the spend. */
   transition(id: string, from: readonly Status[], to: Status, fields?: TransitionFields): Promise<RequestRecord | undefined>;
+  /**
+   * {@link transition} for a caller that does not need the request back: whether it moved. The
+   * SQLite store then does not read the row back (RETURNING *), a cost the fast path paid twice per payment.
+   */
+  move(id: string, from: readonly Status[], to: Status, fields?: TransitionFields): Promise<boolean>;
   /** Reserves the signer's nonce and moves the request to `submitting`, all or nothing. */
   recordSubmission(id: string, submission: Submission): Promise<SubmissionResult>;
   recordBatchSubmission(ids: readonly string[], submission: Submission): Promise<SubmissionResult>;

@@ -296,7 +296,7 @@ export class Submitter {
   #markSubmitted(ids: readonly string[]): void {
     this.#store
       .transaction(async (tx) => {
-        for (const id of ids) await tx.transition(id, ["submitting"], "submitted");
+        for (const id of ids) await tx.move(id, ["submitting"], "submitted");
       }, { durable: false })
       .catch(() => {
         // the request stays `submitting`; its receipt or reconciliation settles it all the same

@@ -36,6 +36,22 @@ describe.each(storeFactories)("requests ($name)", (factory) => {
     expect(priced).toMatchObject({ usdValue: 7n, txHash: "0x" + "ab".repeat(32), nonce: 3n, heldBecause: "no consensus" });
   });
 
+  it("move is the same compare-and-set without the request back: whether it moved; to rejected it releases the spend", async () => {
+    const { store, clock } = await freshStore(factory);
+    const r = await store.createRequest(newRequest());
+    clock.advance(500);
+    expect(await store.move(r.id, ["held"], "approved")).toBe(false);
+    expect(await store.move("req_missing", statuses, "rejected")).toBe(false);
+    expect(await store.move(r.id, ["received"], "submitting", { txHash: shout("0x" + "cd".repeat(32)), rawTx: "0x02AB", nonce: 4n, signer: relayer })).toBe(true);
+    expect(await store.getRequest(r.id)).toMatchObject({ status: "submitting", txHash: "0x" + "cd".repeat(32), rawTx: "0x02ab", nonce: 4n, signer: relayer.toLowerCase(), updatedAt: clock.now() });
+    expect(await store.move(r.id, ["submitting"], "approved", { response: '{"status":"approved"}' })).toBe(true);
+    expect(await store.getRequest(r.id)).toMatchObject({ status: "approved", response: '{"status":"approved"}', txHash: "0x" + "cd".repeat(32) });
+    const spent = await store.createRequest(newRequest());
+    expect((await store.reserveSpend({ chainId: 84532, vault, bot, requestId: spent.id, usd: 1n }, { botLimits: [], vaultLimits: [] })).ok).toBe(true);
+    expect(await store.move(spent.id, ["received"], "rejected", { reason: "gone" })).toBe(true);
+    expect(await store.releaseSpend(spent.id)).toBe(false); // released by the move
+  });
+
   it("two racing transitions from the same state: exactly one wins", async () => {
     const { store } = await freshStore(factory);
     const r = await store.createRequest(newRequest({ status: "held" }));

@@ -51,6 +51,10 @@ export class PostgresOps implements StoreOps {
     return this.session.atomic((q) => this.#transition(q, id, from, to, fields));
   }
 
+  async move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): Promise<boolean> {
+    return (await this.transition(id, from, to, fields)) !== undefined;
+  }
+
   /** Compare-and-set; moving to `rejected` also releases the spend, in the same transaction. */
   async #transition(q: Query, id: string, from: readonly Status[], to: Status, fields: TransitionFields): Promise<RequestRecord | undefined> {
     const updated = await requests.transitionRequest(q, id, from, to, fields, this.#now());

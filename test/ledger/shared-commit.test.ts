@@ -1,0 +1,96 @@
+// Shared commits (Ledger.transaction): non-durable transactions that queue while one runs commit
+// with it, each under its own savepoint. Proven from another connection on the file: what the
+// members wrote is not there until the last of them has run, and none of them is answered before;
+// a member that throws is undone alone; a durable transaction never joins.
+import { DatabaseSync } from "node:sqlite";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { openLedger, type Ledger } from "../../src/ledger/index.ts";
+import { newRequest, onCleanup, tempDir } from "./support.ts";
+
+function open(): { ledger: Ledger; visible: (id: string) => boolean } {
+  const file = path.join(tempDir(), "ledger.sqlite");
+  const ledger = openLedger(file);
+  const other = new DatabaseSync(file);
+  onCleanup(async () => {
+    other.close();
+    await ledger.close();
+  });
+  const visible = (id: string) => other.prepare("SELECT 1 FROM requests WHERE id = ?").get(id) !== undefined;
+  return { ledger, visible };
+}
+
+const relaxed = { durable: false } as const;
+
+describe("shared commits", () => {
+  it("queued non-durable transactions commit together; each caller is answered after that commit", async () => {
+    const { ledger, visible } = open();
+    const answered: string[] = [];
+    const seen: Record<string, boolean> = {};
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    const first = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      await gate;
+      return "a";
+    }, relaxed).then((v) => (answered.push(v), v));
+    // Queued while the first runs.
+    const second = ledger.transaction(async (tx) => {
+      seen.aFromOther = visible("req_a"); // a's write, not committed yet
+      seen.aAnswered = answered.includes("a");
+      await tx.createRequest(newRequest({ id: "req_b" }));
+      return "b";
+    }, relaxed).then((v) => (answered.push(v), v));
+    const third = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_c" }));
+      seen.aFromInside = (await tx.getRequest("req_a")) !== undefined;
+      return "c";
+    }, relaxed).then((v) => (answered.push(v), v));
+    letFirstEnd();
+    expect(await Promise.all([first, second, third])).toEqual(["a", "b", "c"]);
+    expect(seen).toEqual({ aFromOther: false, aAnswered: false, aFromInside: true });
+    expect(["req_a", "req_b", "req_c"].map(visible)).toEqual([true, true, true]);
+  });
+
+  it("a member that throws is undone alone; the others commit", async () => {
+    const { ledger, visible } = open();
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    const first = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      await gate;
+    }, relaxed);
+    const failing = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_b" }));
+      await tx.reserveSpend({ chainId: 1, vault: "0x" + "11".repeat(20), bot: "0x" + "22".repeat(20), requestId: "req_b", usd: 5n }, { botLimits: [], vaultLimits: [] });
+      throw new Error("b fails");
+    }, relaxed);
+    const last = ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_c" })), relaxed);
+    letFirstEnd();
+    await first;
+    await expect(failing).rejects.toThrow("b fails");
+    await last;
+    expect(["req_a", "req_b", "req_c"].map(visible)).toEqual([true, false, true]);
+    expect(await ledger.releaseSpend("req_b")).toBe(false); // its reservation was undone with it
+  });
+
+  it("a durable transaction does not join: it commits on its own, after the group", async () => {
+    const { ledger, visible } = open();
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    const seen: boolean[] = [];
+    const first = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      await gate;
+    }, relaxed);
+    const durable = ledger.transaction(async (tx) => {
+      seen.push(visible("req_a")); // the group committed before this one began
+      await tx.createRequest(newRequest({ id: "req_b" }));
+    });
+    letFirstEnd();
+    await Promise.all([first, durable]);
+    expect(seen).toEqual([true]);
+    expect(ledger.settings().synchronous).toBe(2); // FULL: the durable one ran as its own transaction
+    expect(visible("req_b")).toBe(true);
+  });
+});
