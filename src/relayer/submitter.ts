@@ -377,10 +377,6 @@ export class Submitter {
         }
       }
       faultPoint("after-broadcast");
-      // Marked once the first receipt request is on its way (the node answers it meanwhile); with
-      // the receipt in hand the request is settled at once instead. Not fsynced: `submitting` and
-      // `submitted` are reconciled alike after a restart.
-      if (!receipt) setImmediate(() => this.#markSubmitted(ids));
       this.#onTransaction("submitted");
       this.#chainNonce = nonce + 1n;
       this.#lastNonce = nonce;
@@ -431,9 +427,16 @@ export class Submitter {
     let receipt = sent.receipt;
     if (!receipt) try {
       // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
-      // Just broadcast, it has no replacement yet: the first look needs no ledger read.
-      let first = true;
-      const hashes = async () => (first ? ((first = false), [sent.txHash]) : hashesOf(this.#store, sent.txHash));
+      // Just broadcast, it has no replacement yet: the first look needs no ledger read. A receipt
+      // found by it (a node that mines on send) settles the requests straight from `submitting`;
+      // else they are marked `submitted` (for the stuck watch) as the second look goes out. Not
+      // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
+      let looks = 0;
+      const hashes = async () => {
+        if (looks++ === 0) return [sent.txHash];
+        if (looks === 2) this.#markSubmitted(group.map((q) => q.job.requestId));
+        return hashesOf(this.#store, sent.txHash);
+      };
       receipt = await waitForAnyReceipt(this.#chain, hashes, 120_000);
     } catch {
       receipt = undefined;
