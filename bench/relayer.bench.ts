@@ -7,8 +7,13 @@
 //     with the chain's age: anvil's from 0.48 ms a block at 0–500 blocks to 3.7 ms at 2,500–3,000);
 //     direct transactions have gas, fees and nonces prefilled and are signed ahead;
 //   latency: one payment at a time, direct and relayed alternately, p50 of the relayer's HTTP answer
-//     minus p50 of one direct transaction until its receipt (eth_sendRawTransactionSync where the node
-//     has it, as anvil does; else sent, then its receipt polled every millisecond);
+//     minus p50 of one direct transaction until its receipt, waited for the quickest way a bot can:
+//     eth_sendRawTransactionSync where the node has it, as anvil does (anvil answers it as soon as
+//     its automine has mined the block, with no added wait: on a fresh anvil a transfer took 1.1 ms
+//     p50 by it, 1.2–1.4 ms sent and then its receipt read at once or every millisecond, and ~4 ms
+//     woken by a newHeads websocket subscription); else sent, then its receipt polled every
+//     millisecond (the in-process chain mines within the send, so the first read finds it). The
+//     relayer sends a lone transaction the same way (submitter.ts);
 //   CPU per payment from /proc in the throughput rounds: on anvil the relay process's (all threads),
 //     the relayer's own cost, and anvil's; in process the chain's thread and the JS thread.
 // Run: npm run bench (all benchmarks) or `npm run bench:relayer`; BENCH_NODES=anvil (or in-process)

@@ -44,6 +44,11 @@ export interface RelayProcess {
 export interface RelayProcessOptions {
   /** The node's JSON-RPC URL (e.g. an anvil from test/support/anvil.ts). */
   rpcUrl: string;
+  /**
+   * Where `relay serve` reaches the node, if not at rpcUrl: e.g. a recording proxy in front of it
+   * (`relay deploy` runs synchronously, so it goes to rpcUrl itself).
+   */
+  serveRpcUrl?: string;
   /** Extra arguments for the relay process's node (e.g. ["--cpu-prof", "--cpu-prof-dir", dir]). */
   nodeArgs?: string[];
   /** Extra environment for the relay process. */
@@ -73,7 +78,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     const unlimited = { capacity: 0, refillPerSecond: 0 };
     const configFile = path.join(stateDir, "bench-config.json");
     writeFileSync(configFile, JSON.stringify({
-      chains: [chainFromManifest(manifest, options.rpcUrl)],
+      chains: [chainFromManifest(manifest, options.serveRpcUrl ?? options.rpcUrl)],
       rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited },
     }));
 

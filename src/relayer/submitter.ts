@@ -8,7 +8,15 @@
 // signature or a refused estimate burns none); a node that says the nonce is already used gets the
 // same requests re-signed with the chain's nonce (the old transaction can never land); a node that
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
-import { decodeEventLog, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
+//
+// A transaction sent while nothing else waits in the queue goes by the node's synchronous send
+// (`eth_sendRawTransactionSync`, EIP-7966: the node answers with the receipt once it is mined) where
+// the node offers it, so a lone payment learns of its receipt as soon as a bot sending straight to
+// the node would, with no look or block wake-up after. Whether the node has it is learnt on the first
+// such send (a node without it refuses the method; the same bytes then go by eth_sendRawTransaction).
+// A transaction queued behind a synchronous send waits only until the node knows the first one (its
+// pool has it), not until it is mined: the pipeline below stays as it is under load.
+import { decodeEventLog, formatTransactionReceipt, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
 import type { Status } from "../ledger/index.ts";
 import type { Store } from "./store.ts";
@@ -64,6 +72,31 @@ interface Queued {
 
 const BATCH_ITEM_GAS = 30_000n;
 
+/** How often a transaction queued behind a synchronous send asks whether the node has the first one: 1 ms, doubling to 50. */
+const KNOWN_POLL_MS = 1;
+const KNOWN_POLL_MAX_MS = 50;
+/** Meanwhile, how often it looks whether anything waits to follow it (no node call). */
+const IDLE_LOOK_MS = 4;
+/** A synchronous send still waiting after this long: the request is marked submitted once the node has it. */
+const SYNC_MARK_AFTER_MS = 1_000;
+/** After a synchronous send's wait ran out (the node's, or the relayer's RPC timeout): plain sends for this long. */
+const SYNC_RETRY_MS = 60_000;
+
+/** What became of a broadcast: the hash, whether the node took it, and the receipt if it came with the answer. */
+interface Sent {
+  txHash: Hex;
+  broadcast: boolean;
+  receipt?: TransactionReceipt;
+}
+
+/** The transaction last handed to the node: the next one is broadcast once the node has taken it. */
+interface InFlight {
+  /** Resolves once the node has taken the transaction (or refused it, or could not be reached). Never rejects. */
+  accepted(): Promise<void>;
+}
+
+const NOTHING_IN_FLIGHT: InFlight = { accepted: async () => {} };
+
 export class Submitter {
   readonly #chain: ChainRuntime;
   readonly #store: Store;
@@ -72,6 +105,10 @@ export class Submitter {
   readonly #maxBatch: number;
   readonly #queue: Queued[] = [];
   #pumping = false;
+  /** Whether the node offers eth_sendRawTransactionSync: unknown until the first lone send. */
+  #syncSend: "offered" | "missing" | undefined;
+  /** No synchronous send before this time (ms): its last wait ran out. */
+  #syncSendAfter = 0;
   #chainNonce: bigint | undefined;
   /** The nonce of the last transaction broadcast (or whose broadcast went unanswered). */
   #lastNonce: bigint | undefined;
@@ -125,17 +162,17 @@ export class Submitter {
    * Sends the queue's jobs, one transaction at a time and in nonce order, as a two-stage pipeline:
    * while one transaction is being broadcast, the next group is signed, recorded and made durable
    * (the fsync is the slow part), so the disk and the node work side by side. A transaction is
-   * broadcast only after the previous one's broadcast has returned.
+   * broadcast only once the node has taken the previous one.
    */
   async #pump(): Promise<void> {
     if (this.#pumping) return;
     this.#pumping = true;
-    let previous: Promise<void> = Promise.resolve();
+    let inFlight = NOTHING_IN_FLIGHT;
     try {
       for (;;) {
         if (this.#queue.length === 0) {
-          // Jobs that arrive while the last broadcast is under way are sent after it.
-          await previous;
+          // Jobs that arrive while the last broadcast is under way are signed and sent after it.
+          await inFlight.accepted();
           if (this.#queue.length === 0) break;
         }
         const group = this.#takeGroup();
@@ -153,8 +190,8 @@ export class Submitter {
           for (const q of group) q.reject(error);
           continue;
         }
-        await previous;
-        previous = this.#broadcastGroup(group, prepared);
+        await inFlight.accepted();
+        inFlight = this.#broadcastGroup(group, prepared);
       }
     } finally {
       this.#pumping = false;
@@ -233,28 +270,86 @@ export class Submitter {
     }
   }
 
-  /** Broadcasts a prepared group and starts watching it; settles the group's promises on failure. Never throws. */
-  async #broadcastGroup(group: readonly Queued[], prepared: Prepared): Promise<void> {
-    try {
-      // Signed while the previous transaction was in flight: if that one ended on another nonce
-      // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
-      if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
-        await this.#store.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
-        prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+  /**
+   * Broadcasts a prepared group and starts watching it; settles the group's promises on failure.
+   * Never throws. A group sent while nothing else waits goes by the node's synchronous send.
+   */
+  #broadcastGroup(group: readonly Queued[], prepared: Prepared): InFlight {
+    const sync = this.#queue.length === 0 && this.#syncSendMayWork();
+    /** The version a synchronous send is waiting on, once handed to the node. */
+    let sending: Prepared | undefined;
+    const done = (async () => {
+      try {
+        // Signed while the previous transaction was in flight: if that one ended on another nonce
+        // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
+        if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
+          await this.#store.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
+          prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+        }
+        const sent = await this.#broadcast(prepared, sync ? (version) => (sending = version) : undefined);
+        void this.#watch(group, sent);
+      } catch (error) {
+        for (const q of group) q.reject(error);
       }
-      const sent = await this.#broadcast(prepared);
-      void this.#watch(group, sent);
-    } catch (error) {
-      for (const q of group) q.reject(error);
+    })();
+    if (!sync) return { accepted: () => done };
+    // The node is asked whether it has the transaction only while something waits to follow it, or
+    // once the wait for its block is long (a node with a block time): then the request is marked
+    // submitted, so that the stuck watch looks after it meanwhile.
+    let late = false;
+    const timer = setTimeout(() => (late = true), SYNC_MARK_AFTER_MS);
+    timer.unref?.();
+    void done.finally(() => clearTimeout(timer));
+    const taken = Promise.race([done, this.#taken(() => sending, done, () => late || this.#queue.length > 0)]);
+    return { accepted: () => taken };
+  }
+
+  /**
+   * Resolves once the node knows the transaction a synchronous send waits on (its pool has it, so
+   * it can no longer be refused), or the send is over; the next transaction may then be broadcast.
+   */
+  async #taken(sending: () => Prepared | undefined, done: Promise<void>, wanted: () => boolean): Promise<void> {
+    let over = false;
+    void done.then(() => (over = true));
+    for (let wait = KNOWN_POLL_MS; !over; wait = Math.min(2 * wait, KNOWN_POLL_MAX_MS)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      const version = sending();
+      if (over || !version) continue;
+      if (!wanted()) {
+        wait = Math.min(wait, IDLE_LOOK_MS / 2); // nobody waits yet: look again soon, without asking the node
+        continue;
+      }
+      const known = await this.#chain.clients.publicClient.request({ method: "eth_getTransactionByHash", params: [version.txHash] }).catch(() => null);
+      if (known && !over) {
+        this.#chainNonce = version.nonce + 1n;
+        this.#lastNonce = version.nonce;
+        this.#markSubmitted(version.ids);
+        return;
+      }
     }
   }
 
-  /** Broadcasts a recorded transaction; re-signs it if its nonce turns out to be used already. */
-  async #broadcast(prepared: Prepared): Promise<{ txHash: Hex; broadcast: boolean }> {
+  /** Whether a lone transaction may go by eth_sendRawTransactionSync: unless the node lacks it or its wait lately ran out. */
+  #syncSendMayWork(): boolean {
+    return this.#syncSend !== "missing" && Date.now() >= this.#syncSendAfter;
+  }
+
+  /**
+   * Broadcasts a recorded transaction; re-signs it if its nonce turns out to be used already.
+   * `sync`: by the node's synchronous send, told of each version handed to the node; the receipt
+   * comes back with it when the node answered with one.
+   */
+  async #broadcast(prepared: Prepared, sync?: (sending: Prepared) => void): Promise<Sent> {
     for (let attempt = 0; ; attempt++) {
       const { ids, nonce, rawTx, txHash } = prepared;
+      let receipt: TransactionReceipt | undefined;
       try {
-        await this.#chain.clients.publicClient.request({ method: "eth_sendRawTransaction", params: [rawTx] });
+        if (sync && this.#syncSendMayWork()) {
+          sync(prepared);
+          receipt = await this.#sendSync(rawTx, txHash);
+        } else {
+          await this.#chain.clients.publicClient.request({ method: "eth_sendRawTransaction", params: [rawTx] });
+        }
       } catch (error) {
         const message = (error as Error).message ?? "";
         if (isTransportFailure(error)) {
@@ -282,13 +377,10 @@ export class Submitter {
         }
       }
       faultPoint("after-broadcast");
-      // Marked once the first receipt request is on its way (the node answers it meanwhile). Not
-      // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
-      setImmediate(() => this.#markSubmitted(ids));
       this.#onTransaction("submitted");
       this.#chainNonce = nonce + 1n;
       this.#lastNonce = nonce;
-      return { txHash, broadcast: true };
+      return { txHash, broadcast: true, receipt };
     }
   }
 
@@ -303,15 +395,49 @@ export class Submitter {
       });
   }
 
-  async #watch(group: readonly Queued[], sent: { txHash: Hex; broadcast: boolean }): Promise<void> {
+  /**
+   * eth_sendRawTransactionSync: the receipt once mined, or undefined when the node took the
+   * transaction but gave up waiting for its block. A node without the method (remembered) gets the
+   * same bytes by eth_sendRawTransaction. When the answer did not come (the wait outlasting the
+   * relayer's RPC timeout) or the node gave up waiting, a transaction the node knows (pending or
+   * mined) is watched as usual; one it does not know is sent again by eth_sendRawTransaction.
+   */
+  async #sendSync(rawTx: Hex, txHash: Hex): Promise<TransactionReceipt | undefined> {
+    const client = this.#chain.clients.publicClient;
+    try {
+      const receipt = await client.request({ method: "eth_sendRawTransactionSync" as "eth_sendRawTransaction", params: [rawTx] });
+      this.#syncSend = "offered";
+      return formatTransactionReceipt(receipt as unknown as Parameters<typeof formatTransactionReceipt>[0]);
+    } catch (error) {
+      if (this.#syncSend !== "offered" && isMethodMissing(error)) this.#syncSend = "missing";
+      else if (isTransportFailure(error) || isSyncTimeout(error)) {
+        this.#syncSendAfter = Date.now() + SYNC_RETRY_MS;
+        if (await client.request({ method: "eth_getTransactionByHash", params: [txHash] })) return undefined;
+      } else throw error;
+    }
+    await client.request({ method: "eth_sendRawTransaction", params: [rawTx] });
+    return undefined;
+  }
+
+  async #watch(group: readonly Queued[], sent: Sent): Promise<void> {
     if (!sent.broadcast) {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
     }
-    let receipt: TransactionReceipt | undefined;
-    try {
+    let receipt = sent.receipt;
+    if (!receipt) try {
       // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
-      receipt = await waitForAnyReceipt(this.#chain, () => hashesOf(this.#store, sent.txHash), 120_000);
+      // Just broadcast, it has no replacement yet: the first look needs no ledger read. A receipt
+      // found by it (a node that mines on send) settles the requests straight from `submitting`;
+      // else they are marked `submitted` (for the stuck watch) as the second look goes out. Not
+      // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
+      let looks = 0;
+      const hashes = async () => {
+        if (looks++ === 0) return [sent.txHash];
+        if (looks === 2) this.#markSubmitted(group.map((q) => q.job.requestId));
+        return hashesOf(this.#store, sent.txHash);
+      };
+      receipt = await waitForAnyReceipt(this.#chain, hashes, 120_000);
     } catch {
       receipt = undefined;
     }
@@ -397,6 +523,25 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
     const reason = failed.get(job.intentHash.toLowerCase());
     return reason === undefined ? { ok: true, txHash, blockNumber: receipt.blockNumber } : { ok: false, txHash, reason: `execution failed on-chain: ${reason}` };
   });
+}
+
+/** A node's answer that it has no such method (JSON-RPC -32601, or -32004 "not supported" as Hardhat's EDR answers). */
+function isMethodMissing(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined, depth = 0; e && depth < 8; depth++) {
+    if (e.code === -32601 || e.code === -32004) return true;
+    if (/method .*(not found|not supported|does not exist|not available)|unknown method|unsupported method/i.test(e.message ?? "")) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
+}
+
+/** A synchronous send the node took but gave up waiting for (EIP-7966's code 4; anvil: "Transaction confirmation timeout"). */
+function isSyncTimeout(error: unknown): boolean {
+  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined, depth = 0; e && depth < 8; depth++) {
+    if (e.code === 4 || /confirmation timeout|timed? ?out/i.test(e.message ?? "")) return true;
+    e = e.cause as typeof e;
+  }
+  return false;
 }
 
 /** A signed transaction's hash is the keccak of its raw bytes. */

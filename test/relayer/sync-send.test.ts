@@ -1,0 +1,144 @@
+// How the relayer's own transactions reach the node (submitter.ts): a transaction sent while nothing
+// else is queued goes by the node's synchronous send (eth_sendRawTransactionSync, EIP-7966) where the
+// node offers it, and the payment is settled from the receipt that comes back with it; a node without
+// the method is asked once, then everything goes by eth_sendRawTransaction. Real nodes behind the
+// recording proxy of the node-fault tests, and `relay serve` as its own process:
+//   anvil (which offers the method): `relay deploy` onto it, then `relay serve` through the proxy;
+//   the in-process Hardhat chain of `relay devnet` (which does not), as in the node-fault tests.
+// Every outcome is also read from the chain.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { erc20Abi, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { clientsFor, type Clients } from "../../src/chain/clients.ts";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
+import { startRelayProcess, type RelayProcess } from "../../bench/support/relay-process.ts";
+import { startAnvil, type Anvil } from "../support/anvil.ts";
+import { startRpcProxy, type RpcProxy, type SeenCall } from "../reliability/support/rpc-proxy.ts";
+import { paymentTo, postPayment, startFaultEnv, type FaultEnv } from "../reliability/support/node-faults-env.ts";
+
+const SYNC = "eth_sendRawTransactionSync";
+const PLAIN = "eth_sendRawTransaction";
+const isSend = (call: SeenCall) => call.method === SYNC || call.method === PLAIN;
+const nonceOf = (call: SeenCall) => Number(parseTransaction(call.params[0] as Hex).nonce);
+
+/** Resolves once `check` holds (looked at every 5 ms), or fails after `ms`. */
+async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+describe("on anvil, which offers eth_sendRawTransactionSync", () => {
+  let anvil: Anvil;
+  let proxy: RpcProxy;
+  let relay: RelayProcess;
+  let manifest: Manifest;
+  let chain: Clients;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    proxy = await startRpcProxy(anvil.url);
+    relay = await startRelayProcess({ rpcUrl: anvil.url, serveRpcUrl: proxy.url });
+    manifest = relay.manifest;
+    chain = clientsFor(anvil.url, manifest.chainId);
+  }, 180_000);
+  afterAll(async () => {
+    await relay?.stop();
+    await proxy?.close();
+    await anvil?.stop();
+  });
+
+  async function pay(to: Address, amount: bigint): Promise<{ status: number; body: Record<string, any> }> {
+    const bot = privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex);
+    const domain = manifest.domain as never;
+    const intent = { bot: bot.address, to, token: manifest.tokens.USDC!.address as Address, amount, deadline: defaultDeadline(), ref: randomRef() };
+    const body = paymentRequestBody(domain, intent, await signPaymentIntent(bot, domain, intent), { idempotencyKey: crypto.randomUUID() });
+    const res = await fetch(`${relay.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    return { status: res.status, body: (await res.json()) as Record<string, any> };
+  }
+  const balance = (who: Address) => chain.publicClient.readContract({ address: manifest.tokens.USDC!.address as Address, abi: erc20Abi, functionName: "balanceOf", args: [who] });
+  const rpc = (method: string, params: unknown[] = []) => chain.publicClient.request({ method, params } as never);
+
+  it("a lone payment is one synchronous send, settled from the receipt it answers with: no receipt look, no plain send", async () => {
+    const payee = `0x${"5e".repeat(20)}` as Address;
+    const from = proxy.seen.length;
+    const res = await pay(payee, 2_500n);
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe("approved");
+
+    const calls = proxy.seen.slice(from);
+    const sends = calls.filter(isSend);
+    expect(sends.map((c) => c.method)).toEqual([SYNC]);
+    expect((sends[0]!.response?.result as { transactionHash: string; status: string }).status).toBe("0x1");
+    expect((sends[0]!.response?.result as { transactionHash: string }).transactionHash).toBe(res.body.txHash);
+    expect(calls.filter((c) => c.method === "eth_getTransactionReceipt")).toHaveLength(0);
+
+    // On the chain: mined, and the payee was paid once.
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: res.body.txHash });
+    expect(receipt.status).toBe("success");
+    expect(await balance(payee)).toBe(2_500n);
+  });
+
+  it("payments queued behind a synchronous send are broadcast once the node has the first, before it is mined", async () => {
+    const payees = [1, 2, 3, 4].map((n) => `0x${n.toString(16).padStart(2, "0").repeat(20)}` as Address);
+    await rpc("evm_setAutomine", [false]);
+    try {
+      const from = proxy.seen.length;
+      const sent = () => proxy.seen.slice(from).filter(isSend);
+      // Alone in the queue: a synchronous send, which waits for a block that does not come yet.
+      const first = pay(payees[0]!, 1_000n);
+      await until(() => sent().length === 1, "the first send");
+      expect(sent()[0]!.method).toBe(SYNC);
+      const rest = payees.slice(1).map((payee) => pay(payee, 1_000n));
+      await until(() => sent().length >= 2, "a send after the first");
+      // The first is still unanswered (not mined), and the next follows it without a nonce gap.
+      expect(sent()[0]!.response).toBeUndefined();
+      expect(nonceOf(sent()[1]!)).toBe(nonceOf(sent()[0]!) + 1);
+
+      await rpc("evm_mine");
+      await rpc("evm_setAutomine", [true]);
+      const answers = await Promise.all([first, ...rest]);
+      for (const answer of answers) expect(answer.body.status).toBe("approved");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    // Each payee paid exactly once on the chain.
+    for (const payee of payees) expect(await balance(payee)).toBe(1_000n);
+    const executed = await chain.publicClient.getLogs({
+      address: manifest.contracts.vault as Address,
+      event: parseAbiItem("event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)"),
+      fromBlock: 0n,
+    });
+    for (const payee of payees) expect(executed.filter((log) => String(log.args.to).toLowerCase() === payee.toLowerCase())).toHaveLength(1);
+  });
+});
+
+describe("on the in-process Hardhat chain, which has no eth_sendRawTransactionSync", () => {
+  let env: FaultEnv;
+
+  beforeAll(async () => {
+    env = await startFaultEnv();
+    await env.startRelay({});
+  }, 180_000);
+  afterAll(() => env?.close());
+
+  it("the node is asked once; then every transaction goes by eth_sendRawTransaction and settles from its receipt", async () => {
+    const payee = `0x${"6f".repeat(20)}` as Address;
+    const from = env.proxy.seen.length;
+    for (let i = 0; i < 3; i++) {
+      const res = await postPayment(env, await paymentTo(env, payee, 1_000n));
+      expect(res.body.status).toBe("approved");
+    }
+    const sends = env.proxy.seen.slice(from).filter(isSend);
+    expect(sends.map((c) => c.method)).toEqual([SYNC, PLAIN, PLAIN, PLAIN]);
+    expect(sends[0]!.response?.error).toBeDefined();
+    // The refused synchronous send's bytes are the first plain send's: nothing was signed twice.
+    expect(sends[1]!.params[0]).toBe(sends[0]!.params[0]);
+    const usdc = env.manifest.tokens.USDC!.address as Address;
+    expect(await env.chain.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [payee] })).toBe(3_000n);
+  });
+});
