@@ -9,6 +9,7 @@
 import { encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
+import { ADDRESS, WORD, BYTES, ZEROS, MAX_UINT, word } from "./abi-hex.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const INTENT_FIELDS = "address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref";
@@ -26,13 +27,6 @@ function selectorIf(name: string, expected: string): string | undefined {
 const PAYMENT = selectorIf("executePayment", `executePayment(${INTENT},bytes)`);
 const BATCH = selectorIf("executePaymentBatch", `executePaymentBatch(${INTENT}[],bytes[])`);
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const WORD = /^0x[0-9a-fA-F]{64}$/;
-const BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
-const ZEROS = "0".repeat(64);
-const MAX_UINT = (1n << 256n) - 1n;
-
-const word = (n: number | bigint): string => n.toString(16).padStart(64, "0");
 
 /** The intent's six words, or undefined when a value does not fit its ABI type. */
 function intentWords(intent: PaymentIntent): string | undefined {

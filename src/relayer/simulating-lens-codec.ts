@@ -8,6 +8,7 @@
 import { decodeFunctionResult, encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import { AbiWords } from "./snapshot-codec.ts";
+import { WORD, BYTES, ZEROS, MAX_UINT, word, addressWord } from "./abi-hex.ts";
 
 /** The lens's Query struct, every field given (zero address / zero hash where unused). */
 export interface LensQuery {
@@ -55,18 +56,6 @@ const SELECTOR = readAndSimulateSelector();
 /** Whether the hand-written coder is in use (the lens's ABI is the layout written here). */
 export const handWritten = SELECTOR !== undefined;
 
-const ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-const WORD = /^0x[0-9a-fA-F]{64}$/;
-const BYTES = /^0x(?:[0-9a-fA-F]{2})*$/;
-const ZEROS = "0".repeat(64);
-const MAX_UINT = (1n << 256n) - 1n;
-
-const word = (n: number | bigint): string => n.toString(16).padStart(64, "0");
-
-/** An address as a word, or undefined when it is not 20 bytes of hex. */
-function addressWord(value: string): string | undefined {
-  return ADDRESS.test(value) ? ZEROS.slice(40) + value.slice(2).toLowerCase() : undefined;
-}
 
 /** A Query tuple's encoding (its head, then its two arrays), or undefined when a value does not fit. */
 function queryTuple(q: LensQuery): string | undefined {
