@@ -79,6 +79,8 @@ export interface RunningRelayer {
   /** The relayer's store (the SQLite ledger in the state directory, or PostgreSQL). */
   readonly store: Store;
   readonly metrics: RelayerMetrics;
+  /** Jobs waiting in the relayer's send queues to be signed, over all keys (tests wait on it to know how a batch will be grouped). */
+  readonly queuedJobs: number;
   close(): Promise<void>;
 }
 
@@ -236,6 +238,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       app,
       store,
       metrics,
+      get queuedJobs() {
+        return dispatcher.queued;
+      },
       async close() {
         if (closed) return;
         closed = true;

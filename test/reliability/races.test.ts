@@ -3,7 +3,7 @@
 // request ends `rejected` with the on-chain reason, nothing is retried and the relayer's nonces
 // stay contiguous, for a single payment and for every payment of a batch. Concurrent requests never
 // spend past a vault-level or a velocity limit, and one intent under ten keys executes once.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Address } from "viem";
 import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
@@ -70,25 +70,32 @@ describe("races", () => {
     for (const { name, setup, reason } of scenarios) {
       it(`${name}: rejected with the revert reason, sent once, nonces contiguous`, async () => {
         const { bot, token, action, undo } = await setup();
-        const to = fresh();
-        const amount = token === env.token("DAI") ? 10n ** 18n : USDC(1);
-        const from = env.tap.broadcasts.length;
-        env.tap.beforeNextBroadcast(action, 1);
-        const res = await post(payments, await paymentBody(env, { bot: bot.address, to, token, amount }, { signer: bot }));
-        expect(res.status, res.text).toBe(200);
-        expect(res.body.status).toBe("rejected");
-        expect(res.body.errorCode).toBe("EXECUTION_FAILED");
-        expect(res.body.reason).toMatch(reason);
-        expect((await env.relayer.store.getRequest(res.body.requestId))?.txHash).toBe(env.tap.broadcasts[from]?.hash);
-        expect(env.tap.broadcasts.length, "one transaction for the request, no retry").toBe(from + 1);
-        expect(await balanceOf(env, token, to)).toBe(0n);
-        await expectSettledRejected(res.body.requestId, reason);
-        // The next request uses the next nonce: nothing was skipped, nothing re-sent.
-        await undo?.();
-        const next = await post(payments, await paymentBody(env, { to: fresh() }));
-        expect(next.body.status).toBe("approved");
-        expect(env.tap.broadcasts.length).toBe(from + 2);
-        expectContiguousNonces(from);
+        let undone = false;
+        try {
+          const to = fresh();
+          const amount = token === env.token("DAI") ? 10n ** 18n : USDC(1);
+          const from = env.tap.broadcasts.length;
+          env.tap.beforeNextBroadcast(action);
+          const res = await post(payments, await paymentBody(env, { bot: bot.address, to, token, amount }, { signer: bot }));
+          expect(res.status, res.text).toBe(200);
+          expect(res.body.status).toBe("rejected");
+          expect(res.body.errorCode).toBe("EXECUTION_FAILED");
+          expect(res.body.reason).toMatch(reason);
+          expect((await env.relayer.store.getRequest(res.body.requestId))?.txHash).toBe(env.tap.broadcasts[from]?.hash);
+          expect(env.tap.broadcasts.length, "one transaction for the request, no retry").toBe(from + 1);
+          expect(await balanceOf(env, token, to)).toBe(0n);
+          await expectSettledRejected(res.body.requestId, reason);
+          // The next request uses the next nonce: nothing was skipped, nothing re-sent.
+          await undo?.();
+          undone = true;
+          const next = await post(payments, await paymentBody(env, { to: fresh() }));
+          expect(next.body.status).toBe("approved");
+          expect(env.tap.broadcasts.length).toBe(from + 2);
+          expectContiguousNonces(from);
+        } finally {
+          // A failure must not leave the vault paused for the next tests (the undo reverts if the action never ran).
+          if (!undone) await undo?.().catch(() => {});
+        }
       });
     }
 
@@ -97,25 +104,45 @@ describe("races", () => {
       const from = env.tap.broadcasts.length;
       const recipients = Array.from({ length: count }, () => fresh());
       const bodies = await Promise.all(recipients.map((to) => paymentBody(env, { to })));
-      // The first payment's broadcast waits until all six are simulated; the other five queue up
-      // behind it and go out together as one executePaymentBatch after the pause is mined.
-      env.tap.beforeNextBroadcast(() => ownerCall(env, "pause"), count);
-      const answers = await Promise.all(bodies.map((body) => post(payments, body)));
-      const sent = env.tap.broadcasts.slice(from);
-      expect(sent.map((b) => b.selector)).toContain(EXECUTE_PAYMENT_BATCH);
-      expect(sent.length, "one transaction per group, no retry").toBe(2);
-      for (const answer of answers) {
-        expect(answer.status, answer.text).toBe(200);
-        expect(answer.body.status).toBe("rejected");
-        expect(answer.body.errorCode).toBe("EXECUTION_FAILED");
-        expect(answer.body.reason).toMatch(/VaultPaused/);
-        await expectSettledRejected(answer.body.requestId, /VaultPaused/);
+      const held = env.tap.holdNextBroadcast();
+      let paused = false;
+      try {
+        // The first payment goes alone; its transaction is held at the node's door. The relayer
+        // groups what queued behind it only once the node has taken it, so the other five, all in
+        // its queue by then, go out together as one executePaymentBatch after the pause is mined.
+        const first = post(payments, bodies[0]!);
+        await held.reached;
+        const rest = bodies.slice(1).map((body) => post(payments, body));
+        await vi.waitUntil(() => env.relayer.queuedJobs === count - 1, { timeout: 30_000, interval: 2 });
+        held.release(async () => {
+          await ownerCall(env, "pause");
+          paused = true;
+        });
+        const answers = await Promise.all([first, ...rest]);
+        const sent = env.tap.broadcasts.slice(from);
+        expect(sent.map((b) => b.selector)).toContain(EXECUTE_PAYMENT_BATCH);
+        expect(sent.length, "one transaction per group, no retry").toBe(2);
+        // Every payment went out exactly once: no intent broadcast twice, none left out.
+        const refs = sent.flatMap((b) => b.paymentRefs.map((ref) => ref.toLowerCase()));
+        expect(refs.sort()).toEqual(bodies.map((body) => body.ref.toLowerCase()).sort());
+        for (const answer of answers) {
+          expect(answer.status, answer.text).toBe(200);
+          expect(answer.body.status).toBe("rejected");
+          expect(answer.body.errorCode).toBe("EXECUTION_FAILED");
+          expect(answer.body.reason).toMatch(/VaultPaused/);
+          await expectSettledRejected(answer.body.requestId, /VaultPaused/);
+        }
+        for (const to of recipients) expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
+        await ownerCall(env, "unpause");
+        paused = false;
+        expect((await post(payments, await paymentBody(env, { to: fresh() }))).body.status).toBe("approved");
+        expect(env.tap.broadcasts.length).toBe(from + 3);
+        expectContiguousNonces(from);
+      } finally {
+        // A failure here must not leave the relayer's broadcast held or the vault paused for the next tests.
+        held.release(async () => {});
+        if (paused) await ownerCall(env, "unpause");
       }
-      for (const to of recipients) expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
-      await ownerCall(env, "unpause");
-      expect((await post(payments, await paymentBody(env, { to: fresh() }))).body.status).toBe("approved");
-      expect(env.tap.broadcasts.length).toBe(from + 3);
-      expectContiguousNonces(from);
     });
   });
 
