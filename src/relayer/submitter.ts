@@ -8,6 +8,8 @@
 // signature or a refused estimate burns none); a node that says the nonce is already used gets the
 // same requests re-signed with the chain's nonce (the old transaction can never land); a node that
 // could not be reached leaves the transaction recorded as `submitting`, to be re-broadcast unchanged.
+// Reserving a nonce (and re-signing onto another) runs one at a time, and what the relayer last
+// handed the node only moves forward, so every nonce is broadcast, in order, and none twice.
 //
 // A transaction sent while nothing else waits in the queue goes by the node's synchronous send
 // (`eth_sendRawTransactionSync`, EIP-7966: the node answers with the receipt once it is mined) where
@@ -112,6 +114,8 @@ export class Submitter {
   #chainNonce: bigint | undefined;
   /** The nonce of the last transaction broadcast (or whose broadcast went unanswered). */
   #lastNonce: bigint | undefined;
+  /** The nonce reservation under way (#serially). */
+  #reserving: Promise<unknown> = Promise.resolve();
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onTransaction: (result: TransactionEvent) => void;
   /** With several instances on one database: the key's lease, without which nothing is signed (key-lease.ts). */
@@ -218,13 +222,37 @@ export class Submitter {
   /**
    * Signs the transaction carrying `jobs` with the next nonce, records it (nonce reserved, raw bytes
    * kept) and makes the record durable: a group fsync of the ledger's log, off the main thread.
-   * `from`: the states the requests may be in (re-signing a recorded, never-broadcast transaction).
+   * `from`: the states the requests may be in (re-signing a recorded, never-broadcast transaction);
+   * `resetTo`: the key's next nonce is set to it first (re-signing onto another nonce).
    */
-  async #prepare(jobs: readonly Job[], from?: Status[]): Promise<Prepared> {
+  async #prepare(jobs: readonly Job[], from?: Status[], resetTo?: bigint): Promise<Prepared> {
     const data = jobs.length === 1 ? jobs[0]!.data : batchCalldata(jobs.map((j) => j.payment!));
     const gas = jobs.length === 1 ? jobs[0]!.gas : jobs.reduce((sum, j) => sum + j.gas + BATCH_ITEM_GAS, 50_000n);
-    const ids = jobs.map((j) => j.requestId);
     const fees = await this.#feeData();
+    const prepared = await this.#serially(async () => {
+      if (resetTo !== undefined) await this.#store.resetNonce(this.#chain.chainId, this.address, resetTo);
+      return this.#reserve(jobs, data, gas, fees, from);
+    });
+    await this.#store.sync();
+    faultPoint("after-record");
+    return prepared;
+  }
+
+  /**
+   * Runs `step` once no other nonce reservation runs. The pump signs the next group while a
+   * transaction is in flight, and that transaction may be re-signed meanwhile (its nonce found used,
+   * or freed by a refusal): interleaved, the two could swap nonces, and the one re-signed last would
+   * leave a nonce never sent, behind which the node holds every later transaction.
+   */
+  #serially<T>(step: () => Promise<T>): Promise<T> {
+    const run = this.#reserving.then(step);
+    this.#reserving = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Signs the transaction with the key's next nonce and records it (not yet durable). */
+  async #reserve(jobs: readonly Job[], data: Hex, gas: bigint, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, from?: Status[]): Promise<Prepared> {
+    const ids = jobs.map((j) => j.requestId);
     for (let attempt = 0; ; attempt++) {
       const leaseToken = await this.#holdLease();
       const chainNonce = await this.#pendingNonce();
@@ -264,8 +292,6 @@ export class Submitter {
         if ((recorded.code === "NONCE_MISMATCH" || recorded.code === "LEASE_LOST") && attempt < 3) continue;
         throw new Error(`could not record the submission: ${recorded.code}`);
       }
-      await this.#store.sync();
-      faultPoint("after-record");
       return { jobs, ids, nonce, rawTx, txHash };
     }
   }
@@ -283,8 +309,7 @@ export class Submitter {
         // Signed while the previous transaction was in flight: if that one ended on another nonce
         // than expected (re-signed or refused), this one is re-signed to follow it without a gap.
         if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
-          await this.#store.resetNonce(this.#chain.chainId, this.address, this.#lastNonce + 1n);
-          prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+          prepared = await this.#prepare(prepared.jobs, ["submitting"], this.#lastNonce + 1n);
         }
         const sent = await this.#broadcast(prepared, sync ? (version) => (sending = version) : undefined);
         void this.#watch(group, sent);
@@ -321,8 +346,7 @@ export class Submitter {
       }
       const known = await this.#chain.clients.publicClient.request({ method: "eth_getTransactionByHash", params: [version.txHash] }).catch(() => null);
       if (known && !over) {
-        this.#chainNonce = version.nonce + 1n;
-        this.#lastNonce = version.nonce;
+        this.#handedOver(version.nonce);
         this.#markSubmitted(version.ids);
         return;
       }
@@ -354,7 +378,7 @@ export class Submitter {
         const message = (error as Error).message ?? "";
         if (isTransportFailure(error)) {
           // Recorded as submitting: re-broadcast unchanged later. Its nonce counts as used.
-          this.#lastNonce = nonce;
+          this.#handedOver(nonce);
           return { txHash, broadcast: false };
         }
         if (!/already known|already imported/i.test(message)) {
@@ -362,26 +386,36 @@ export class Submitter {
             // Someone else used this nonce: our transaction can never land. Re-sign with the chain's.
             this.#chainNonce = undefined;
             const fresh = await this.#pendingNonce();
-            await this.#store.resetNonce(this.#chain.chainId, this.address, fresh);
-            prepared = await this.#prepare(prepared.jobs, ["submitting"]);
+            prepared = await this.#prepare(prepared.jobs, ["submitting"], fresh);
             continue;
           }
           // Refused outright (no funds for gas, fee too low…): nothing entered the pool; free the nonce.
           this.#lastNonce = nonce - 1n;
-          await this.#store.transaction(async (tx) => {
-            await tx.resetNonce(this.#chain.chainId, this.address, nonce);
-            for (const id of ids) await tx.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
-          });
+          await this.#serially(() =>
+            this.#store.transaction(async (tx) => {
+              await tx.resetNonce(this.#chain.chainId, this.address, nonce);
+              for (const id of ids) await tx.transition(id, ["submitting"], "rejected", { reason: `the node refused the transaction: ${firstLine(message)}` });
+            }),
+          );
           this.#onTransaction("failed");
           throw relayError("INTERNAL_ERROR", "the node refused the relayer's transaction", { cause: error });
         }
       }
       faultPoint("after-broadcast");
       this.#onTransaction("submitted");
-      this.#chainNonce = nonce + 1n;
-      this.#lastNonce = nonce;
+      this.#handedOver(nonce);
       return { txHash, broadcast: true, receipt };
     }
+  }
+
+  /**
+   * The node has (or may have) taken the transaction of `nonce`: the next one follows it. Never
+   * turns back: a synchronous send is answered once its block comes, after the transactions queued
+   * behind it went out.
+   */
+  #handedOver(nonce: bigint): void {
+    if (this.#lastNonce === undefined || nonce > this.#lastNonce) this.#lastNonce = nonce;
+    if (this.#chainNonce === undefined || nonce >= this.#chainNonce) this.#chainNonce = nonce + 1n;
   }
 
   /** Never throws: should the mark fail (the ledger closing), `submitting` is settled the same way. */
@@ -400,7 +434,8 @@ export class Submitter {
    * transaction but gave up waiting for its block. A node without the method (remembered) gets the
    * same bytes by eth_sendRawTransaction. When the answer did not come (the wait outlasting the
    * relayer's RPC timeout) or the node gave up waiting, a transaction the node knows (pending or
-   * mined) is watched as usual; one it does not know is sent again by eth_sendRawTransaction.
+   * mined) is watched as usual; one it does not know is sent again by eth_sendRawTransaction. Any
+   * other error is the node's refusal only if it does not know the transaction.
    */
   async #sendSync(rawTx: Hex, txHash: Hex): Promise<TransactionReceipt | undefined> {
     const client = this.#chain.clients.publicClient;
@@ -413,7 +448,12 @@ export class Submitter {
       else if (isTransportFailure(error) || isSyncTimeout(error)) {
         this.#syncSendAfter = Date.now() + SYNC_RETRY_MS;
         if (await client.request({ method: "eth_getTransactionByHash", params: [txHash] })) return undefined;
-      } else throw error;
+      } else {
+        // Any other answer: a transaction the node holds was taken all the same (and the ones queued
+        // behind it may have gone out), so it is watched, not treated as refused.
+        if (await client.request({ method: "eth_getTransactionByHash", params: [txHash] }).catch(() => null)) return undefined;
+        throw error;
+      }
     }
     await client.request({ method: "eth_sendRawTransaction", params: [rawTx] });
     return undefined;

@@ -115,6 +115,42 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     });
     for (const payee of payees) expect(executed.filter((log) => String(log.args.to).toLowerCase() === payee.toLowerCase())).toHaveLength(1);
   });
+
+  it("a synchronous send answered after later transactions went out does not turn the nonce back: each nonce is sent once, in order, with no gap", async () => {
+    // The first payment's synchronous send is answered only when its block comes, after the payments
+    // queued behind it were broadcast. The relayer must then carry on from the last nonce it sent,
+    // not from the first payment's: else the next transaction is re-signed onto a nonce already
+    // used (the node refuses it as too low) or, with a group being signed meanwhile, leaves a nonce
+    // unsent, and every later transaction waits in the node's pool behind the gap.
+    const payees = [7, 8, 9, 10, 11, 12].map((n) => `0x${n.toString(16).padStart(2, "0").repeat(20)}` as Address);
+    const from = proxy.seen.length;
+    const sent = () => proxy.seen.slice(from).filter(isSend);
+    const answers: Promise<{ status: number; body: Record<string, any> }>[] = [];
+    await rpc("evm_setAutomine", [false]);
+    try {
+      answers.push(pay(payees[0]!, 1_000n));
+      await until(() => sent().length === 1, "the first send");
+      answers.push(pay(payees[1]!, 1_000n), pay(payees[2]!, 1_000n));
+      await until(() => sent().length >= 2, "a send behind the first");
+      await rpc("evm_mine");
+      await rpc("evm_setAutomine", [true]);
+      await until(() => sent()[0]!.response !== undefined, "the first send's answer");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    for (const answer of await Promise.all(answers)) expect(answer.body.status).toBe("approved");
+    // Then more payments, one alone and two together.
+    expect((await pay(payees[3]!, 1_000n)).body.status).toBe("approved");
+    for (const answer of await Promise.all([pay(payees[4]!, 1_000n), pay(payees[5]!, 1_000n)])) expect(answer.body.status).toBe("approved");
+
+    // Every transaction the relayer handed the node has a nonce of its own, one after another.
+    const nonces = sent().map(nonceOf);
+    expect(sent().filter((call) => call.response?.error)).toEqual([]);
+    expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
+    const relayer = (await chain.publicClient.getTransaction({ hash: (sent()[0]!.response!.result as { transactionHash: Hex }).transactionHash })).from;
+    expect(await chain.publicClient.getTransactionCount({ address: relayer, blockTag: "latest" })).toBe(nonces.at(-1)! + 1);
+    for (const payee of payees) expect(await balance(payee)).toBe(1_000n);
+  });
 });
 
 describe("on the in-process Hardhat chain, which has no eth_sendRawTransactionSync", () => {
