@@ -9,6 +9,7 @@
 import { createRequire } from "node:module";
 import { assertTransactionEIP1559, hexToBytes, serializeTransaction, toHex, type Hex, type TransactionSerializableEIP1559 } from "viem";
 import { keccak256 } from "./keccak.ts";
+import { hexBytes } from "./hex.ts";
 
 interface Secp256k1Api {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
@@ -36,13 +37,6 @@ function signWithViem(tx: TransactionSerializableEIP1559, key: Uint8Array): Hex 
 
 /** The fields the fast path serializes; a transaction with any other (defined) field goes to viem. */
 const PLAIN_KEYS = new Set(["type", "chainId", "nonce", "to", "data", "gas", "value", "maxFeePerGas", "maxPriorityFeePerGas", "accessList"]);
-
-/** The bytes of 0x hex, or undefined when it is not whole bytes of hex (checked by length: Buffer.from stops at the first bad digit). */
-function hexBytes(hex: unknown): Buffer | undefined {
-  if (typeof hex !== "string" || !hex.startsWith("0x")) return undefined;
-  const bytes = Buffer.from(hex.slice(2), "hex");
-  return bytes.length * 2 === hex.length - 2 ? bytes : undefined;
-}
 
 /**
  * The RLP items of an unsigned EIP-1559 transaction, in order (chainId, nonce, maxPriorityFeePerGas,

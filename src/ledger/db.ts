@@ -83,9 +83,6 @@ export class Db {
     this.sqlite.exec(`PRAGMA busy_timeout = ${busy}`);
     this.sqlite.exec("PRAGMA journal_mode = WAL");
     this.sqlite.exec("PRAGMA synchronous = FULL");
-
-
-
     const checkpoint = options.backgroundCheckpoints ? fallbackCheckpointPages : Math.max(0, Math.trunc(options.walAutocheckpointPages ?? 200));
     this.sqlite.exec(`PRAGMA wal_autocheckpoint = ${checkpoint}`);
     migrate(this.sqlite);

@@ -9,7 +9,7 @@
 import { encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
-import { ADDRESS, WORD, BYTES, ZEROS, MAX_UINT, word } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf } from "./abi-hex.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const INTENT_FIELDS = "address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref";
@@ -27,27 +27,16 @@ function selectorIf(name: string, expected: string): string | undefined {
 const PAYMENT = selectorIf("executePayment", `executePayment(${INTENT},bytes)`);
 const BATCH = selectorIf("executePaymentBatch", `executePaymentBatch(${INTENT}[],bytes[])`);
 
-
 /** The intent's six words, or undefined when a value does not fit its ABI type. */
 function intentWords(intent: PaymentIntent): string | undefined {
-  const { bot, to, token, amount, deadline, ref } = intent;
-  if (!ADDRESS.test(bot) || !ADDRESS.test(to) || !ADDRESS.test(token) || !WORD.test(ref)) return undefined;
+  const { amount, deadline, ref } = intent;
+  const bot = addressWord(intent.bot);
+  const to = addressWord(intent.to);
+  const token = addressWord(intent.token);
+  if (!bot || !to || !token || !WORD.test(ref)) return undefined;
   if (typeof amount !== "bigint" || typeof deadline !== "bigint") return undefined;
   if (amount < 0n || amount > MAX_UINT || deadline < 0n || deadline > MAX_UINT) return undefined;
-  return (
-    ZEROS.slice(40) + bot.slice(2).toLowerCase() +
-    ZEROS.slice(40) + to.slice(2).toLowerCase() +
-    ZEROS.slice(40) + token.slice(2).toLowerCase() +
-    word(amount) + word(deadline) + ref.slice(2).toLowerCase()
-  );
-}
-
-/** `bytes` in an ABI tail: its length, then its data padded to whole words; undefined if not hex. */
-function bytesTail(value: Hex): string | undefined {
-  if (!BYTES.test(value)) return undefined;
-  const data = value.slice(2).toLowerCase();
-  const padding = (64 - (data.length % 64)) % 64;
-  return word(data.length / 2) + data + ZEROS.slice(0, padding);
+  return bot + to + token + word(amount) + word(deadline) + ref.slice(2).toLowerCase();
 }
 
 /** executePayment(intent, signature). */
@@ -76,11 +65,5 @@ export function paymentBatchCalldata(payments: ReadonlyArray<{ intent: PaymentIn
   // Head: the two arrays' offsets. The intents array is static tuples inline; the signatures array
   // is k offsets (from the start of those offsets), then each signature's length and data.
   const signaturesAt = 2 * 32 + 32 + k * 6 * 32;
-  const offsets: string[] = [];
-  let at = k * 32;
-  for (const tail of tails) {
-    offsets.push(word(at));
-    at += tail.length / 2;
-  }
-  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${intents.join("")}${word(k)}${offsets.join("")}${tails.join("")}`;
+  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${intents.join("")}${arrayOf(tails)}`;
 }

@@ -8,7 +8,7 @@
 import { decodeFunctionResult, encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../chain/artifacts.ts";
 import { AbiWords } from "./snapshot-codec.ts";
-import { WORD, BYTES, ZEROS, MAX_UINT, word, addressWord } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf } from "./abi-hex.ts";
 
 /** The lens's Query struct, every field given (zero address / zero hash where unused). */
 export interface LensQuery {
@@ -56,7 +56,6 @@ const SELECTOR = readAndSimulateSelector();
 /** Whether the hand-written coder is in use (the lens's ABI is the layout written here). */
 export const handWritten = SELECTOR !== undefined;
 
-
 /** A Query tuple's encoding (its head, then its two arrays), or undefined when a value does not fit. */
 function queryTuple(q: LensQuery): string | undefined {
   const heads = [q.factory, q.vault, q.bot, q.to].map(addressWord);
@@ -86,20 +85,9 @@ function queryTuple(q: LensQuery): string | undefined {
 function simulationTuple(s: LensSimulation): string | undefined {
   const from = addressWord(s.from);
   const to = addressWord(s.to);
-  if (!from || !to || !BYTES.test(s.data)) return undefined;
-  const data = s.data.slice(2).toLowerCase();
-  return from + to + word(3 * 32) + word(data.length / 2) + data + ZEROS.slice(0, (64 - (data.length % 64)) % 64);
-}
-
-/** A dynamic array of encoded tuples: its length, each element's offset (from after the length), then the elements. */
-function arrayOf(tuples: readonly string[]): string {
-  let at = tuples.length * 32;
-  let offsets = "";
-  for (const tuple of tuples) {
-    offsets += word(at);
-    at += tuple.length / 2;
-  }
-  return word(tuples.length) + offsets + tuples.join("");
+  const data = bytesTail(s.data);
+  if (!from || !to || !data) return undefined;
+  return from + to + word(3 * 32) + data;
 }
 
 /** The calldata of readAndSimulate(queries, simulations). */

@@ -6,6 +6,7 @@
 import type { Hex } from "viem";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 import type { PolicySnapshot } from "./chain-runtime.ts";
+import { hexBytes } from "../crypto/hex.ts";
 
 const spendingLimitComponents = [
   { name: "amount", type: "uint256" },
@@ -65,7 +66,7 @@ export class AbiWords {
   readonly #what: string;
   constructor(data: Hex | Uint8Array, what: string) {
     this.#what = what;
-    this.bytes = typeof data === "string" ? hexBytes(data, what) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    this.bytes = typeof data === "string" ? checkedBytes(data, what) : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
     if (this.bytes.length % 32 !== 0) throw new Error(`${what} is not whole ABI words`);
   }
   #check(at: number, length: number): void {
@@ -110,12 +111,10 @@ export class AbiWords {
   }
 }
 
-/** The bytes of 0x hex (Buffer.from alone would stop quietly at the first character that is not hex). */
-function hexBytes(hex: Hex, what: string): Buffer {
-  const bytes = Buffer.from(hex.slice(2), "hex");
-  if (!hex.startsWith("0x") || bytes.length * 2 !== hex.length - 2) {
-    throw new Error((hex.length - 2) % 64 !== 0 ? `${what} is not whole ABI words` : `${what} is not hex`);
-  }
+/** The bytes of 0x hex; throws, naming `what`, when it is not whole bytes of hex. */
+function checkedBytes(hex: Hex, what: string): Buffer {
+  const bytes = hexBytes(hex);
+  if (bytes === undefined) throw new Error((hex.length - 2) % 64 !== 0 ? `${what} is not whole ABI words` : `${what} is not hex`);
   return bytes;
 }
 
