@@ -26,7 +26,7 @@ import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
 import { decodeRevert } from "../chain/revert-decode.ts";
-import { isTransportFailure } from "./rpc-errors.ts";
+import { isMethodMissing, isSyncTimeout, isTransportFailure } from "./rpc-errors.ts";
 import { faultPoint } from "./faults.ts";
 import { withRevertReason } from "./revert-reason.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
@@ -563,25 +563,6 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
     const reason = failed.get(job.intentHash.toLowerCase());
     return reason === undefined ? { ok: true, txHash, blockNumber: receipt.blockNumber } : { ok: false, txHash, reason: `execution failed on-chain: ${reason}` };
   });
-}
-
-/** A node's answer that it has no such method (JSON-RPC -32601, or -32004 "not supported" as Hardhat's EDR answers). */
-function isMethodMissing(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined, depth = 0; e && depth < 8; depth++) {
-    if (e.code === -32601 || e.code === -32004) return true;
-    if (/method .*(not found|not supported|does not exist|not available)|unknown method|unsupported method/i.test(e.message ?? "")) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
-}
-
-/** A synchronous send the node took but gave up waiting for (EIP-7966's code 4; anvil: "Transaction confirmation timeout"). */
-function isSyncTimeout(error: unknown): boolean {
-  for (let e = error as { code?: unknown; cause?: unknown; message?: string } | undefined, depth = 0; e && depth < 8; depth++) {
-    if (e.code === 4 || /confirmation timeout|timed? ?out/i.test(e.message ?? "")) return true;
-    e = e.cause as typeof e;
-  }
-  return false;
 }
 
 /** A signed transaction's hash is the keccak of its raw bytes. */
