@@ -445,14 +445,15 @@ export class Submitter {
       return formatTransactionReceipt(receipt as unknown as Parameters<typeof formatTransactionReceipt>[0]);
     } catch (error) {
       if (this.#syncSend !== "offered" && isMethodMissing(error)) this.#syncSend = "missing";
-      else if (isTransportFailure(error) || isSyncTimeout(error)) {
-        this.#syncSendAfter = Date.now() + SYNC_RETRY_MS;
+      else {
+        // The wait ran out, or the node answered an error: a transaction the node holds was taken all
+        // the same (and the ones queued behind it may have gone out), so it is watched as usual. One
+        // it does not know is sent again after a wait that ran out, and is refused otherwise. Should
+        // the node not answer this either, the send stays unknown (recorded, re-broadcast later).
+        const waitRanOut = isTransportFailure(error) || isSyncTimeout(error);
+        if (waitRanOut) this.#syncSendAfter = Date.now() + SYNC_RETRY_MS;
         if (await client.request({ method: "eth_getTransactionByHash", params: [txHash] })) return undefined;
-      } else {
-        // Any other answer: a transaction the node holds was taken all the same (and the ones queued
-        // behind it may have gone out), so it is watched, not treated as refused.
-        if (await client.request({ method: "eth_getTransactionByHash", params: [txHash] }).catch(() => null)) return undefined;
-        throw error;
+        if (!waitRanOut) throw error;
       }
     }
     await client.request({ method: "eth_sendRawTransaction", params: [rawTx] });
