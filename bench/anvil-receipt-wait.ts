@@ -8,26 +8,20 @@
 // quickest honest baseline for a direct payment (bench/relayer.bench.ts), and the submitter which
 // way to wait for a lone transaction's receipt (submitter.ts).
 // Run: bash scripts/run.sh node bench/anvil-receipt-wait.ts (SAMPLES=200 AGE=3000 to change sizes).
-import { Pool } from "undici";
 import type { Hex } from "viem";
 import { transactionSigner } from "../src/crypto/sign-transaction.ts";
 import { devKeyPair } from "../src/devnet/accounts.ts";
 import { BlockWatch } from "../src/relayer/block-watch.ts";
 import { startAnvil } from "../test/support/anvil.ts";
+import { nodeRpc } from "./support/node-rpc.ts";
 
 const SAMPLES = Number(process.env.SAMPLES ?? 100);
 const AGE = Number(process.env.AGE ?? 0);
 const WARM_UP = 20;
 
 const anvil = await startAnvil();
-const pool = new Pool(anvil.url, { connections: 4, pipelining: 1 });
-let id = 0;
-async function rpc(method: string, params: unknown[]): Promise<unknown> {
-  const res = await pool.request({ path: "/", method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) });
-  const answer = (await res.body.json()) as { result?: unknown; error?: { message: string } };
-  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-  return answer.result;
-}
+const node = nodeRpc(anvil.url, 4);
+const rpc = node.call;
 const blocks = new BlockWatch(async () => BigInt((await rpc("eth_blockNumber", [])) as string), anvil.url);
 
 try {
@@ -69,6 +63,6 @@ try {
   for (const [kind, xs] of times) console.log(`${kind.padEnd(38)} p50 ${at(xs, 0.5)} ms, p90 ${at(xs, 0.9)} ms`);
 } finally {
   blocks.close();
-  await pool.close();
+  await node.close();
   await anvil.stop();
 }

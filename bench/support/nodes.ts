@@ -9,7 +9,6 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { Pool } from "undici";
 import type { Address, EIP1193Provider } from "viem";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { createSender } from "../../src/chain/sender.ts";
@@ -20,6 +19,7 @@ import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.
 import { startRelayer } from "../../src/app/service.ts";
 import { startAnvil } from "../../test/support/anvil.ts";
 import { processCpuMicros, startRelayProcess, type RelayProcess } from "./relay-process.ts";
+import { nodeRpc } from "./node-rpc.ts";
 
 export type NodeKind = "in-process" | "anvil";
 
@@ -102,26 +102,20 @@ export async function anvilNode(): Promise<BenchNode> {
     const manifest = relay.manifest;
     const clients = clientsFor(anvil.url, manifest.chainId);
     const direct = await authorizeDirect(clients, manifest);
-    const pool = new Pool(anvil.url, { connections: 64, pipelining: 1 });
-    let id = 0;
+    const node = nodeRpc(anvil.url, 64);
     return {
       kind: "anvil",
       title: "anvil (its own process) with `relay serve` as its own process",
       manifest,
       clients,
       relayerUrl: relay.url,
-      async rpc(method, params) {
-        const res = await pool.request({ path: "/", method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }) });
-        const answer = (await res.body.json()) as { result?: unknown; error?: { message: string } };
-        if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-        return answer.result;
-      },
+      rpc: node.call,
       sendSync: true,
       direct,
       cpu: () => ({ relayer: processCpuMicros(pid), anvil: processCpuMicros(anvil.pid) }),
       relayerLog: output,
       async close() {
-        await pool.close();
+        await node.close();
         await stop();
         await anvil.stop();
       },
