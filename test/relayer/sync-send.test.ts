@@ -16,21 +16,15 @@ import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/cl
 import { startRelayProcess, type RelayProcess } from "../../bench/support/relay-process.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 import { startRpcProxy, type RpcProxy, type SeenCall } from "../reliability/support/rpc-proxy.ts";
-import { paymentTo, postPayment, startFaultEnv, type FaultEnv } from "../reliability/support/node-faults-env.ts";
+import { paymentTo, postPayment, startFaultEnv, until, type FaultEnv } from "../reliability/support/node-faults-env.ts";
 
 const SYNC = "eth_sendRawTransactionSync";
 const PLAIN = "eth_sendRawTransaction";
 const isSend = (call: SeenCall) => call.method === SYNC || call.method === PLAIN;
 const nonceOf = (call: SeenCall) => Number(parseTransaction(call.params[0] as Hex).nonce);
 
-/** Resolves once `check` holds (looked at every 5 ms), or fails after `ms`. */
-async function until(check: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
+/** Resolves once `check` holds (until of the node-fault tests, which waits for a value). */
+const once = (what: string, check: () => boolean) => until(what, () => check() || undefined);
 
 describe("on anvil, which offers eth_sendRawTransactionSync", () => {
   let anvil: Anvil;
@@ -91,10 +85,10 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
       const sent = () => proxy.seen.slice(from).filter(isSend);
       // Alone in the queue: a synchronous send, which waits for a block that does not come yet.
       const first = pay(payees[0]!, 1_000n);
-      await until(() => sent().length === 1, "the first send");
+      await once("the first send", () => sent().length === 1);
       expect(sent()[0]!.method).toBe(SYNC);
       const rest = payees.slice(1).map((payee) => pay(payee, 1_000n));
-      await until(() => sent().length >= 2, "a send after the first");
+      await once("a send after the first", () => sent().length >= 2);
       // The first is still unanswered (not mined), and the next follows it without a nonce gap.
       expect(sent()[0]!.response).toBeUndefined();
       expect(nonceOf(sent()[1]!)).toBe(nonceOf(sent()[0]!) + 1);
@@ -129,12 +123,12 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     await rpc("evm_setAutomine", [false]);
     try {
       answers.push(pay(payees[0]!, 1_000n));
-      await until(() => sent().length === 1, "the first send");
+      await once("the first send", () => sent().length === 1);
       answers.push(pay(payees[1]!, 1_000n), pay(payees[2]!, 1_000n));
-      await until(() => sent().length >= 2, "a send behind the first");
+      await once("a send behind the first", () => sent().length >= 2);
       await rpc("evm_mine");
       await rpc("evm_setAutomine", [true]);
-      await until(() => sent()[0]!.response !== undefined, "the first send's answer");
+      await once("the first send's answer", () => sent()[0]!.response !== undefined);
     } finally {
       await rpc("evm_setAutomine", [true]);
     }
