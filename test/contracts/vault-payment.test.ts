@@ -1,7 +1,7 @@
 import { hexToSignature, keccak256, serializeSignature, sliceHex, zeroAddress, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { intentTypes, type PaymentIntent } from "../../packages/client/src/intent-types.ts";
-import { account, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
+import { account, calldata, emptyConfig, PRICE, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 
@@ -219,6 +219,33 @@ describe("ServiceVault payments", () => {
       expect(ok).toEqual([true, false]);
       await f.write(f.relayer, f.vault, "ServiceVault", "executePayment", [p, sig]);
       expect(await f.simulate(f.relayer, f.vault, "ServiceVault", "executePaymentBatch", [[p], [sig]])).toEqual([false]);
+    });
+
+    it("nobody gets around the item entry point or the signature rules: the bot, a stranger and the relayer send them as transactions, and nothing moves on the chain", async () => {
+      // The vault's own checks stand whatever a key sends (a leaked relayer key included): the item
+      // entry point answers only the vault itself, and a payment needs the bot's one canonical signature.
+      const intent = await f.payment({ amount: USD(3) });
+      const sig = await f.signPayment(f.bot, intent);
+      const hash = await f.read<Hex>(f.vault, "ServiceVault", "hashPaymentIntent", [intent]);
+      const before = await f.balanceOf(f.tokens.usdc, intent.to);
+      const split = hexToSignature(sig);
+      const highS = serializeSignature({ r: split.r, s: `0x${(SECP256K1_N - BigInt(split.s)).toString(16).padStart(64, "0")}`, yParity: split.yParity === 0 ? 1 : 0 });
+      const v = Number.parseInt(sig.slice(-2), 16);
+      const badV = `${sig.slice(0, -2)}${(v - 27).toString(16).padStart(2, "0")}` as Hex;
+      const attempts: [typeof f.bot, Hex, string][] = [
+        ...[f.bot, f.stranger, f.relayer].map((from) => [from, calldata("ServiceVault", "executePaymentItem_4z5o", [intent, sig]), "OnlySelf"] as [typeof f.bot, Hex, string]),
+        ...[highS, sliceHex(sig, 0, 64), badV].map((bad) => [f.relayer, calldata("ServiceVault", "executePayment", [intent, bad]), "InvalidSignature"] as [typeof f.bot, Hex, string]),
+      ];
+      for (const [from, data, refusal] of attempts) {
+        // Sent with its gas given, so the chain runs it (the devnet reports the mined revert as an error).
+        const sent = f.clients.walletFor(from).sendTransaction({ to: f.vault, data, gas: 1_000_000n, chain: f.clients.chain, account: from });
+        await expect(sent).rejects.toThrow(new RegExp(`${refusal}\\(\\)`));
+      }
+      expect(await f.balanceOf(f.tokens.usdc, intent.to)).toBe(before);
+      expect(await f.read(f.vault, "ServiceVault", "usedIntents", [hash])).toBe(false);
+      // The same intent with its own signature, by the relayer, pays once.
+      await pay(intent, sig);
+      expect(await f.balanceOf(f.tokens.usdc, intent.to)).toBe(before + USD(3));
     });
 
     it("the batch is relayer-only and its item entry point is vault-only", async () => {
