@@ -95,11 +95,16 @@ function transactionOps(ops: SqliteOps, state: { open: boolean }): StoreOps & Pi
 /** At most this many transactions share one commit (see Ledger.transaction). */
 const maxCommitGroup = 64;
 
+/** The end of the event loop's current turn (kept at load: a test's fake timers must not hold commits back). */
+const afterThisTurn = setImmediate;
+
 /** Transactions sharing one COMMIT: the first opened it, the others joined under savepoints. */
 interface CommitGroup {
   /** Whether others may join: the first is not durable. */
   readonly shared: boolean;
   members: number;
+  /** Whether the commit has already waited once for the end of the event loop's turn. */
+  waited: boolean;
   /** Settles once the COMMIT (or ROLLBACK) is done; rejects when the COMMIT failed. */
   readonly committed: Promise<void>;
   done(): void;
@@ -114,7 +119,7 @@ function newCommitGroup(shared: boolean): CommitGroup {
     failed = reject;
   });
   committed.catch(() => {}); // every member awaits it; this keeps a failure from counting as unhandled
-  return { shared, members: 0, committed, done, failed };
+  return { shared, members: 0, waited: false, committed, done, failed };
 }
 
 /** One in line for the connection: resumed with a group to join, or with the connection free of any. */
@@ -189,12 +194,15 @@ export class Ledger implements Store {
    * ledger work: anything slow it awaits delays every other ledger call). With `{ durable: false }`
    * the commit is not fsynced (see TransactionOptions in db.ts).
    *
-   * Non-durable transactions that queued for the connection while one ran share its commit: each
-   * runs in turn inside the open transaction, under a savepoint (one that throws is undone alone),
-   * and one COMMIT ends them all (a commit writes every page it changed to the log, so transactions
-   * touching the same pages, such as a batch's requests settled together, write them once). Each
-   * caller gets its result only once that commit is done, so nothing is answered from an uncommitted
-   * state. A durable transaction never shares its commit.
+   * Non-durable transactions that queued for the connection while one ran, or that begin before
+   * the event loop's current turn ends, share its commit: each runs in turn inside the open
+   * transaction, under a savepoint (one that throws is undone alone), and one COMMIT ends them all
+   * (a commit writes every page it changed to the log, so transactions touching the same pages,
+   * such as the requests of one burst, write them once). Under load the requests of one turn (each
+   * HTTP request parsed in it, each receipt's batch) thus commit once instead of once each. Each
+   * caller gets its result only once that commit is done, so nothing is answered from an
+   * uncommitted state; anything else that asks for the connection meanwhile (a read, a durable
+   * transaction, closing) has the group commit first. A durable transaction never shares its commit.
    */
   async transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T> {
     const joins = options?.durable === false;
@@ -242,12 +250,22 @@ export class Ledger implements Store {
     return outcome.value;
   }
 
-  /** A member of `group` ended: the next non-durable transaction in line joins it, or it commits. */
+  /**
+   * A member of `group` ended: the next non-durable transaction in line joins it; with nobody in
+   * line, the commit waits (once) for the end of the event loop's turn, for those begun in it to
+   * join; else it commits.
+   */
   #passOn(group: CommitGroup): void {
     const next = this.#waiting[0];
-    if (group.shared && next?.joins && group.members < maxCommitGroup) {
+    const open = group.shared && group.members < maxCommitGroup;
+    if (open && next?.joins) {
       this.#waiting.shift();
       next.resume(group);
+      return;
+    }
+    if (open && next === undefined && !group.waited) {
+      group.waited = true;
+      afterThisTurn(() => this.#passOn(group));
       return;
     }
     this.#endGroup(group, true);

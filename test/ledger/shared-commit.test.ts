@@ -1,5 +1,5 @@
-// Shared commits (Ledger.transaction): non-durable transactions that queue while one runs commit
-// with it, each under its own savepoint. Proven from another connection on the file: what the
+// Shared commits (Ledger.transaction): non-durable transactions that queue while one runs, or begin
+// later in the same turn of the event loop, commit with it, each under its own savepoint. Proven from another connection on the file: what the
 // members wrote is not there until the last of them has run, and none of them is answered before;
 // a member that throws is undone alone; a durable transaction never joins.
 import { DatabaseSync } from "node:sqlite";
@@ -50,6 +50,47 @@ describe("shared commits", () => {
     expect(await Promise.all([first, second, third])).toEqual(["a", "b", "c"]);
     expect(seen).toEqual({ aFromOther: false, aAnswered: false, aFromInside: true });
     expect(["req_a", "req_b", "req_c"].map(visible)).toEqual([true, true, true]);
+  });
+
+  it("non-durable transactions begun one after another in the same turn of the event loop share one commit", async () => {
+    const { ledger, visible } = open();
+    const seen: Record<string, boolean> = {};
+    const answered: string[] = [];
+    const first = ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_a" })), relaxed).then(() => answered.push("a"));
+    // The first one's function has ended (nothing queued behind it meanwhile); the turn has not.
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    seen.aBeforeSecond = visible("req_a");
+    const second = ledger.transaction(async (tx) => {
+      seen.aFromOther = visible("req_a"); // a's write, still not committed: b joins a's transaction
+      await tx.createRequest(newRequest({ id: "req_b" }));
+    }, relaxed).then(() => answered.push("b"));
+    await Promise.all([first, second]);
+    expect(seen).toEqual({ aBeforeSecond: false, aFromOther: false });
+    expect(answered).toEqual(["a", "b"]);
+    expect(["req_a", "req_b"].map(visible)).toEqual([true, true]);
+  });
+
+  it("a transaction alone commits once its turn of the event loop ends, with nothing else to wait for", async () => {
+    const { ledger, visible } = open();
+    await ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_a" })), relaxed);
+    expect(visible("req_a")).toBe(true);
+    expect(await ledger.getRequest("req_a")).toMatchObject({ id: "req_a" });
+  });
+
+  it("a read or a durable transaction that comes while a commit waits for the turn's end gets the committed state", async () => {
+    const { ledger, visible } = open();
+    const first = ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_a" })), relaxed);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    const read = ledger.getRequest("req_a").then((r) => ({ found: r !== undefined, committed: visible("req_a") }));
+    const durable = ledger.transaction(async (tx) => {
+      const committed = visible("req_a");
+      await tx.createRequest(newRequest({ id: "req_b" }));
+      return committed;
+    });
+    await first;
+    expect(await read).toEqual({ found: true, committed: true });
+    expect(await durable).toBe(true);
+    expect(visible("req_b")).toBe(true);
   });
 
   it("a member that throws is undone alone; the others commit", async () => {
