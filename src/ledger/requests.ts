@@ -147,12 +147,45 @@ const lower = (hex: string): string => hex.toLowerCase();
 /** A request row with its signed transaction (the `transactions` row its tx_hash names). */
 const selectRequest = "SELECT r.*, t.raw_tx FROM requests r LEFT JOIN transactions t ON t.tx_hash = r.tx_hash";
 
+/** What a transition may set besides the status, by parameter name: its column. */
+const updatedColumns = [
+  ["response", "response"],
+  ["reason", "reason"],
+  ["heldBecause", "held_because"],
+  ["agents", "agents"],
+  ["txHash", "tx_hash"],
+  ["nonce", "nonce"],
+  ["signer", "signer"],
+  ["reviewExpiresAt", "review_expires_at"],
+  ["usdValue", "usd_value"],
+] as const;
+
+type UpdateParams = Record<string, string | number>;
+
+/**
+ * A transition's parameters: the request, its new status and time, and each field it was given (a
+ * field left out, or null, keeps the column as it is, so the UPDATE sets only the columns given).
+ */
+function updateParams(id: string, to: Status, now: number, fields: TransitionFields): UpdateParams {
+  const params: UpdateParams = { id, to, now };
+  if (fields.response != null) params.response = fields.response;
+  if (fields.reason != null) params.reason = fields.reason;
+  if (fields.heldBecause != null) params.heldBecause = fields.heldBecause;
+  if (fields.agents != null) params.agents = fields.agents;
+  if (fields.txHash != null) params.txHash = lower(fields.txHash);
+  if (fields.nonce != null) params.nonce = fields.nonce.toString();
+  if (fields.signer != null) params.signer = lower(fields.signer);
+  if (fields.reviewExpiresAt != null) params.reviewExpiresAt = fields.reviewExpiresAt;
+  if (fields.usdValue != null) params.usdValue = fields.usdValue.toString();
+  return params;
+}
+
 /** Prepared statements and operations on `requests`. */
 export class Requests {
   readonly #db: Db;
   readonly #insert: StatementSync;
   readonly #get: StatementSync;
-  /** The compare-and-set UPDATE, one prepared statement per set of states it may leave. */
+  /** The compare-and-set UPDATE, one prepared statement per set of states it may leave and of columns it sets. */
   readonly #updates = new Map<string, StatementSync>();
   readonly #recordTx: StatementSync;
   readonly #byIntent: StatementSync;
@@ -169,8 +202,6 @@ export class Requests {
   readonly #lastRowid: StatementSync;
   readonly #statusOf: StatementSync;
 
-  readonly #updateSql: string;
-
   constructor(db: Db) {
     this.#db = db;
     const s = db.sqlite;
@@ -181,12 +212,6 @@ export class Requests {
        :body, :heldBecause, :now, :now, :deadline, :reviewExpiresAt)`);
     this.#get = s.prepare(`${selectRequest} WHERE r.id = ?`);
     this.#statusOf = s.prepare("SELECT status, chain_id FROM requests WHERE id = ?");
-    this.#updateSql = `UPDATE requests SET status = :to, updated_at = :now,
-      response = COALESCE(:response, response), reason = COALESCE(:reason, reason),
-      held_because = COALESCE(:heldBecause, held_because), agents = COALESCE(:agents, agents),
-      tx_hash = COALESCE(:txHash, tx_hash), nonce = COALESCE(:nonce, nonce),
-      signer = COALESCE(:signer, signer), review_expires_at = COALESCE(:reviewExpiresAt, review_expires_at),
-      usd_value = COALESCE(:usdValue, usd_value)`;
     // The hash is the transaction's keccak: one hash, one raw transaction, however many requests.
     this.#recordTx = s.prepare("INSERT INTO transactions (tx_hash, raw_tx) VALUES (?, ?) ON CONFLICT DO NOTHING");
     this.#byIntent = s.prepare(`${selectRequest} WHERE r.chain_id = ? AND r.vault = ? AND r.intent_hash = ?
@@ -272,11 +297,12 @@ export class Requests {
    */
   transition(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): RequestRecord | undefined {
     const rawTx = this.#checkTransition(to, fields);
-    const update = this.#updateFrom(from, true);
+    const params = updateParams(id, to, this.#db.now(), fields);
+    const update = this.#updateFrom(from, params, true);
     if (!update) return undefined;
     return this.#db.transaction(() => {
       // One statement reads and moves the row: no separate read of the status first.
-      const row = update.get(this.#updateParams(id, to, fields)) as Row | undefined;
+      const row = update.get(params) as Row | undefined;
       if (!row) return undefined;
       if (rawTx === undefined) return fromRow(row);
       this.recordTransaction(fields.txHash!, rawTx);
@@ -290,10 +316,11 @@ export class Requests {
    */
   move(id: string, from: readonly Status[], to: Status, fields: TransitionFields = {}): boolean {
     const rawTx = this.#checkTransition(to, fields);
-    const update = this.#updateFrom(from, false);
+    const params = updateParams(id, to, this.#db.now(), fields);
+    const update = this.#updateFrom(from, params, false);
     if (!update) return false;
     return this.#db.transaction(() => {
-      if (Number(update.run(this.#updateParams(id, to, fields)).changes) !== 1) return false;
+      if (Number(update.run(params).changes) !== 1) return false;
       if (rawTx !== undefined) this.recordTransaction(fields.txHash!, rawTx);
       return true;
     });
@@ -313,36 +340,23 @@ export class Requests {
     return rawTx;
   }
 
-  #updateParams(id: string, to: Status, fields: TransitionFields): Record<string, string | number | null> {
-    return {
-      id,
-      to,
-      now: this.#db.now(),
-      response: fields.response ?? null,
-      reason: fields.reason ?? null,
-      heldBecause: fields.heldBecause ?? null,
-      agents: fields.agents ?? null,
-      txHash: fields.txHash === undefined ? null : lower(fields.txHash),
-      nonce: fields.nonce === undefined ? null : fields.nonce.toString(),
-      signer: fields.signer === undefined ? null : lower(fields.signer),
-      reviewExpiresAt: fields.reviewExpiresAt ?? null,
-      usdValue: fields.usdValue === undefined ? null : fields.usdValue.toString(),
-    };
-  }
-
   /**
    * The UPDATE that moves a request only from the known states among `from` (none: undefined),
-   * returning the row (`returning`) or not.
+   * setting the columns `params` gives, returning the row (`returning`) or not.
    */
-  #updateFrom(from: readonly Status[], returning: boolean): StatementSync | undefined {
-    // Only names from the fixed `statuses` list reach the SQL text.
+  #updateFrom(from: readonly Status[], params: UpdateParams, returning: boolean): StatementSync | undefined {
+    // Only names from the fixed `statuses` list and `updatedColumns` reach the SQL text.
     const known = statuses.filter((status) => from.includes(status));
     if (known.length === 0) return undefined;
-    const key = `${returning ? "row" : "count"}:${known.join(",")}`;
+    const set = updatedColumns.filter(([param]) => param in params);
+    const key = `${returning ? "row" : "count"}:${known.join(",")}:${set.map(([param]) => param).join(",")}`;
     let statement = this.#updates.get(key);
     if (!statement) {
       const states = known.map((status) => `'${status}'`).join(", ");
-      statement = this.#db.sqlite.prepare(`${this.#updateSql} WHERE id = :id AND status IN (${states})${returning ? " RETURNING *" : ""}`);
+      const columns = set.map(([param, column]) => `, ${column} = :${param}`).join("");
+      statement = this.#db.sqlite.prepare(
+        `UPDATE requests SET status = :to, updated_at = :now${columns} WHERE id = :id AND status IN (${states})${returning ? " RETURNING *" : ""}`,
+      );
       this.#updates.set(key, statement);
     }
     return statement;
