@@ -14,6 +14,8 @@ echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts
 echo "== ledger p99 latency: 1M rows vs 1k rows, SQLite and PostgreSQL"
 run bench/ledger.bench.ts
+echo "== the spend windows on a busy vault: record + reserve against a quiet vault"
+run bench/busy-vault.bench.ts
 echo "== a bot's p50 under a flood of bad signatures from another address vs quiet"
 run bench/auth-flood.bench.ts
 echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executePayment"

@@ -11,19 +11,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import { openLedger, type SpendLimits } from "../src/ledger/index.ts";
+import { openLedger } from "../src/ledger/index.ts";
+import { dayAndHourLimits as limits } from "./support/spend-limits.ts";
 import { newRequestId } from "../src/ledger/requests.ts";
 import type { StoreOps } from "../src/relayer/store.ts";
 
 const payments = Number(process.argv[2] ?? 4000);
 const batch = Number(process.argv[3] ?? 8);
-const limits: SpendLimits = {
-  botLimits: [
-    { amount: 10n ** 15n, maxCount: 0n, windowSeconds: 86_400n },
-    { amount: 10n ** 14n, maxCount: 0n, windowSeconds: 3_600n },
-  ],
-  vaultLimits: [{ amount: 10n ** 16n, maxCount: 0n, windowSeconds: 86_400n }],
-};
 const vault = "0x" + "a1".repeat(20);
 const bot = "0x" + "b2".repeat(20);
 const signer = "0x" + "c3".repeat(20);
