@@ -70,6 +70,22 @@ describe("shared commits", () => {
     expect(["req_a", "req_b"].map(visible)).toEqual([true, true]);
   });
 
+  it("one that joins a commit waiting for the turn's end and throws is undone alone; the first still commits", async () => {
+    const { ledger, visible } = open();
+    const first = ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_a" })), relaxed);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    let aCommittedWhenBRan: boolean | undefined;
+    const failing = ledger.transaction(async (tx) => {
+      aCommittedWhenBRan = visible("req_a");
+      await tx.createRequest(newRequest({ id: "req_b" }));
+      throw new Error("b fails");
+    }, relaxed);
+    await first;
+    await expect(failing).rejects.toThrow("b fails");
+    expect(aCommittedWhenBRan).toBe(false); // b ran inside a's transaction
+    expect(["req_a", "req_b"].map(visible)).toEqual([true, false]);
+  });
+
   it("a transaction alone commits once its turn of the event loop ends, with nothing else to wait for", async () => {
     const { ledger, visible } = open();
     await ledger.transaction((tx) => tx.createRequest(newRequest({ id: "req_a" })), relaxed);
