@@ -3,8 +3,8 @@
 // quiet vault in the same ledger, measured alternately. The ledger bench (ledger.bench.ts) spreads
 // its million requests thinly (one a minute over 200 vault-bot pairs), so each window there holds a
 // few entries; here a window holds a day of a busy vault's traffic. The windows are the relayer's
-// usual ones: the bot's 24 h and 1 h, the vault's 24 h. The history is written straight into
-// `spend_minutes`, one row per bot and minute, as a day of that traffic leaves it.
+// usual ones: the bot's 24 h and 1 h, the vault's 24 h. The history is written straight into the
+// ledger by SQL: one `spend` entry per bot and minute, and the totals the ledger keeps of them.
 // The target: p50 busy ÷ p50 quiet ≤ 1.5 (the issue's "cost independent of history" applied to a
 // busy vault). Run: npm run bench:busy-vault (BOTS=5 for a smaller vault).
 import { mkdtempSync, rmSync } from "node:fs";
@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { openLedger } from "../src/ledger/index.ts";
+import { spendBucketsFromSpend } from "../src/ledger/spend-buckets.ts";
 import { dayAndHourLimits as limits } from "./support/spend-limits.ts";
 import { targetLine } from "./support/target.ts";
 
@@ -26,10 +27,16 @@ try {
   const file = path.join(dir, "ledger.sqlite");
   openLedger(file).close(); // creates the schema
   const db = new DatabaseSync(file);
-  const insert = db.prepare("INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES (1, ?, ?, ?, 100, 1)");
+  const insert = db.prepare("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES (?, 1, ?, ?, 100, ?)");
   const thisMinute = Math.floor(Date.now() / 60_000);
   db.exec("BEGIN");
-  for (let bot = 0; bot < BOTS; bot++) for (let ago = 1; ago <= 1440; ago++) insert.run(busy, botAddress(bot), thisMinute - ago);
+  for (let bot = 0; bot < BOTS; bot++) {
+    for (let ago = 1; ago <= 1440; ago++) insert.run(`req_day_${bot}_${ago}`, busy, botAddress(bot), (thisMinute - ago) * 60_000 + 30_000);
+  }
+  // The totals a day of those reservations leaves, as the ledger keeps them.
+  db.exec(`INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
+    SELECT chain_id, vault, bot, at / 60000, SUM(usd), COUNT(*) FROM spend GROUP BY chain_id, vault, bot, at / 60000`);
+  db.exec(spendBucketsFromSpend);
   db.exec("COMMIT");
   db.close();
 

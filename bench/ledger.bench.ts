@@ -18,6 +18,7 @@ import { openPostgresStore } from "../src/ledger/postgres/index.ts";
 import type { Store, StoreOps } from "../src/relayer/store.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { sqliteBulkFill } from "./support/ledger-fill.ts";
+import { spendBucketsFromSpend } from "../src/ledger/spend-buckets.ts";
 import { targetLine } from "./support/target.ts";
 
 const measured = Number(process.argv[2] ?? 2000);
@@ -172,6 +173,7 @@ async function pgSetup(url: string, rows: number, bulk: boolean): Promise<Bench>
     await client.query(`INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) SELECT id, 84532, vault, bot, 5000000, at FROM fill`);
     await client.query(`INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
       SELECT 84532, vault, bot, at / 60000, 5000000, 1 FROM fill`);
+    await client.query(spendBucketsFromSpend);
     await client.query("ANALYZE");
     await client.end();
     clock.t += rows * stepMs;

@@ -1,6 +1,7 @@
 // Fills a SQLite ledger in bulk by SQL with the rows the relayer makes per payment, so that the
 // benchmarks can start from a million recorded requests in a minute or two; a million made through
 // the store one durable transaction at a time would take most of an hour on a small machine.
+import { spendBucketsFromSpend } from "../../src/ledger/spend-buckets.ts";
 import { DatabaseSync } from "node:sqlite";
 
 export interface FillPlan {
@@ -47,6 +48,7 @@ export function sqliteBulkFill(file: string, plan: FillPlan): void {
     db.exec(`INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) SELECT id, ${plan.chainId}, vault, bot, 5000000, at FROM fill`);
     db.exec(`INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count)
       SELECT ${plan.chainId}, vault, bot, at / 60000, SUM(5000000), COUNT(*) FROM fill GROUP BY vault, bot, at / 60000`);
+    db.exec(spendBucketsFromSpend);
     db.exec("DROP TABLE fill; COMMIT; ANALYZE; PRAGMA wal_checkpoint(TRUNCATE);");
   } finally {
     db.close();

@@ -1,4 +1,5 @@
 // The ledger's tables, and the migrations that bring a file up to the current schema version.
+import { spendBucketsFromSpend } from "./spend-buckets.ts";
 import type { DatabaseSync } from "node:sqlite";
 
 /**
@@ -157,6 +158,24 @@ export const migrations: readonly string[] = [
   INSERT OR IGNORE INTO transactions (tx_hash, raw_tx)
     SELECT tx_hash, raw_tx FROM requests WHERE tx_hash IS NOT NULL AND raw_tx IS NOT NULL ORDER BY created_at, rowid;
   ALTER TABLE requests DROP COLUMN raw_tx;
+  `,
+  // 10 (coarser spend buckets): a busy vault's window read one spend_minutes row per bot and minute
+  // (a day of 50 bots paying every minute: 72,000 rows per reservation). Totals per hour and per day
+  // for each bot, and per minute, hour and day for the whole vault (bot = ''), let a window read the
+  // minutes up to its first whole hour, the hours up to its first whole day, then days: about 59 +
+  // 23 + one row per day, however busy. usd = -1 marks a total that does not fit in 64 bits.
+  `
+  CREATE TABLE spend_buckets (
+    chain_id INTEGER NOT NULL,
+    vault    TEXT NOT NULL,
+    bot      TEXT NOT NULL,
+    size     INTEGER NOT NULL,
+    start    INTEGER NOT NULL,
+    usd      INTEGER NOT NULL,
+    count    INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, vault, bot, size, start)
+  ) WITHOUT ROWID;
+  ${spendBucketsFromSpend}
   `,
 ];
 

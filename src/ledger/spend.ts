@@ -1,8 +1,8 @@
-// The `spend` table: USD reserved by requests, checked against rolling spending-limit windows.
-// Each reservation also adds to its bot's total for that minute (`spend_minutes`); a window's total
-// is the whole minutes after its start, from those totals, plus the entries of its first, partial
-// minute, so its cost does not grow with the number of requests in the window.
+// The `spend` table: USD reserved by requests, checked against rolling spending-limit windows,
+// totalled from the buckets of spend-buckets.ts, so that a window's cost grows neither with the
+// requests in it nor with the vault's bots.
 import type { StatementSync } from "node:sqlite";
+import { dayMs, hourMs, minuteMs, wholeVault, windowParts } from "./spend-buckets.ts";
 import type { Db } from "./db.ts";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 
@@ -60,16 +60,15 @@ export interface WindowTotals {
 }
 
 const maxUsd = (1n << 63n) - 1n;
-const minuteMs = 60_000;
-/** `spend_minutes.usd` of a minute whose total does not fit in 64 bits. */
+/** `usd` of a minute or bucket (`spend_minutes`, `spend_buckets`) whose total does not fit in 64 bits. */
 const overflowed = -1n;
 const daySeconds = 86_400n;
 
 /** Prepared statements and operations on `spend`. */
 export class Spend {
   readonly #db: Db;
-  readonly #vaultMinutes: StatementSync;
-  readonly #botMinutes: StatementSync;
+  readonly #vaultWhole: StatementSync;
+  readonly #botWhole: StatementSync;
   readonly #vaultPartial: StatementSync;
   readonly #botPartial: StatementSync;
   readonly #insert: StatementSync;
@@ -80,20 +79,31 @@ export class Spend {
   readonly #setMinute: StatementSync;
   readonly #recount: StatementSync;
   readonly #addToMinute: StatementSync;
+  readonly #addToBuckets: StatementSync;
+  readonly #bucket: StatementSync;
+  readonly #setBucket: StatementSync;
+  readonly #recountVault: StatementSync;
 
   constructor(db: Db) {
     this.#db = db;
     const s = db.sqlite;
     // A window is (end - windowSeconds, end]: an entry exactly windowSeconds old no longer counts.
-    const minutes = "SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count, COALESCE(MIN(usd), 0) AS least FROM spend_minutes";
-    this.#vaultMinutes = s.prepare(`${minutes} WHERE chain_id = ? AND vault = ? AND minute > ?`);
-    this.#botMinutes = s.prepare(`${minutes} WHERE chain_id = ? AND vault = ? AND bot = ? AND minute > ?`);
+    // The whole minutes, hours and days of a window (see spentInWindow): ?1 chain, ?2 vault, ?3 bot
+    // ('' for the vault), minutes in (?4, ?5), hours in [?6, ?7), days from ?8.
+    const buckets = (minutes: string) => `SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count, COALESCE(MIN(usd), 0) AS least FROM (
+      ${minutes}
+      UNION ALL SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${hourMs} AND start >= ?6 AND start < ?7
+      UNION ALL SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${dayMs} AND start >= ?8)`;
+    this.#botWhole = s.prepare(buckets("SELECT usd, count FROM spend_minutes WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND minute > ?4 AND minute < ?5"));
+    this.#vaultWhole = s.prepare(
+      buckets(`SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${minuteMs} AND start > ?4 AND start < ?5`),
+    );
     const partial = "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend";
     this.#vaultPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND at > ? AND at < ?`);
     this.#botPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND bot = ? AND at > ? AND at < ?`);
     this.#insert = s.prepare("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES (?, ?, ?, ?, ?, ?)");
     this.#exists = s.prepare("SELECT 1 FROM spend WHERE request_id = ?");
-    this.#entry = s.prepare("SELECT chain_id, vault, bot, at FROM spend WHERE request_id = ?");
+    this.#entry = s.prepare("SELECT chain_id, vault, bot, usd, at FROM spend WHERE request_id = ?");
     this.#release = s.prepare("DELETE FROM spend WHERE request_id = ?");
     this.#minute = s.prepare("SELECT usd, count FROM spend_minutes WHERE chain_id = ? AND vault = ? AND bot = ? AND minute = ?");
     this.#setMinute = s.prepare(
@@ -108,20 +118,40 @@ export class Spend {
          count = count + 1`,
     );
     this.#recount = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at >= ? AND at < ?");
-    for (const statement of [this.#vaultMinutes, this.#botMinutes, this.#vaultPartial, this.#botPartial, this.#minute, this.#recount]) statement.setReadBigInts(true);
+    this.#recountVault = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND at >= ? AND at < ?");
+    // One statement adds a reservation to its bot's hour and day and its vault's minute, hour and day
+    // (?1 chain, ?2 vault, ?3 bot, ?4 hour, ?5 day, ?6 minute, ?7 usd), overflowing as #addToMinute.
+    this.#addToBuckets = s.prepare(
+      `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count) VALUES
+         (?1, ?2, ?3, ${hourMs}, ?4, ?7, 1), (?1, ?2, ?3, ${dayMs}, ?5, ?7, 1),
+         (?1, ?2, '${wholeVault}', ${minuteMs}, ?6, ?7, 1), (?1, ?2, '${wholeVault}', ${hourMs}, ?4, ?7, 1), (?1, ?2, '${wholeVault}', ${dayMs}, ?5, ?7, 1)
+       ON CONFLICT (chain_id, vault, bot, size, start) DO UPDATE SET
+         usd = CASE WHEN usd = ${overflowed} OR usd > ${maxUsd} - excluded.usd THEN ${overflowed} ELSE usd + excluded.usd END,
+         count = count + 1`,
+    );
+    this.#bucket = s.prepare("SELECT usd FROM spend_buckets WHERE chain_id = ? AND vault = ? AND bot = ? AND size = ? AND start = ?");
+    this.#setBucket = s.prepare("UPDATE spend_buckets SET usd = ?, count = count - 1 WHERE chain_id = ? AND vault = ? AND bot = ? AND size = ? AND start = ?");
+    for (const statement of [this.#vaultWhole, this.#botWhole, this.#vaultPartial, this.#botPartial, this.#minute, this.#recount, this.#recountVault, this.#bucket, this.#entry]) {
+      statement.setReadBigInts(true);
+    }
   }
 
   /** USD and count reserved in one rolling window. */
   spentInWindow(query: WindowQuery): WindowTotals {
     const vault = query.vault.toLowerCase();
     const since = (query.at ?? this.#db.now()) - windowMs(query.windowSeconds);
-    // Whole minutes after the one `since` falls in, then that minute's entries later than `since`.
-    const first = Math.floor(since / minuteMs);
-    const firstEnd = (first + 1) * minuteMs;
+    const { first, firstEnd, firstHour, firstDay } = windowParts(since);
     try {
       const bot = query.bot?.toLowerCase();
-      const whole = (
-        bot === undefined ? this.#vaultMinutes.get(query.chainId, vault, first) : this.#botMinutes.get(query.chainId, vault, bot, first)
+      const whole = (bot === undefined ? this.#vaultWhole : this.#botWhole).get(
+        query.chainId,
+        vault,
+        bot ?? wholeVault,
+        first,
+        firstHour * 60,
+        firstHour,
+        firstDay * 24,
+        firstDay,
       ) as { usd: bigint; count: bigint; least: bigint };
       const part = (
         bot === undefined
@@ -180,6 +210,7 @@ export class Spend {
       const bot = entry.bot.toLowerCase();
       this.#insert.run(entry.requestId, entry.chainId, vault, bot, entry.usd, at);
       this.#addToMinute.run(entry.chainId, vault, bot, Math.floor(at / minuteMs), entry.usd);
+      this.#addToBuckets.run(entry.chainId, vault, bot, Math.floor(at / hourMs), Math.floor(at / dayMs), Math.floor(at / minuteMs), entry.usd);
       return { ok: true, burst };
     });
   }
@@ -187,20 +218,41 @@ export class Spend {
   /** Drops a request's reservation (rejected, or failed before execution). Returns whether one existed. */
   release(requestId: string): boolean {
     return this.#db.transaction(() => {
-      const row = this.#entry.get(requestId) as { chain_id: number; vault: string; bot: string; at: number } | undefined;
+      const row = this.#entry.get(requestId) as { chain_id: bigint; vault: string; bot: string; usd: bigint; at: bigint } | undefined;
       if (!row) return false;
+      const chainId = Number(row.chain_id);
+      const at = Number(row.at);
       this.#release.run(requestId);
       // Recount that minute from its entries (exact even when its total had overflowed).
-      const minute = Math.floor(row.at / minuteMs);
+      const minute = Math.floor(at / minuteMs);
       let usd: bigint;
       let count: bigint;
       try {
-        ({ usd, count } = this.#recount.get(row.chain_id, row.vault, row.bot, minute * minuteMs, (minute + 1) * minuteMs) as { usd: bigint; count: bigint });
+        ({ usd, count } = this.#recount.get(chainId, row.vault, row.bot, minute * minuteMs, (minute + 1) * minuteMs) as { usd: bigint; count: bigint });
       } catch {
-        const before = this.#minute.get(row.chain_id, row.vault, row.bot, minute) as { count: bigint };
+        const before = this.#minute.get(chainId, row.vault, row.bot, minute) as { count: bigint };
         ({ usd, count } = { usd: overflowed, count: before.count - 1n });
       }
-      this.#setMinute.run(row.chain_id, row.vault, row.bot, minute, usd, count);
+      this.#setMinute.run(chainId, row.vault, row.bot, minute, usd, count);
+      // The coarser buckets: the entry comes off each; one whose total had overflowed is recounted
+      // from its entries instead (still overflowed if they do not fit either).
+      const buckets: [string, number][] = [[row.bot, hourMs], [row.bot, dayMs], [wholeVault, minuteMs], [wholeVault, hourMs], [wholeVault, dayMs]];
+      for (const [bot, size] of buckets) {
+        const start = Math.floor(at / size);
+        const bucket = this.#bucket.get(chainId, row.vault, bot, size, start) as { usd: bigint } | undefined;
+        if (!bucket) continue;
+        let left = bucket.usd - row.usd;
+        if (bucket.usd === overflowed) {
+          try {
+            const from = start * size;
+            const recounted = (bot === wholeVault ? this.#recountVault.get(chainId, row.vault, from, from + size) : this.#recount.get(chainId, row.vault, bot, from, from + size)) as { usd: bigint };
+            left = recounted.usd;
+          } catch {
+            left = overflowed;
+          }
+        }
+        this.#setBucket.run(left, chainId, row.vault, bot, size, start);
+      }
       return true;
     });
   }

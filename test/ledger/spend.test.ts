@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { SpendingLimit, SpendLimits } from "../../src/ledger/index.ts";
 import { bot, freshLedger, freshStore, raceWorkers, vault } from "./support.ts";
 import { storeFactories } from "./support/stores.ts";
+import type { Store } from "../../src/relayer/store.ts";
 
 const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
 const daily = (amount: bigint, maxCount = 0n): SpendingLimit => ({ amount, maxCount, windowSeconds: 86_400n });
@@ -10,6 +11,50 @@ const botOnly = (...botLimits: SpendingLimit[]): SpendLimits => ({ botLimits, va
 const otherBot = "0x5555555555555555555555555555555555555555";
 let n = 0;
 const entry = (amount: bigint, who = bot) => ({ chainId: 84532, vault, bot: who, requestId: `req_${++n}`, usd: amount });
+
+/** A repeatable pseudo-random sequence in [0, 1). */
+function seeded(seed: number): () => number {
+  return () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+}
+
+interface Kept {
+  id: string;
+  bot: string;
+  usd: bigint;
+  at: number;
+}
+
+/**
+ * 400 reservations of random amounts by random `bots`, `step()` moving the clock before each; about
+ * one in five times an earlier one is released. Returns the reservations still held.
+ */
+async function reserveRandomly(store: Store, step: () => void, now: () => number, random: () => number, bots: readonly string[]): Promise<Kept[]> {
+  const kept: Kept[] = [];
+  for (let i = 0; i < 400; i++) {
+    step();
+    const who = bots[Math.floor(random() * bots.length)]!;
+    const e = entry(BigInt(1 + Math.floor(random() * 1_000_000)), who);
+    expect((await store.reserveSpend(e, botOnly())).ok).toBe(true);
+    kept.push({ id: e.requestId, bot: who, usd: e.usd, at: now() });
+    if (random() < 0.2) {
+      const gone = kept.splice(Math.floor(random() * kept.length), 1)[0]!;
+      expect(await store.releaseSpend(gone.id)).toBe(true);
+    }
+  }
+  return kept;
+}
+
+/** Each bot's window and the vault's, of `seconds` ending at `at`, hold exactly the kept entries in it. */
+async function expectExact(store: Store, kept: readonly Kept[], bots: readonly string[], seconds: number, at: number): Promise<void> {
+  const since = at - seconds * 1000;
+  for (const who of [...bots, undefined]) {
+    const counted = kept.filter((k) => k.at > since && (who === undefined || k.bot === who));
+    expect(await store.spentInWindow({ chainId: 84532, vault, bot: who, windowSeconds: BigInt(seconds), at })).toEqual({
+      usd: counted.reduce((sum, k) => sum + k.usd, 0n),
+      count: BigInt(counted.length),
+    });
+  }
+}
 
 describe.each(storeFactories)("spend windows ($name)", (factory) => {
   it("allows spending exactly up to the limit and refuses one unit over, inserting nothing", async () => {
@@ -159,33 +204,56 @@ describe.each(storeFactories)("spend windows ($name)", (factory) => {
 
   it("window totals from per-minute totals equal the sum of the entries, across minute edges and releases", async () => {
     const { store, clock } = await freshStore(factory);
-    let seed = 7;
-    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
-    const kept: { id: string; bot: string; usd: bigint; at: number }[] = [];
+    const random = seeded(7);
     const start = clock.now();
-    for (let i = 0; i < 400; i++) {
-      clock.advance(Math.floor(random() * 45_000)); // lands anywhere within and across minutes
-      const who = random() < 0.5 ? bot : otherBot;
-      const e = entry(BigInt(1 + Math.floor(random() * 1_000_000)), who);
-      expect((await store.reserveSpend(e, botOnly())).ok).toBe(true);
-      kept.push({ id: e.requestId, bot: who, usd: e.usd, at: clock.now() });
-      if (random() < 0.2) {
-        const gone = kept.splice(Math.floor(random() * kept.length), 1)[0]!;
-        expect(await store.releaseSpend(gone.id)).toBe(true);
-      }
-    }
+    // Each step lands anywhere within and across minutes.
+    const kept = await reserveRandomly(store, () => clock.advance(Math.floor(random() * 45_000)), clock.now, random, [bot, otherBot]);
     const end = clock.now();
     for (let j = 0; j < 60; j++) {
       const at = start + Math.floor(random() * (end - start + 120_000));
-      const windowSeconds = BigInt(1 + Math.floor(random() * 7_200));
-      const since = at - Number(windowSeconds) * 1000;
-      for (const who of [bot, otherBot, undefined]) {
-        const counted = kept.filter((k) => k.at > since && (who === undefined || k.bot === who));
-        expect(await store.spentInWindow({ chainId: 84532, vault, bot: who, windowSeconds, at })).toEqual({
-          usd: counted.reduce((sum, k) => sum + k.usd, 0n),
-          count: BigInt(counted.length),
-        });
-      }
+      await expectExact(store, kept, [bot, otherBot], 1 + Math.floor(random() * 7_200), at);
+    }
+  });
+
+  it("window totals from the hourly and daily buckets equal the sum of the entries, over days, bots and releases", async () => {
+    const { store, clock } = await freshStore(factory);
+    const random = seeded(11);
+    const bots = [bot, otherBot, "0x6666666666666666666666666666666666666666"];
+    const start = clock.now();
+    // Mostly within minutes and hours, now and then across hours and days, or into the first
+    // minute of the next hour (the edge between a window's minutes and its hours).
+    const step = () => {
+      const roll = random();
+      if (roll < 0.1) clock.advance((Math.floor(clock.now() / 3_600_000) + 1) * 3_600_000 + Math.floor(random() * 59_000) - clock.now());
+      else clock.advance(Math.floor(roll < 0.9 ? random() * 600_000 : random() * 30 * 3_600_000));
+    };
+    const kept = await reserveRandomly(store, step, clock.now, random, bots);
+    const end = clock.now();
+    const windows = [1, 59, 60, 61, 3_599, 3_600, 3_601, 7_200, 86_399, 86_400, 86_401, 2 * 86_400 + 3_661, 30 * 86_400];
+    // Window starts anywhere, and on the edges: in the first minute of an hour or a day that holds entries.
+    const starts: number[] = [];
+    for (let j = 0; j < 30; j++) starts.push(start + Math.floor(random() * (end - start)));
+    for (const k of kept.filter((e) => e.at % 3_600_000 < 60_000).slice(0, 20)) {
+      const hour = Math.floor(k.at / 3_600_000) * 3_600_000;
+      const day = Math.floor(k.at / 86_400_000) * 86_400_000;
+      starts.push(hour, hour + 1 + Math.floor(random() * 59_999), day, day + 1 + Math.floor(random() * 59_999), hour - 1);
+    }
+    for (const since of starts) {
+      for (const seconds of [...windows, 1 + Math.floor(random() * 5 * 86_400)]) await expectExact(store, kept, bots, seconds, since + seconds * 1000);
+    }
+  });
+
+  it("a bucket whose total overflowed is recounted from its entries when one of them is released", async () => {
+    const { store } = await freshStore(factory);
+    const big = entry(1n << 62n);
+    expect((await store.reserveSpend(big, botOnly())).ok).toBe(true);
+    expect((await store.reserveSpend(entry(1n << 62n, otherBot), botOnly())).ok).toBe(true);
+    expect((await store.reserveSpend(entry(5n, otherBot), botOnly())).ok).toBe(true);
+    // The vault's minute, hour and day hold more than 2^63 - 1 together.
+    await expect(store.spentInWindow({ chainId: 84532, vault, windowSeconds: 86_400n })).rejects.toThrow(RangeError);
+    expect(await store.releaseSpend(big.requestId)).toBe(true);
+    for (const windowSeconds of [60n, 3_600n, 86_400n, 7n * 86_400n]) {
+      expect(await store.spentInWindow({ chainId: 84532, vault, windowSeconds })).toEqual({ usd: (1n << 62n) + 5n, count: 2n });
     }
   });
 });

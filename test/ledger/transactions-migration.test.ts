@@ -5,12 +5,12 @@
 import { DatabaseSync } from "node:sqlite";
 import path from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { migrations } from "../../src/ledger/index.ts";
 import { migrations as pgMigrations } from "../../src/ledger/postgres/schema.ts";
 import { openPostgresStore } from "../../src/ledger/postgres/index.ts";
 import type { Store } from "../../src/relayer/store.ts";
-import { startPostgres, type PostgresServer } from "../support/postgres.ts";
+import { postgresAtVersion, postgresDatabases, sqliteAtVersion } from "./support/old-schema.ts";
 import { bot, onCleanup, open, relayer, tempDir, vault } from "./support.ts";
 
 /** The schema version before the `transactions` table (found by content, so reordering merges keep it right). */
@@ -54,10 +54,7 @@ describe("transactions table migration", () => {
     const file = path.join(tempDir(), "ledger.sqlite");
     const version = before(migrations);
     expect(version).toBeGreaterThan(0);
-    const db = new DatabaseSync(file);
-    db.exec("BEGIN");
-    for (let v = 0; v < version; v++) db.exec(migrations[v]!);
-    db.exec(`PRAGMA user_version = ${version}; COMMIT`);
+    const db = sqliteAtVersion(file, version);
     const insert = db.prepare(`INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint,
       status, usd_value, body, tx_hash, raw_tx, nonce, signer, created_at, updated_at, deadline)
       VALUES (?, 'payment', 84532, ?, ?, ?, ?, 'fp', ?, '1', '{}', ?, ?, ?, ?, ?, ?, '9')`);
@@ -83,24 +80,14 @@ describe("transactions table migration", () => {
     check.close();
   });
 
-  let server: Promise<PostgresServer> | undefined;
-  afterAll(async () => {
-    if (server) await (await server).stop();
-  });
+  const newDatabase = postgresDatabases();
 
   it("postgres: an old-schema database with a batch in flight upgrades; one row per transaction, raw_tx column gone", async () => {
-    server = startPostgres();
-    const url = await (await server).newDatabase();
+    const url = await newDatabase();
     const version = before(pgMigrations);
     expect(version).toBeGreaterThan(0);
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
+    const client = await postgresAtVersion(url, version);
     try {
-      await client.query("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
-      for (let v = 0; v < version; v++) {
-        await client.query(pgMigrations[v]!);
-        await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [v + 1]);
-      }
       for (const [i, r] of oldRows.entries()) {
         await client.query(
           `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint,

@@ -3,6 +3,7 @@
 // nonces and deadlines are NUMERIC (unbounded integers, like the SQLite ledger's decimal TEXT), a
 // spend entry is BIGINT (at most 2^63 - 1, as there), times are unix ms in BIGINT, JSON is TEXT.
 // `seq` columns keep insertion order where SQLite used its rowid.
+import { spendBucketsFromSpend } from "../spend-buckets.ts";
 import type pg from "pg";
 
 /**
@@ -197,6 +198,23 @@ export const migrations: readonly string[] = [
     SELECT DISTINCT ON (tx_hash) tx_hash, raw_tx FROM requests
     WHERE tx_hash IS NOT NULL AND raw_tx IS NOT NULL ORDER BY tx_hash, created_at, seq;
   ALTER TABLE requests DROP COLUMN raw_tx;
+  `,
+  // 6 (coarser spend buckets): a busy vault's window read one spend_minutes row per bot and minute.
+  // Totals per hour and per day for each bot, and per minute, hour and day for the whole vault
+  // (bot = ''), let a window read the minutes up to its first whole hour, the hours up to its first
+  // whole day, then days: about 59 + 23 rows plus one per day, however busy (as the SQLite ledger).
+  `
+  CREATE TABLE spend_buckets (
+    chain_id BIGINT NOT NULL,
+    vault    TEXT NOT NULL,
+    bot      TEXT NOT NULL,
+    size     BIGINT NOT NULL,
+    start    BIGINT NOT NULL,
+    usd      NUMERIC NOT NULL,
+    count    BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, vault, bot, size, start)
+  );
+  ${spendBucketsFromSpend}
   `,
 ];
 

@@ -1,14 +1,15 @@
-// Spend windows on PostgreSQL: the `spend` entries and their per-bot, per-minute totals
-// (`spend_minutes`), as in the SQLite ledger (src/ledger/spend.ts, whose semantics this keeps). A
+// Spend windows on PostgreSQL: the `spend` entries and their totals per bot and minute
+// (`spend_minutes`) and per coarser bucket (`spend_buckets`, spend-buckets.ts), as in the SQLite
+// ledger (src/ledger/spend.ts, whose semantics this keeps). A
 // reservation locks its vault's scope first (a transaction-level advisory lock on chain and vault,
 // which covers the vault's windows and each of its bots'), then reads the windows and inserts:
 // reservations from any number of instances on one vault run one after another, so together they
 // never exceed a limit.
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../spend.ts";
 import type { Query } from "./session.ts";
+import { dayMs, hourMs, minuteMs, wholeVault, windowParts } from "../spend-buckets.ts";
 
 const maxUsd = (1n << 63n) - 1n;
-const minuteMs = 60_000;
 const daySeconds = 86_400n;
 /** Advisory-lock namespace of spend scopes (the first key of pg_advisory_xact_lock(int, int)). */
 const spendLocks = 1;
@@ -26,9 +27,10 @@ interface Window {
 
 /**
  * The totals of several windows of one vault ending at `at`, in one query: for each, the whole
- * minutes after the one the window starts in, from their totals, plus that minute's entries later
- * than the start. With `requestId`, a row with i = 0 is added when that request already holds a
- * reservation. Totals may exceed 2^63 - 1 here (NUMERIC); callers decide what that means.
+ * minutes after the one the window starts in (minutes up to the first whole hour, hours up to the
+ * first whole day, then days: spend-buckets.ts), plus that minute's entries later than the start.
+ * With `requestId`, a row with i = 0 is added when that request already holds a reservation.
+ * Totals may exceed 2^63 - 1 here (NUMERIC); callers decide what that means.
  */
 async function windowTotals(
   q: Query,
@@ -39,24 +41,37 @@ async function windowTotals(
   requestId?: string,
 ): Promise<{ totals: WindowTotals[]; taken: boolean }> {
   const starts = windows.map(({ windowSeconds }) => at - windowMs(windowSeconds));
-  const firsts = starts.map((since) => Math.floor(since / minuteMs));
+  const parts = starts.map(windowParts);
   const rows = await q(
     `SELECT v.i, w.usd + p.usd AS usd, w.count + p.count AS count
-     FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[]) WITH ORDINALITY AS v(bot, since, first, first_end, i),
-       LATERAL (SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count FROM spend_minutes m
-                WHERE m.chain_id = $1 AND m.vault = $2 AND (v.bot IS NULL OR m.bot = v.bot) AND m.minute > v.first) w,
+     FROM unnest($3::text[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[], $8::bigint[])
+         WITH ORDINALITY AS v(bot, since, first, first_end, first_hour, first_day, i),
+       LATERAL (SELECT COALESCE(SUM(x.usd), 0) AS usd, COALESCE(SUM(x.count), 0) AS count FROM (
+                  SELECT m.usd, m.count FROM spend_minutes m
+                  WHERE v.bot IS NOT NULL AND m.chain_id = $1 AND m.vault = $2 AND m.bot = v.bot AND m.minute > v.first AND m.minute < v.first_hour * 60
+                  UNION ALL SELECT b.usd, b.count FROM spend_buckets b
+                  WHERE v.bot IS NULL AND b.chain_id = $1 AND b.vault = $2 AND b.bot = '${wholeVault}' AND b.size = ${minuteMs}
+                    AND b.start > v.first AND b.start < v.first_hour * 60
+                  UNION ALL SELECT b.usd, b.count FROM spend_buckets b
+                  WHERE b.chain_id = $1 AND b.vault = $2 AND b.bot = COALESCE(v.bot, '${wholeVault}') AND b.size = ${hourMs}
+                    AND b.start >= v.first_hour AND b.start < v.first_day * 24
+                  UNION ALL SELECT b.usd, b.count FROM spend_buckets b
+                  WHERE b.chain_id = $1 AND b.vault = $2 AND b.bot = COALESCE(v.bot, '${wholeVault}') AND b.size = ${dayMs} AND b.start >= v.first_day
+                ) x) w,
        LATERAL (SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend s
                 WHERE s.chain_id = $1 AND s.vault = $2 AND (v.bot IS NULL OR s.bot = v.bot) AND s.at > v.since AND s.at < v.first_end) p
      UNION ALL
-     SELECT 0, NULL, NULL WHERE EXISTS (SELECT 1 FROM spend WHERE request_id = $7)
+     SELECT 0, NULL, NULL WHERE EXISTS (SELECT 1 FROM spend WHERE request_id = $9)
      ORDER BY 1`,
     [
       chainId,
       vault,
       windows.map(({ bot }) => bot ?? null),
       starts,
-      firsts,
-      firsts.map((first) => (first + 1) * minuteMs),
+      parts.map((part) => part.first),
+      parts.map((part) => part.firstEnd),
+      parts.map((part) => part.firstHour),
+      parts.map((part) => part.firstDay),
       requestId ?? null,
     ],
   );
@@ -116,22 +131,29 @@ export async function reserveSpend(q: Query, entry: SpendEntry, limits: SpendLim
     if (limit.maxCount > 0n && spent.count + 1n > limit.maxCount) burst = true;
   }
   await q(
-    `WITH entry AS (INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, $2, $3, $4, $5, $6))
-     INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES ($2, $3, $4, $7, $5, 1)
-     ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = spend_minutes.usd + excluded.usd, count = spend_minutes.count + 1`,
-    [entry.requestId, entry.chainId, vault, bot, entry.usd.toString(), at, Math.floor(at / minuteMs)],
+    `WITH entry AS (INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, $2, $3, $4, $5, $6)),
+       minute AS (INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES ($2, $3, $4, $7, $5, 1)
+         ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = spend_minutes.usd + excluded.usd, count = spend_minutes.count + 1)
+     INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count) VALUES
+       ($2, $3, $4, ${hourMs}, $8, $5, 1), ($2, $3, $4, ${dayMs}, $9, $5, 1),
+       ($2, $3, '${wholeVault}', ${minuteMs}, $7, $5, 1), ($2, $3, '${wholeVault}', ${hourMs}, $8, $5, 1), ($2, $3, '${wholeVault}', ${dayMs}, $9, $5, 1)
+     ON CONFLICT (chain_id, vault, bot, size, start) DO UPDATE SET usd = spend_buckets.usd + excluded.usd, count = spend_buckets.count + 1`,
+    [entry.requestId, entry.chainId, vault, bot, entry.usd.toString(), at, Math.floor(at / minuteMs), Math.floor(at / hourMs), Math.floor(at / dayMs)],
   );
   return { ok: true, burst };
 }
 
-/** Drops a request's reservation and takes it off its minute's total. Returns whether one existed. */
+/** Drops a request's reservation and takes it off its minute's and its buckets' totals. Returns whether one existed. */
 export async function releaseSpend(q: Query, requestId: string): Promise<boolean> {
   const [row] = await q(
     `WITH gone AS (DELETE FROM spend WHERE request_id = $1 RETURNING chain_id, vault, bot, usd, at),
        minute AS (UPDATE spend_minutes m SET usd = m.usd - gone.usd, count = m.count - 1 FROM gone
-                  WHERE m.chain_id = gone.chain_id AND m.vault = gone.vault AND m.bot = gone.bot AND m.minute = gone.at / $2)
+                  WHERE m.chain_id = gone.chain_id AND m.vault = gone.vault AND m.bot = gone.bot AND m.minute = gone.at / ${minuteMs}),
+       buckets AS (UPDATE spend_buckets b SET usd = b.usd - gone.usd, count = b.count - 1 FROM gone
+                  WHERE b.chain_id = gone.chain_id AND b.vault = gone.vault AND b.start = gone.at / b.size
+                    AND ((b.bot = gone.bot AND b.size IN (${hourMs}, ${dayMs})) OR (b.bot = '${wholeVault}' AND b.size IN (${minuteMs}, ${hourMs}, ${dayMs}))))
      SELECT COUNT(*) AS n FROM gone`,
-    [requestId, minuteMs],
+    [requestId],
   );
   return Number(row!.n) === 1;
 }

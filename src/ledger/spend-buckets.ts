@@ -1,0 +1,51 @@
+// The buckets a spend window is totalled from, shared by both stores (spend.ts, postgres/spend.ts).
+// Each reservation adds to its bot's totals per minute (`spend_minutes`), hour and day, and to its
+// vault's totals per minute, hour and day (`spend_buckets`, bot ''). A window is the entries of
+// the minute it starts in that are later than its start, then every whole minute after that one:
+// the minutes up to the first whole hour, the hours up to the first whole day, then whole days.
+// So a window reads about 59 + 23 rows plus one per day, however many requests and bots it holds.
+
+export const minuteMs = 60_000;
+export const hourMs = 3_600_000;
+export const dayMs = 86_400_000;
+
+/** The bot of the vault's own totals in `spend_buckets` (all its bots together). */
+export const wholeVault = "";
+
+/** Where a window starting after `since` (unix ms) reads each of its parts. */
+export interface WindowParts {
+  /** The minute `since` falls in: its entries later than `since` count, from `spend`. */
+  first: number;
+  /** The end of that minute (ms). */
+  firstEnd: number;
+  /** Whole minutes in (first, firstHour × 60), then whole hours in [firstHour, firstDay × 24), then days from firstDay. */
+  firstHour: number;
+  firstDay: number;
+}
+
+export function windowParts(since: number): WindowParts {
+  const first = Math.floor(since / minuteMs);
+  const firstHour = Math.ceil((first + 1) / 60);
+  return { first, firstEnd: (first + 1) * minuteMs, firstHour, firstDay: Math.ceil(firstHour / 24) };
+}
+
+/**
+ * Fills `spend_buckets` from the `spend` entries (an empty table: a migration, or a bench's bulk
+ * fill): per bot, hours and days (size in ms, start = at / size); per vault, minutes, hours and
+ * days. The same SQL for SQLite and PostgreSQL.
+ */
+export const spendBucketsFromSpend = (
+  [
+    ["bot", hourMs],
+    ["bot", dayMs],
+    [`'${wholeVault}'`, minuteMs],
+    [`'${wholeVault}'`, hourMs],
+    [`'${wholeVault}'`, dayMs],
+  ] as const
+)
+  .map(
+    ([bot, size]) => `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, ${bot}, ${size}, at / ${size}, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, ${bot === "bot" ? "bot, " : ""}at / ${size};`,
+  )
+  .join("\n  ");
