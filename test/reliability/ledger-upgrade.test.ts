@@ -24,7 +24,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** Rewrites the ledger file as the release before the `transactions` table left it. */
+/** Rewrites the ledger file as the release before the `transactions` table left it (nor had the later spend buckets). */
 function downgrade(file: string): number {
   const version = migrations.findIndex((m) => m.includes("CREATE TABLE transactions"));
   const db = new DatabaseSync(file);
@@ -32,6 +32,7 @@ function downgrade(file: string): number {
   db.exec("ALTER TABLE requests ADD COLUMN raw_tx TEXT");
   db.exec("UPDATE requests SET raw_tx = (SELECT raw_tx FROM transactions t WHERE t.tx_hash = requests.tx_hash)");
   db.exec("DROP TABLE transactions");
+  db.exec("DROP TABLE spend_buckets");
   db.exec(`PRAGMA user_version = ${version}`);
   db.exec("COMMIT");
   const inFlight = db.prepare("SELECT COUNT(*) AS n FROM requests WHERE status = 'submitting' AND raw_tx IS NOT NULL").get() as { n: number };
