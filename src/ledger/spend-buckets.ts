@@ -30,22 +30,38 @@ export function windowParts(since: number): WindowParts {
 }
 
 /**
- * Fills `spend_buckets` from the `spend` entries (an empty table: a migration, or a bench's bulk
- * fill): per bot, hours and days (size in ms, start = at / size); per vault, minutes, hours and
- * days. The same SQL for SQLite and PostgreSQL.
+ * The coarser buckets each reservation adds to, beside its bot's minute in `spend_minutes`: the
+ * bot's own (`bot`) or the whole vault's, and their length in ms.
  */
-export const spendBucketsFromSpend = (
-  [
-    ["bot", hourMs],
-    ["bot", dayMs],
-    [`'${wholeVault}'`, minuteMs],
-    [`'${wholeVault}'`, hourMs],
-    [`'${wholeVault}'`, dayMs],
-  ] as const
-)
+export const buckets: readonly { bot: boolean; size: number }[] = [
+  { bot: true, size: hourMs },
+  { bot: true, size: dayMs },
+  { bot: false, size: minuteMs },
+  { bot: false, size: hourMs },
+  { bot: false, size: dayMs },
+];
+
+/** Where an entry at `at` (unix ms) falls: its start in each of {@link buckets}, in order. */
+export function bucketStarts(at: number): number[] {
+  return buckets.map(({ size }) => Math.floor(at / size));
+}
+
+/**
+ * The `spend_buckets` rows (chain_id, vault, bot, size, start, usd, count) a reservation adds, as
+ * SQL VALUES, from the placeholders of its chain, vault, bot and usd and of each bucket's start.
+ */
+export function bucketRows(p: { chain: string; vault: string; bot: string; usd: string; start(i: number): string }): string {
+  return buckets.map(({ bot, size }, i) => `(${p.chain}, ${p.vault}, ${bot ? p.bot : `'${wholeVault}'`}, ${size}, ${p.start(i)}, ${p.usd}, 1)`).join(", ");
+}
+
+/**
+ * Fills `spend_buckets` from the `spend` entries (an empty table: a migration, or a bench's bulk
+ * fill), start = at / size. The same SQL for SQLite and PostgreSQL.
+ */
+export const spendBucketsFromSpend = buckets
   .map(
-    ([bot, size]) => `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
-    SELECT chain_id, vault, ${bot}, ${size}, at / ${size}, SUM(usd), COUNT(*) FROM spend
-    GROUP BY chain_id, vault, ${bot === "bot" ? "bot, " : ""}at / ${size};`,
+    ({ bot, size }) => `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, ${bot ? "bot" : `'${wholeVault}'`}, ${size}, at / ${size}, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, ${bot ? "bot, " : ""}at / ${size};`,
   )
   .join("\n  ");

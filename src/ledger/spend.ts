@@ -2,7 +2,7 @@
 // totalled from the buckets of spend-buckets.ts, so that a window's cost grows neither with the
 // requests in it nor with the vault's bots.
 import type { StatementSync } from "node:sqlite";
-import { dayMs, hourMs, minuteMs, wholeVault, windowParts } from "./spend-buckets.ts";
+import { bucketRows, buckets, bucketStarts, dayMs, hourMs, minuteMs, wholeVault, windowParts } from "./spend-buckets.ts";
 import type { Db } from "./db.ts";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 
@@ -119,12 +119,11 @@ export class Spend {
     );
     this.#recount = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND bot = ? AND at >= ? AND at < ?");
     this.#recountVault = s.prepare("SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend WHERE chain_id = ? AND vault = ? AND at >= ? AND at < ?");
-    // One statement adds a reservation to its bot's hour and day and its vault's minute, hour and day
-    // (?1 chain, ?2 vault, ?3 bot, ?4 hour, ?5 day, ?6 minute, ?7 usd), overflowing as #addToMinute.
+    // One statement adds a reservation to each of its buckets (?1 chain, ?2 vault, ?3 bot, ?4 usd,
+    // then each bucket's start), overflowing as #addToMinute.
     this.#addToBuckets = s.prepare(
-      `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count) VALUES
-         (?1, ?2, ?3, ${hourMs}, ?4, ?7, 1), (?1, ?2, ?3, ${dayMs}, ?5, ?7, 1),
-         (?1, ?2, '${wholeVault}', ${minuteMs}, ?6, ?7, 1), (?1, ?2, '${wholeVault}', ${hourMs}, ?4, ?7, 1), (?1, ?2, '${wholeVault}', ${dayMs}, ?5, ?7, 1)
+      `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+       VALUES ${bucketRows({ chain: "?1", vault: "?2", bot: "?3", usd: "?4", start: (i) => `?${5 + i}` })}
        ON CONFLICT (chain_id, vault, bot, size, start) DO UPDATE SET
          usd = CASE WHEN usd = ${overflowed} OR usd > ${maxUsd} - excluded.usd THEN ${overflowed} ELSE usd + excluded.usd END,
          count = count + 1`,
@@ -210,7 +209,7 @@ export class Spend {
       const bot = entry.bot.toLowerCase();
       this.#insert.run(entry.requestId, entry.chainId, vault, bot, entry.usd, at);
       this.#addToMinute.run(entry.chainId, vault, bot, Math.floor(at / minuteMs), entry.usd);
-      this.#addToBuckets.run(entry.chainId, vault, bot, Math.floor(at / hourMs), Math.floor(at / dayMs), Math.floor(at / minuteMs), entry.usd);
+      this.#addToBuckets.run(entry.chainId, vault, bot, entry.usd, ...bucketStarts(at));
       return { ok: true, burst };
     });
   }
@@ -236,9 +235,10 @@ export class Spend {
       this.#setMinute.run(chainId, row.vault, row.bot, minute, usd, count);
       // The coarser buckets: the entry comes off each; one whose total had overflowed is recounted
       // from its entries instead (still overflowed if they do not fit either).
-      const buckets: [string, number][] = [[row.bot, hourMs], [row.bot, dayMs], [wholeVault, minuteMs], [wholeVault, hourMs], [wholeVault, dayMs]];
-      for (const [bot, size] of buckets) {
-        const start = Math.floor(at / size);
+      const starts = bucketStarts(at);
+      for (const [i, { bot: own, size }] of buckets.entries()) {
+        const bot = own ? row.bot : wholeVault;
+        const start = starts[i]!;
         const bucket = this.#bucket.get(chainId, row.vault, bot, size, start) as { usd: bigint } | undefined;
         if (!bucket) continue;
         let left = bucket.usd - row.usd;

@@ -7,10 +7,12 @@
 // never exceed a limit.
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../spend.ts";
 import type { Query } from "./session.ts";
-import { dayMs, hourMs, minuteMs, wholeVault, windowParts } from "../spend-buckets.ts";
+import { bucketRows, buckets, bucketStarts, dayMs, hourMs, minuteMs, wholeVault, windowParts } from "../spend-buckets.ts";
 
 const maxUsd = (1n << 63n) - 1n;
 const daySeconds = 86_400n;
+/** The lengths of the buckets of a bot (`bot`) or of the whole vault, as an SQL list. */
+const sizesOf = (bot: boolean): string => buckets.filter((b) => b.bot === bot).map((b) => b.size).join(", ");
 /** Advisory-lock namespace of spend scopes (the first key of pg_advisory_xact_lock(int, int)). */
 const spendLocks = 1;
 
@@ -134,11 +136,10 @@ export async function reserveSpend(q: Query, entry: SpendEntry, limits: SpendLim
     `WITH entry AS (INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, $2, $3, $4, $5, $6)),
        minute AS (INSERT INTO spend_minutes (chain_id, vault, bot, minute, usd, count) VALUES ($2, $3, $4, $7, $5, 1)
          ON CONFLICT (chain_id, vault, bot, minute) DO UPDATE SET usd = spend_minutes.usd + excluded.usd, count = spend_minutes.count + 1)
-     INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count) VALUES
-       ($2, $3, $4, ${hourMs}, $8, $5, 1), ($2, $3, $4, ${dayMs}, $9, $5, 1),
-       ($2, $3, '${wholeVault}', ${minuteMs}, $7, $5, 1), ($2, $3, '${wholeVault}', ${hourMs}, $8, $5, 1), ($2, $3, '${wholeVault}', ${dayMs}, $9, $5, 1)
+     INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+     VALUES ${bucketRows({ chain: "$2", vault: "$3", bot: "$4", usd: "$5", start: (i) => `$${8 + i}` })}
      ON CONFLICT (chain_id, vault, bot, size, start) DO UPDATE SET usd = spend_buckets.usd + excluded.usd, count = spend_buckets.count + 1`,
-    [entry.requestId, entry.chainId, vault, bot, entry.usd.toString(), at, Math.floor(at / minuteMs), Math.floor(at / hourMs), Math.floor(at / dayMs)],
+    [entry.requestId, entry.chainId, vault, bot, entry.usd.toString(), at, Math.floor(at / minuteMs), ...bucketStarts(at)],
   );
   return { ok: true, burst };
 }
@@ -151,7 +152,7 @@ export async function releaseSpend(q: Query, requestId: string): Promise<boolean
                   WHERE m.chain_id = gone.chain_id AND m.vault = gone.vault AND m.bot = gone.bot AND m.minute = gone.at / ${minuteMs}),
        buckets AS (UPDATE spend_buckets b SET usd = b.usd - gone.usd, count = b.count - 1 FROM gone
                   WHERE b.chain_id = gone.chain_id AND b.vault = gone.vault AND b.start = gone.at / b.size
-                    AND ((b.bot = gone.bot AND b.size IN (${hourMs}, ${dayMs})) OR (b.bot = '${wholeVault}' AND b.size IN (${minuteMs}, ${hourMs}, ${dayMs}))))
+                    AND ((b.bot = gone.bot AND b.size IN (${sizesOf(true)})) OR (b.bot = '${wholeVault}' AND b.size IN (${sizesOf(false)}))))
      SELECT COUNT(*) AS n FROM gone`,
     [requestId],
   );
