@@ -8,7 +8,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
 echo "== relayer fast path vs direct executePayment, on the in-process chain and on anvil"
 run bench/relayer.bench.ts
-echo "== the floor: the CPU of the parts of a relayed payment no design can skip, against the relay process's goal"
+echo "== the floor: the CPU of the parts of a relayed payment no design can skip, and the latency a lean relayer adds, against relay's targets"
 run bench/floor.bench.ts
 echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts

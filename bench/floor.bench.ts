@@ -12,9 +12,17 @@
 //   4. simulate it on the node (an eth_call in a JSON-RPC batch over keep-alive HTTP, undici's Pool,
 //      no fetch), and share one broadcast, one receipt read and one transaction signature with its batch.
 // Everything a feature adds (policy reads, idempotency, spend windows, rate limits, logs, metrics)
-// comes on top. Run: npm run bench:floor
+// comes on top.
+//
+// Then the same question for latency: what relaying must add to a lone payment's time over the same
+// payment sent straight to the node, against the target of 1.5 ms. The lean relayer
+// (support/lean-relayer.ts) does only the steps no design may skip (recover the signer, simulate,
+// record durably, sign, send by the node's synchronous send), on a fresh anvil with the suite
+// deployed by `relay deploy`; it and direct payments take turns, one at a time, as in the relayer
+// bench, and it prints the p50 of each of its steps.
+// Run: npm run bench:floor
 import { fork } from "node:child_process";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -24,6 +32,7 @@ import { fileURLToPath } from "node:url";
 import { createRequire } from "node:module";
 import Fastify from "fastify";
 import { Pool } from "undici";
+import { encodeFunctionData, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { hashIntentBytes } from "../src/eip712/hash.ts";
 import { recoverSigner } from "../src/eip712/recover.ts";
@@ -31,11 +40,23 @@ import { keccak256 } from "../src/crypto/keccak.ts";
 import { intentTypes, type PaymentIntent, type VaultDomain } from "../packages/client/src/intent-types.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { targetLine } from "./support/target.ts";
+import { relayDeploy } from "./support/relay-process.ts";
+import { startLeanRelayer, leanBody, type LeanRelayer, type LeanStep } from "./support/lean-relayer.ts";
+import { clientsFor } from "../src/chain/clients.ts";
+import { createSender } from "../src/chain/sender.ts";
+import { devKeyPair } from "../src/devnet/accounts.ts";
+import { transactionSigner } from "../src/crypto/sign-transaction.ts";
+import { paymentIntents } from "./support/intents.ts";
+import { nodeRpc } from "./support/node-rpc.ts";
+import { readArtifact } from "../src/chain/artifacts.ts";
 
 const N = Number(process.env.FLOOR_PAYMENTS ?? 20_000);
 const BATCH = Number(process.env.FLOOR_BATCH ?? 16);
 const IN_FLIGHT = 50;
 const GOAL = { op: "<=", value: 250 } as const;
+const LATENCY_GOAL = { op: "<=", value: 1.5 } as const;
+const LATENCY_SAMPLES = Number(process.env.FLOOR_LATENCY_SAMPLES ?? 200);
+const LATENCY_WARM_UP = 30;
 // The same native secp256k1 build the relayer signs its transactions with (src/crypto/sign-transaction.ts).
 const secp256k1 = createRequire(import.meta.url)("secp256k1/bindings.js") as {
   ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
@@ -214,6 +235,86 @@ async function nodeFloor(): Promise<{ lone: number; batched: number; perBatch: n
   }
 }
 
+// 5. Latency: the lean relayer (support/lean-relayer.ts) against the same payment sent straight to
+// the node, one at a time and alternating, on a fresh anvil with the suite deployed.
+async function latencyFloor(): Promise<{ direct: number; relayed: number; steps: Record<LeanStep, number> }> {
+  const anvil = await startAnvil();
+  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-floor-suite-"));
+  const node = nodeRpc(anvil.url, 2);
+  let lean: LeanRelayer | undefined;
+  try {
+    const manifest = relayDeploy(anvil.url, stateDir);
+    const clients = clientsFor(anvil.url, manifest.chainId);
+    const vault = manifest.contracts.vault as Address;
+    // The direct payments go from a second authorized relayer key, so that the two never share nonces.
+    const direct = devKeyPair(6);
+    await createSender(clients, manifest.accounts.deployer!.privateKey as Hex).call(manifest.contracts.registry as Address, "ServiceRegistry", "addRelayer", [direct.address]);
+    const estimate = await clients.publicClient.estimateFeesPerGas();
+    const fees = { maxFeePerGas: estimate.maxFeePerGas! * 4n, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas! };
+    const relayerKey = manifest.accounts.relayer!;
+    lean = await startLeanRelayer({
+      node, chainId: manifest.chainId, domain: manifest.domain as VaultDomain, vault,
+      bot: manifest.accounts.bots.default.address as Address,
+      relayer: { address: relayerKey.address as Address, privateKey: relayerKey.privateKey as Hex }, fees,
+    });
+    const signedIntent = paymentIntents(manifest);
+    const signDirect = transactionSigner(direct.privateKey);
+    let directNonce = Number(await node.call("eth_getTransactionCount", [direct.address, "pending"]));
+    const vaultAbi = readArtifact("ServiceVault").abi;
+    const count = LATENCY_SAMPLES + LATENCY_WARM_UP;
+    const raws: Hex[] = [];
+    const bodies: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const a = await signedIntent();
+      const data = encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [a.intent, a.signature] as never });
+      raws.push(signDirect({ type: "eip1559", chainId: manifest.chainId, to: vault, data, gas: 250_000n, nonce: directNonce++, ...fees }));
+      const b = await signedIntent();
+      bodies.push(leanBody(b.intent, b.signature));
+    }
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const target = new URL(lean.url);
+    const relay = (text: string) => new Promise<void>((resolve, reject) => {
+      const req = httpRequest(
+        { agent, host: target.hostname, port: target.port, path: "/", method: "POST", headers: { "content-type": "application/json", "content-length": Buffer.byteLength(text) } },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`lean relayer answered ${res.statusCode} ${Buffer.concat(chunks).toString("utf8")}`))));
+        },
+      );
+      req.on("error", reject);
+      req.end(text);
+    });
+    const directMs: number[] = [];
+    const relayedMs: number[] = [];
+    const stepMs = new Map<LeanStep, number[]>();
+    for (let i = 0; i < count; i++) {
+      let t = performance.now();
+      const receipt = (await node.call("eth_sendRawTransactionSync", [raws[i]])) as { status: string };
+      if (receipt.status !== "0x1") throw new Error("a direct payment reverted");
+      const directTime = performance.now() - t;
+      t = performance.now();
+      await relay(bodies[i]!);
+      const relayedTime = performance.now() - t;
+      if (i < LATENCY_WARM_UP) continue;
+      directMs.push(directTime);
+      relayedMs.push(relayedTime);
+      for (const [step, ms] of Object.entries(lean.lastSteps()) as [LeanStep, number][]) (stepMs.get(step) ?? stepMs.set(step, []).get(step)!).push(ms);
+    }
+    agent.destroy();
+    return { direct: median(directMs), relayed: median(relayedMs), steps: Object.fromEntries([...stepMs].map(([step, ms]) => [step, median(ms)])) as Record<LeanStep, number> };
+  } finally {
+    await lean?.close();
+    await node.close();
+    await anvil.stop();
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
+
+function median(values: number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+}
+
 const http = await httpCost(plainServer);
 const viaFastify = await httpCost(fastifyServer);
 const sig = await signatureFloor();
@@ -231,3 +332,15 @@ row(`simulation: one eth_call in a JSON-RPC batch of ${BATCH} (undici Pool, keep
 console.log(`             (a lone eth_call per payment instead: ${node.lone.toFixed(1)} µs)`);
 row(`broadcast + receipt read + transaction signature, shared by ${BATCH}`, shared);
 console.log(targetLine("floor of relay's CPU per payment", total, GOAL, "µs", 0));
+
+const latency = await latencyFloor();
+const part = (label: string, ms: number) => console.log(`  ${ms.toFixed(3).padStart(7)} ms  ${label}`);
+console.log(`\nthe floor of what relaying adds to a lone payment's latency: the lean relayer against direct (p50 of ${LATENCY_SAMPLES} each, alternating, anvil):`);
+part("direct: eth_sendRawTransactionSync of a signed executePayment", latency.direct);
+part("relayed by the lean relayer: HTTP in, then the steps below, then HTTP out", latency.relayed);
+part("  hash the intent, recover its signer", latency.steps.recover);
+part("  simulate: eth_call of executePayment from the relayer key", latency.steps.simulate);
+part("  record durably: one INSERT, COMMIT with its fsync", latency.steps.record);
+part("  sign the transaction", latency.steps.sign);
+part("  send: eth_sendRawTransactionSync (what the direct payment does)", latency.steps.send);
+console.log(targetLine("floor of p50 relayed - direct", latency.relayed - latency.direct, LATENCY_GOAL, "ms", 3));

@@ -59,21 +59,34 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..")
 const CLI = path.join(ROOT, "src/cli/bin.ts");
 const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--max-semi-space-size=16"]; // as bin/relay
 
-export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
-  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-bench-process-"));
-  let child: ChildProcess | undefined;
+/**
+ * `relay deploy --rpc-url <node>` into `stateDir`, with the development roles of the in-process
+ * devnet (owner #0, relayer #4, deployer #5): the suite, a seeded vault and its bots. Returns the
+ * manifest it wrote. Throws with deploy's own error output when it fails.
+ */
+export function relayDeploy(rpcUrl: string, stateDir: string): Manifest {
   try {
-    // The development roles of the in-process devnet: owner #0, relayer #4, deployer #5.
     execFileSync(process.execPath, [
       ...NODE_FLAGS, CLI, "deploy",
-      "--rpc-url", options.rpcUrl,
+      "--rpc-url", rpcUrl,
       "--key", devKeyPair(ROLE_INDEX.deployer).privateKey,
       "--owner-key", devKeyPair(ROLE_INDEX.owner).privateKey,
       "--relayer-key", devKeyPair(ROLE_INDEX.relayer).privateKey,
       "--operator-key", devKeyPair(ROLE_INDEX.operator).privateKey,
       "--state-dir", stateDir,
     ], { stdio: ["ignore", "ignore", "pipe"], cwd: ROOT });
-    const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
+  } catch (error) {
+    const detail = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    throw detail ? new Error(`relay deploy failed: ${detail}`) : error;
+  }
+  return JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
+}
+
+export async function startRelayProcess(options: RelayProcessOptions): Promise<RelayProcess> {
+  const stateDir = mkdtempSync(path.join(tmpdir(), "relay-bench-process-"));
+  let child: ChildProcess | undefined;
+  try {
+    const manifest = relayDeploy(options.rpcUrl, stateDir);
 
     const unlimited = { capacity: 0, refillPerSecond: 0 };
     const configFile = path.join(stateDir, "bench-config.json");
@@ -111,8 +124,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
   } catch (error) {
     if (child) await stopChild(child);
     rmSync(stateDir, { recursive: true, force: true });
-    const detail = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    throw detail ? new Error(`relay deploy failed: ${detail}`) : error;
+    throw error;
   }
 }
 
