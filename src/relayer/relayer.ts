@@ -7,6 +7,9 @@
 //   moves, outflows.ts) → record (duplicate check + spend windows, one transaction) → path → [scan]
 //   → submit → answer
 //
+// The ledger's replay check runs in the record's transaction; a request that fails a step between
+// the two is looked up before its error is answered, so the errors still come in that order.
+//
 // On a devnet, `metadata.scenario` (scenarios.ts) is parsed once, up front, and forces its outcome
 // at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path.
 //
@@ -236,39 +239,46 @@ export class Relayer {
     checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
     await this.#checkTerms(chain, request);
-    await checkNotInLedger(this.#parts.store, request, intentHash);
-    checkPolicy(request, snapshot, chain);
-    // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
-    // for the balance check (and the vault checks the payment's balance after the swap).
-    const swapLeg = isSwapAndPay(request)
-      ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
-      : undefined;
-    if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
-    else {
-      const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
-      if (swapRequired && paymentData) {
-        return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+    // Replay in the ledger: looked up in the record's transaction, where it must be anyway (two
+    // requests for one intent never both record), so a request that passes costs no read here.
+    // One that fails a later step is looked up first (below), so that a replay's error comes first.
+    try {
+      checkPolicy(request, snapshot, chain);
+      // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
+      // for the balance check (and the vault checks the payment's balance after the swap).
+      const swapLeg = isSwapAndPay(request)
+        ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
+        : undefined;
+      if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
+      else {
+        const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
+        if (swapRequired && paymentData) {
+          return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+        }
       }
-    }
 
-    const route = kind.route ? await kind.route(chain, request, blockNumber, snapshot) : swapLeg?.route;
-    const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
-      ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
-      : (early ?? this.#simulate(chain, request, route, blockNumber));
-    const { data, sim } = await simulation.catch((error: unknown) => {
-      if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
-      // A request the owner must decide stops at the vault's review gate: it is held, and
-      // simulated again with the owner's approval before it is sent.
-      return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
-    });
-    if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
-    const valued = kind.valuation && sim ? await this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot };
-    const selfReview = await this.#selfReview(chain, request, scenario);
-    // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
-    if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
-      throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
+      const route = kind.route ? await kind.route(chain, request, blockNumber, snapshot) : swapLeg?.route;
+      const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
+        ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
+        : (early ?? this.#simulate(chain, request, route, blockNumber));
+      const { data, sim } = await simulation.catch((error: unknown) => {
+        if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
+        // A request the owner must decide stops at the vault's review gate: it is held, and
+        // simulated again with the owner's approval before it is sent.
+        return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
+      });
+      if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
+      const valued = kind.valuation && sim ? await this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot };
+      const selfReview = await this.#selfReview(chain, request, scenario);
+      // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
+      if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
+        throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
+      }
+      return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
+    } catch (error) {
+      await checkNotInLedger(this.#parts.store, request, intentHash);
+      throw error;
     }
-    return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
   }
 
   /**

@@ -228,6 +228,24 @@ describe("POST /v1/payments", () => {
       expect(res.body.code).toBe("DUPLICATE_INTENT");
     });
 
+    it("an intent held for review, re-sent under a new key, is 409 DUPLICATE_INTENT even where a later check would now fail it (simulation, policy): §7 puts the ledger's replay first", async () => {
+      const bot = await newBot({ requireHumanReview: true });
+      const to = fresh();
+      const body = await paymentBody(env, { bot: bot.address, to }, { signer: bot });
+      expect((await post(payments, body)).body.status).toBe("pending_review");
+      const simulationFails = await post(payments, { ...body, idempotencyKey: crypto.randomUUID(), metadata: { scenario: "simulation-failed" } });
+      expect(simulationFails.status).toBe(409);
+      expect(simulationFails.body.code).toBe("DUPLICATE_INTENT");
+      // The bot may now pay another destination only: a new intent to `to` fails the policy.
+      await ownerCall(env, "addBotDestination", [bot.address, fresh()]);
+      const fresher = await post(payments, await paymentBody(env, { bot: bot.address, to }, { signer: bot }));
+      expect(fresher.body.code).toBe("DESTINATION_NOT_ALLOWED");
+      const policyFails = await post(payments, { ...body, idempotencyKey: crypto.randomUUID() });
+      expect(policyFails.status).toBe(409);
+      expect(policyFails.body.code).toBe("DUPLICATE_INTENT");
+      expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
+    });
+
     it("422 INSUFFICIENT_BALANCE when the vault holds less than the amount", async () => {
       const bot = await newBot({ maxPerTxAmount: 0n, spendingLimits: [] });
       const res = await post(payments, await paymentBody(env, { bot: bot.address, amount: 10n ** 30n }, { signer: bot }));
