@@ -177,6 +177,11 @@ export const migrations: readonly string[] = [
   ) WITHOUT ROWID;
   ${spendBucketsFromSpend}
   `,
+  // 11: a vault's window reads its minutes from spend_buckets (10), so nothing reads spend_minutes by
+  // vault any more; its index only cost each reservation one more write.
+  `
+  DROP INDEX IF EXISTS spend_minutes_by_vault;
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

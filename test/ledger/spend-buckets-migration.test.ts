@@ -1,8 +1,11 @@
 // The migration that adds the coarser spend buckets (spend-buckets.ts): a ledger written by the
 // previous schema, with a few days of several bots' spend in it, upgrades on open; every window,
 // of a bot or of the whole vault, still totals exactly the entries it holds, and a reservation and
-// a release after the upgrade keep it so. Both stores.
+// a release after the upgrade keep it so; the index of spend_minutes by vault, read by nothing since
+// the buckets, is gone. Both stores.
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { migrations } from "../../src/ledger/index.ts";
 import { migrations as pgMigrations } from "../../src/ledger/postgres/schema.ts";
@@ -65,6 +68,10 @@ describe("spend buckets migration", () => {
 
     const ledger = open(file, () => now);
     await expectUpgraded(ledger);
+    // The later migration drops the index a vault's minutes were read by before the buckets.
+    const check = new DatabaseSync(file);
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'spend_minutes'").all()).toEqual([]);
+    check.close();
   });
 
   const newDatabase = postgresDatabases();
@@ -90,5 +97,14 @@ describe("spend buckets migration", () => {
     const store = await openPostgresStore(url, { now: () => now });
     onCleanup(() => store.close());
     await expectUpgraded(store);
+    // The later migration drops the index a vault's minutes were read by before the buckets.
+    const check = new pg.Client({ connectionString: url });
+    await check.connect();
+    try {
+      const { rows } = await check.query("SELECT indexname FROM pg_indexes WHERE tablename = 'spend_minutes'");
+      expect(rows.map((r) => r.indexname)).toEqual(["spend_minutes_pkey"]);
+    } finally {
+      await check.end();
+    }
   });
 });

@@ -24,7 +24,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** Rewrites the ledger file as the release before the `transactions` table left it (nor had the later spend buckets). */
+/** Rewrites the ledger file as the release before the `transactions` table left it (without the later spend buckets, with the index they made unused). */
 function downgrade(file: string): number {
   const version = migrations.findIndex((m) => m.includes("CREATE TABLE transactions"));
   const db = new DatabaseSync(file);
@@ -33,6 +33,7 @@ function downgrade(file: string): number {
   db.exec("UPDATE requests SET raw_tx = (SELECT raw_tx FROM transactions t WHERE t.tx_hash = requests.tx_hash)");
   db.exec("DROP TABLE transactions");
   db.exec("DROP TABLE spend_buckets");
+  db.exec("CREATE INDEX spend_minutes_by_vault ON spend_minutes (chain_id, vault, minute, usd, count)");
   db.exec(`PRAGMA user_version = ${version}`);
   db.exec("COMMIT");
   const inFlight = db.prepare("SELECT COUNT(*) AS n FROM requests WHERE status = 'submitting' AND raw_tx IS NOT NULL").get() as { n: number };
