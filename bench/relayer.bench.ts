@@ -15,7 +15,8 @@
 //     millisecond (the in-process chain mines within the send, so the first read finds it). The
 //     relayer sends a lone transaction the same way (submitter.ts);
 //   CPU per payment from /proc in the throughput rounds: on anvil the relay process's (all threads),
-//     the relayer's own cost, and anvil's; in process the chain's thread and the JS thread.
+//     the relayer's own cost, and anvil's; in process the chain's thread and the JS thread; and each
+//     kind's payments per block (anvil's automine packs waiting direct transactions into one block too).
 // Run: npm run bench (all benchmarks) or `npm run bench:relayer`; BENCH_NODES=anvil (or in-process)
 // runs one node, BENCH_PAYMENTS, BENCH_ROUND and BENCH_LATENCY_SAMPLES change the sizes.
 import { Pool } from "undici";
@@ -118,15 +119,23 @@ async function saturate<T>(items: T[], send: (item: T) => Promise<void>): Promis
   return (performance.now() - started) / 1000;
 }
 
-/** The totals of one kind of round: payments, seconds, CPU µs by part. */
-interface Tally { payments: number; seconds: number; cpu: Record<string, number> }
-const tally = (): Tally => ({ payments: 0, seconds: 0, cpu: {} });
+/** The totals of one kind of round: payments, seconds, blocks mined, CPU µs by part. */
+interface Tally { payments: number; seconds: number; blocks: number; cpu: Record<string, number> }
+const tally = (): Tally => ({ payments: 0, seconds: 0, blocks: 0, cpu: {} });
 
-/** One round of `items` into `into`, with the node's CPU read around it (the items are made before). */
+/** The node's latest block, asked afresh (viem would otherwise answer from its cache for seconds). */
+const latestBlock = async (node: BenchNode) => Number(await node.clients.publicClient.getBlockNumber({ cacheTime: 0 }));
+
+/**
+ * One round of `items` into `into`, with the node's CPU and block number read around it (the items
+ * are made before): a round's blocks hold its payments only, as the rounds do not overlap.
+ */
 async function round<T>(node: BenchNode, items: T[], send: (item: T) => Promise<void>, into: Tally): Promise<void> {
+  const firstBlock = await latestBlock(node);
   const before = node.cpu();
   into.seconds += await saturate(items, send);
   const after = node.cpu();
+  into.blocks += (await latestBlock(node)) - firstBlock;
   into.payments += items.length;
   for (const part of Object.keys(after)) into.cpu[part] = (into.cpu[part] ?? 0) + after[part]! - before[part]!;
 }
@@ -153,7 +162,7 @@ const p50 = (xs: number[]) => xs[Math.floor(xs.length / 2)]!;
 async function benchNode(node: BenchNode): Promise<void> {
   const l = load(node);
   try {
-    const at = async () => Number(await node.clients.publicClient.getBlockNumber());
+    const at = () => latestBlock(node);
     // Warm-up (JIT, caches, connections), then alternating measured rounds of equal size.
     await saturate(await l.relayerBodies(200), l.sendRelayer);
     await saturate(await l.directTransactions(200), l.sendDirect);
@@ -174,6 +183,8 @@ async function benchNode(node: BenchNode): Promise<void> {
     console.log(`direct executePayment: ${rate(direct).toFixed(0)} payments/s, p50 ${p50(lat.direct).toFixed(2)} ms (${sizes})`);
     console.log(`through the relayer:   ${rate(relayed).toFixed(0)} payments/s, p50 ${p50(lat.relayed).toFixed(2)} ms`);
     console.log(`CPU per payment (/proc), direct: ${perPayment(direct)}; relayed: ${perPayment(relayed)}`);
+    const perBlock = (t: Tally) => (t.blocks > 0 ? (t.payments / t.blocks).toFixed(1) : "-");
+    console.log(`payments per block: direct ${perBlock(direct)}, relayed ${perBlock(relayed)}`);
     const targets = TARGETS[node.kind];
     console.log(targetLine(`throughput relayed ÷ direct (${node.kind})`, rate(relayed) / rate(direct), targets.ratio));
     console.log(targetLine(`p50 latency relayed − direct (${node.kind})`, p50(lat.relayed) - p50(lat.direct), targets.extraP50, "ms"));
