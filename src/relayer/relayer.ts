@@ -241,16 +241,17 @@ export class Relayer {
     await this.#checkTerms(chain, request);
     // Replay in the ledger: looked up in the record's transaction, where it must be anyway (two
     // requests for one intent never both record), so a request that passes costs no read here.
-    // One that fails a later step is looked up first (below), so that a replay's error comes first.
+    // One that fails a later step is looked up first (below), so that a replay's error comes first:
+    // its own intent's, then, once its swap is checked, a swap-and-pay's swap intent's.
+    let swapLeg: CheckedSwapLeg | undefined;
     try {
       checkPolicy(request, snapshot, chain);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
-      const swapLeg = isSwapAndPay(request)
+      swapLeg = isSwapAndPay(request)
         ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
         : undefined;
-      if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
-      else {
+      if (!swapLeg) {
         const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
         if (swapRequired && paymentData) {
           return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
@@ -277,6 +278,7 @@ export class Relayer {
       return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
     } catch (error) {
       await checkNotInLedger(this.#parts.store, request, intentHash);
+      if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
       throw error;
     }
   }

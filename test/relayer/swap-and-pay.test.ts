@@ -180,6 +180,19 @@ describe("swap-and-pay: POST /v1/payments with a signed swap", () => {
     expect(await balanceOf(env, usdc, payment.to)).toBe(0n);
   });
 
+  it("a held swap-and-pay's swap, paired with a fresh payment whose simulation then fails, is 409 DUPLICATE_INTENT: the swap's replay comes first; nothing moves", async () => {
+    const first = await swapAndPay({ signer: env.reviewedBot });
+    expect((await post(payments, first.body)).body.status).toBe("pending_review");
+    const other = await swapAndPay({ signer: env.reviewedBot });
+    const { swapSignature, swapRef, swapDeadline, swapMaxFromAmount, swapMinToAmount } = first.body;
+    const reused = { ...other.body, swapSignature, swapRef, swapDeadline, swapMaxFromAmount, swapMinToAmount, metadata: { scenario: "simulation-failed" } };
+    const res = await post(payments, reused);
+    expect(res.status).toBe(409);
+    expectErrorEnvelope(res.body, "DUPLICATE_INTENT");
+    expect(await used(first.swapHash)).toBe(false);
+    expect(await balanceOf(env, usdc, other.payment.to)).toBe(0n);
+  });
+
   it("held for review, approved by the owner: both execute in one transaction; both intents used", async () => {
     const { body, payment, paymentHash, swapHash } = await swapAndPay({ signer: env.reviewedBot });
     const res = await post(payments, body);
