@@ -80,8 +80,7 @@ describe("spend buckets migration", () => {
     const url = await newDatabase();
     const version = before(pgMigrations);
     expect(version).toBeGreaterThan(0);
-    const client = await postgresAtVersion(url, version);
-    try {
+    await postgresAtVersion(url, version, async (client) => {
       for (const e of entries) {
         await client.query("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES ($1, 84532, $2, $3, $4, $5)", [e.id, vault, e.bot, e.usd.toString(), e.at]);
         await client.query(
@@ -90,9 +89,7 @@ describe("spend buckets migration", () => {
           [vault, e.bot, Math.floor(e.at / 60_000), e.usd.toString()],
         );
       }
-    } finally {
-      await client.end();
-    }
+    });
 
     const store = await openPostgresStore(url, { now: () => now });
     onCleanup(() => store.close());

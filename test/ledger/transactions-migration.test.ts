@@ -86,8 +86,7 @@ describe("transactions table migration", () => {
     const url = await newDatabase();
     const version = before(pgMigrations);
     expect(version).toBeGreaterThan(0);
-    const client = await postgresAtVersion(url, version);
-    try {
+    await postgresAtVersion(url, version, async (client) => {
       for (const [i, r] of oldRows.entries()) {
         await client.query(
           `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint,
@@ -96,9 +95,7 @@ describe("transactions table migration", () => {
           [r.id, vault, bot, hash(0x100 + i), `k${i}`, r.status, r.txHash, r.rawTx, r.nonce, r.nonce === null ? null : relayer, i],
         );
       }
-    } finally {
-      await client.end();
-    }
+    });
 
     const store = await openPostgresStore(url);
     onCleanup(() => store.close());

@@ -1,6 +1,6 @@
 // Stores as an earlier version of the schema left them, for the migration tests: the first
-// `version` migrations applied, nothing after; the caller writes the old rows, then opens the
-// store, which upgrades it.
+// `version` migrations applied, nothing after; the caller writes the old rows (PostgreSQL: through
+// the callback), then opens the store, which upgrades it.
 import { DatabaseSync } from "node:sqlite";
 import pg from "pg";
 import { afterAll } from "vitest";
@@ -17,8 +17,8 @@ export function sqliteAtVersion(file: string, version: number): DatabaseSync {
   return db;
 }
 
-/** A PostgreSQL database at schema `version`, through a connected client (end it before opening the store). */
-export async function postgresAtVersion(url: string, version: number): Promise<pg.Client> {
+/** Brings a PostgreSQL database to schema `version`, then has `write` put the old rows in through its client (ended after). */
+export async function postgresAtVersion(url: string, version: number, write: (client: pg.Client) => Promise<void>): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -27,11 +27,10 @@ export async function postgresAtVersion(url: string, version: number): Promise<p
       await client.query(pgMigrations[v]!);
       await client.query("INSERT INTO schema_migrations (version) VALUES ($1)", [v + 1]);
     }
-  } catch (error) {
+    await write(client);
+  } finally {
     await client.end();
-    throw error;
   }
-  return client;
 }
 
 /** New databases on a PostgreSQL server started on first use and stopped after the test file. Call at the file's top level or in a describe. */
