@@ -147,7 +147,7 @@ for (const b of [small, large]) {
 // and against LEDGER_BENCH_PG_ROWS (default the same 1M) requests. Making a million through the
 // store one round trip at a time would take most of an hour, so the large database is filled in
 // bulk by SQL (INSERT … SELECT generate_series): the same rows the cycle makes — a request
-// (approved, random-looking key and intent hash), its idempotency claim, its spend entry and its
+// (approved, an id sorting by its time, random-looking key and intent hash), its idempotency claim, its spend entry and its
 // spend minute — one a minute across the same 20 vaults × 10 bots, then ANALYZEd.
 async function pgSetup(url: string, rows: number, bulk: boolean): Promise<Bench> {
   const clock = { t: Date.UTC(2026, 0, 1) };
@@ -161,7 +161,7 @@ async function pgSetup(url: string, rows: number, bulk: boolean): Promise<Bench>
     const botList = `ARRAY[${bots.map((b) => `'${b}'`).join(",")}]`;
     await client.query(`CREATE TEMP TABLE fill AS SELECT g,
         (${vaultList})[g % 20 + 1] AS vault, (${botList})[(g / 20) % 10 + 1] AS bot,
-        md5('id' || g) AS id, md5('key' || g) AS key, '0x' || md5('i' || g) || md5('h' || g) AS intent_hash,
+        'req_' || lpad((${clock.t}::bigint + g * ${stepMs}::bigint)::text, 13, '0') || left(md5('id' || g), 12) AS id, md5('key' || g) AS key, '0x' || md5('i' || g) || md5('h' || g) AS intent_hash,
         ${clock.t}::bigint + g * ${stepMs}::bigint AS at
       FROM generate_series(0, ${rows - 1}) AS g`);
     await client.query(`INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint,

@@ -17,9 +17,10 @@ export interface FillPlan {
 
 /**
  * Writes `plan.rows` requests into the ledger at `file` (its schema already made by openLedger):
- * per request an approved payment with a random id, idempotency key and intent hash, its
- * idempotency claim, its spend entry ($5) and its spend minute — what createRequest,
- * claimIdempotency, reserveSpend and transition write. One transaction, then ANALYZE.
+ * per request an approved payment with an id that sorts by its time (as newRequestId's do), a
+ * random idempotency key and intent hash, its idempotency claim, its spend entry ($5) and its spend
+ * minute — what createRequest, claimIdempotency, reserveSpend and transition write. One
+ * transaction, then ANALYZE.
  */
 export function sqliteBulkFill(file: string, plan: FillPlan): void {
   const db = new DatabaseSync(file);
@@ -34,7 +35,7 @@ export function sqliteBulkFill(file: string, plan: FillPlan): void {
     db.exec("BEGIN");
     db.exec(`CREATE TEMP TABLE fill AS
       WITH RECURSIVE seq(g) AS (SELECT 0 UNION ALL SELECT g + 1 FROM seq WHERE g < ${plan.rows - 1})
-      SELECT g, lower(hex(randomblob(16))) AS id, lower(hex(randomblob(16))) AS key,
+      SELECT g, 'req_' || printf('%013d', ${plan.start} + g * ${plan.stepMs}) || lower(hex(randomblob(6))) AS id, lower(hex(randomblob(16))) AS key,
         '0x' || lower(hex(randomblob(32))) AS intent_hash,
         (SELECT address FROM fill_vaults WHERE i = g % ${plan.vaults.length}) AS vault,
         (SELECT address FROM fill_bots WHERE i = (g / ${plan.vaults.length}) % ${plan.bots.length}) AS bot,
