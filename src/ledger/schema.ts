@@ -182,6 +182,26 @@ export const migrations: readonly string[] = [
   `
   DROP INDEX IF EXISTS spend_minutes_by_vault;
   `,
+  // 12: idempotency entries in a table ordered by arrival, found by key through an index. Keyed by
+  // the client's random key (WITHOUT ROWID), each entry, response and all, sat on a random page that
+  // its claim and its completion each wrote again; now the index's small entry is written once, at
+  // the claim, and the completion rewrites a recent page of the table.
+  `
+  CREATE TABLE idempotency_by_arrival (
+    kind        TEXT NOT NULL,
+    key         TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    request_id  TEXT NOT NULL,
+    response    TEXT,
+    created_at  INTEGER NOT NULL
+  );
+  INSERT INTO idempotency_by_arrival (kind, key, fingerprint, request_id, response, created_at)
+    SELECT kind, key, fingerprint, request_id, response, created_at FROM idempotency ORDER BY created_at;
+  DROP TABLE idempotency;
+  ALTER TABLE idempotency_by_arrival RENAME TO idempotency;
+  CREATE UNIQUE INDEX idempotency_by_key ON idempotency (kind, key);
+  CREATE INDEX idempotency_by_age ON idempotency (created_at);
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -24,7 +24,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** Rewrites the ledger file as the release before the `transactions` table left it (without the later spend buckets, with the index they made unused). */
+/** Rewrites the ledger file as the release before the `transactions` table left it (without the later spend buckets, with the index they made unused, idempotency entries kept in key order). */
 function downgrade(file: string): number {
   const version = migrations.findIndex((m) => m.includes("CREATE TABLE transactions"));
   const db = new DatabaseSync(file);
@@ -34,6 +34,12 @@ function downgrade(file: string): number {
   db.exec("DROP TABLE transactions");
   db.exec("DROP TABLE spend_buckets");
   db.exec("CREATE INDEX spend_minutes_by_vault ON spend_minutes (chain_id, vault, minute, usd, count)");
+  db.exec(`CREATE TABLE idempotency_in_key_order (kind TEXT NOT NULL, key TEXT NOT NULL, fingerprint TEXT NOT NULL, request_id TEXT NOT NULL,
+    response TEXT, created_at INTEGER NOT NULL, PRIMARY KEY (kind, key)) WITHOUT ROWID`);
+  db.exec("INSERT INTO idempotency_in_key_order SELECT kind, key, fingerprint, request_id, response, created_at FROM idempotency");
+  db.exec("DROP TABLE idempotency");
+  db.exec("ALTER TABLE idempotency_in_key_order RENAME TO idempotency");
+  db.exec("CREATE INDEX idempotency_by_age ON idempotency (created_at)");
   db.exec(`PRAGMA user_version = ${version}`);
   db.exec("COMMIT");
   const inFlight = db.prepare("SELECT COUNT(*) AS n FROM requests WHERE status = 'submitting' AND raw_tx IS NOT NULL").get() as { n: number };
