@@ -1,5 +1,5 @@
 // The ledger's tables, and the migrations that bring a file up to the current schema version.
-import { spendBucketsFromSpend } from "./spend-buckets.ts";
+import { spendBucketsFirstFill } from "./spend-buckets.ts";
 import type { DatabaseSync } from "node:sqlite";
 
 /**
@@ -175,7 +175,7 @@ export const migrations: readonly string[] = [
     count    INTEGER NOT NULL,
     PRIMARY KEY (chain_id, vault, bot, size, start)
   ) WITHOUT ROWID;
-  ${spendBucketsFromSpend}
+  ${spendBucketsFirstFill}
   `,
   // 11: a vault's window reads its minutes from spend_buckets (10), so nothing reads spend_minutes by
   // vault any more; its index only cost each reservation one more write.

@@ -55,8 +55,8 @@ export function bucketRows(p: { chain: string; vault: string; bot: string; usd: 
 }
 
 /**
- * Fills `spend_buckets` from the `spend` entries (an empty table: a migration, or a bench's bulk
- * fill), start = at / size. The same SQL for SQLite and PostgreSQL.
+ * Fills `spend_buckets` from the `spend` entries (an empty table: a bench's bulk fill), start =
+ * at / size. The same SQL for SQLite and PostgreSQL.
  */
 export const spendBucketsFromSpend = buckets
   .map(
@@ -65,3 +65,25 @@ export const spendBucketsFromSpend = buckets
     GROUP BY chain_id, vault, ${bot ? "bot, " : ""}at / ${size};`,
   )
   .join("\n  ");
+
+/**
+ * What the migrations that made `spend_buckets` (SQLite 10, PostgreSQL 6) filled it with: the SQL of
+ * {@link spendBucketsFromSpend} for the buckets of that release, written out so that those released
+ * migrations stay as they ran whatever {@link buckets} becomes. Never edit: a change to the buckets
+ * needs a new migration of its own.
+ */
+export const spendBucketsFirstFill = `INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, bot, 3600000, at / 3600000, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, bot, at / 3600000;
+  INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, bot, 86400000, at / 86400000, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, bot, at / 86400000;
+  INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, '', 60000, at / 60000, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, at / 60000;
+  INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, '', 3600000, at / 3600000, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, at / 3600000;
+  INSERT INTO spend_buckets (chain_id, vault, bot, size, start, usd, count)
+    SELECT chain_id, vault, '', 86400000, at / 86400000, SUM(usd), COUNT(*) FROM spend
+    GROUP BY chain_id, vault, at / 86400000;`;

@@ -3,7 +3,7 @@
 // nonces and deadlines are NUMERIC (unbounded integers, like the SQLite ledger's decimal TEXT), a
 // spend entry is BIGINT (at most 2^63 - 1, as there), times are unix ms in BIGINT, JSON is TEXT.
 // `seq` columns keep insertion order where SQLite used its rowid.
-import { spendBucketsFromSpend } from "../spend-buckets.ts";
+import { spendBucketsFirstFill } from "../spend-buckets.ts";
 import type pg from "pg";
 
 /**
@@ -214,7 +214,7 @@ export const migrations: readonly string[] = [
     count    BIGINT NOT NULL,
     PRIMARY KEY (chain_id, vault, bot, size, start)
   );
-  ${spendBucketsFromSpend}
+  ${spendBucketsFirstFill}
   `,
   // 7: a vault's window reads its minutes from spend_buckets (6), so nothing reads spend_minutes by
   // vault any more; its index only cost each reservation one more write.
