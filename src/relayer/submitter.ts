@@ -80,8 +80,12 @@ const KNOWN_POLL_MS = 1;
 const KNOWN_POLL_MAX_MS = 50;
 /** Meanwhile, how often it looks whether anything waits to follow it (no node call). */
 const IDLE_LOOK_MS = 4;
-/** A synchronous send still waiting after this long: the request is marked submitted once the node has it. */
-const SYNC_MARK_AFTER_MS = 1_000;
+/**
+ * A transaction still waiting for its block after this long: its requests are marked submitted (once
+ * the node has it, for a synchronous send), so that the stuck watch looks after them. One mined
+ * sooner settles its requests straight from `submitting`, without that extra write.
+ */
+const MARK_SUBMITTED_AFTER_MS = 1_000;
 /** After a synchronous send's wait ran out (the node's, or the relayer's RPC timeout): plain sends for this long. */
 const SYNC_RETRY_MS = 60_000;
 
@@ -320,7 +324,7 @@ export class Submitter {
     // once the wait for its block is long (a node with a block time): then the request is marked
     // submitted, so that the stuck watch looks after it meanwhile.
     let late = false;
-    const timer = setTimeout(() => (late = true), SYNC_MARK_AFTER_MS);
+    const timer = setTimeout(() => (late = true), MARK_SUBMITTED_AFTER_MS);
     timer.unref?.();
     void done.finally(() => clearTimeout(timer));
     const taken = Promise.race([done, this.#taken(() => sending, done, () => late || this.#queue.length > 0)]);
@@ -466,15 +470,18 @@ export class Submitter {
     let receipt = sent.receipt;
     if (!receipt) try {
       // Any version of the transaction may mine: the original or a fee-bump replacement (stuck-watch.ts).
-      // Just broadcast, it has no replacement yet: the first look needs no ledger read. A receipt
-      // found by it (a node that mines on send) settles the requests straight from `submitting`;
-      // else they are marked `submitted` (for the stuck watch) as the second look goes out. Not
-      // fsynced: `submitting` and `submitted` are reconciled alike after a restart.
-      let looks = 0;
+      // Only a `submitted` request's transaction is ever replaced, so until the requests are marked
+      // the looks need no ledger read. A receipt found within MARK_SUBMITTED_AFTER_MS settles them
+      // straight from `submitting`; else they are marked `submitted` (for the stuck watch) as the
+      // next look goes out. Not fsynced: `submitting` and `submitted` are reconciled alike after a restart.
+      const markAt = Date.now() + MARK_SUBMITTED_AFTER_MS;
+      let marked = false;
       const hashes = async () => {
-        if (looks++ === 0) return [sent.txHash];
-        if (looks === 2) this.#markSubmitted(group.map((q) => q.job.requestId));
-        return hashesOf(this.#store, sent.txHash);
+        if (!marked && Date.now() >= markAt) {
+          marked = true;
+          this.#markSubmitted(group.map((q) => q.job.requestId));
+        }
+        return marked ? hashesOf(this.#store, sent.txHash) : [sent.txHash];
       };
       receipt = await waitForAnyReceipt(this.#chain, hashes, 120_000);
     } catch {
