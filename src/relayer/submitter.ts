@@ -321,21 +321,38 @@ export class Submitter {
     })();
     if (!sync) return { accepted: () => done };
     // The node is asked whether it has the transaction only while something waits to follow it, or
-    // once the wait for its block is long (a node with a block time): then the request is marked
-    // submitted, so that the stuck watch looks after it meanwhile.
+    // once the wait for its block is long (a node with a block time). Known to the node and still
+    // waiting MARK_SUBMITTED_AFTER_MS after the send, the requests are marked submitted, so that the
+    // stuck watch looks after them meanwhile.
     let late = false;
-    const timer = setTimeout(() => (late = true), MARK_SUBMITTED_AFTER_MS);
+    let known: Prepared | undefined;
+    let over = false;
+    const mark = () => {
+      if (late && known && !over) this.#markSubmitted(known.ids);
+    };
+    const timer = setTimeout(() => {
+      late = true;
+      mark();
+    }, MARK_SUBMITTED_AFTER_MS);
     timer.unref?.();
-    void done.finally(() => clearTimeout(timer));
-    const taken = Promise.race([done, this.#taken(() => sending, done, () => late || this.#queue.length > 0)]);
+    void done.finally(() => {
+      over = true;
+      clearTimeout(timer);
+    });
+    const onKnown = (version: Prepared) => {
+      known = version;
+      mark();
+    };
+    const taken = Promise.race([done, this.#taken(() => sending, done, () => late || this.#queue.length > 0, onKnown)]);
     return { accepted: () => taken };
   }
 
   /**
    * Resolves once the node knows the transaction a synchronous send waits on (its pool has it, so
-   * it can no longer be refused), or the send is over; the next transaction may then be broadcast.
+   * it can no longer be refused; told to `onKnown`), or the send is over; the next transaction may
+   * then be broadcast.
    */
-  async #taken(sending: () => Prepared | undefined, done: Promise<void>, wanted: () => boolean): Promise<void> {
+  async #taken(sending: () => Prepared | undefined, done: Promise<void>, wanted: () => boolean, onKnown: (version: Prepared) => void): Promise<void> {
     let over = false;
     void done.then(() => (over = true));
     for (let wait = KNOWN_POLL_MS; !over; wait = Math.min(2 * wait, KNOWN_POLL_MAX_MS)) {
@@ -349,7 +366,7 @@ export class Submitter {
       const known = await this.#chain.clients.publicClient.request({ method: "eth_getTransactionByHash", params: [version.txHash] }).catch(() => null);
       if (known && !over) {
         this.#handedOver(version.nonce);
-        this.#markSubmitted(version.ids);
+        onKnown(version);
         return;
       }
     }
