@@ -7,7 +7,7 @@
 //     higher), recorded in the ledger, and only then broadcast.
 // The same nonce means at most one version can ever mine: whichever does is the request's one
 // execution. Receipt watching (submitter.ts) and reconciliation look at every version.
-import { keccak256, parseTransaction, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559 } from "viem";
+import { formatTransactionReceipt, keccak256, parseTransaction, type Hex, type TransactionReceipt, type TransactionSerializableEIP1559 } from "viem";
 import type { RequestRecord } from "../ledger/index.ts";
 import type { Store } from "./store.ts";
 import { transactionSigner } from "../crypto/sign-transaction.ts";
@@ -51,11 +51,13 @@ export async function hashesOf(store: Store, original: Hex): Promise<Hex[]> {
 /** The receipt of whichever of `hashes` is mined, if any. Transport failures are thrown. */
 export async function receiptOfAny(chain: ChainRuntime, hashes: readonly Hex[]): Promise<TransactionReceipt | undefined> {
   for (const hash of hashes) {
-    const receipt = await chain.clients.publicClient.getTransactionReceipt({ hash }).catch((error: unknown) => {
+    // Asked by the bare method: a receipt not there yet is null, rather than the error (message,
+    // stack) viem's getTransactionReceipt would build for it on every look.
+    const receipt = await chain.clients.publicClient.request({ method: "eth_getTransactionReceipt", params: [hash] }).catch((error: unknown) => {
       if (isTransportFailure(error)) throw error;
-      return undefined;
+      return null;
     });
-    if (receipt) return receipt;
+    if (receipt) return formatTransactionReceipt(receipt);
   }
   return undefined;
 }

@@ -9,7 +9,7 @@ import { devRoles } from "../../src/devnet/accounts.ts";
 import type { Ledger } from "../../src/ledger/index.ts";
 import { ChainRuntime } from "../../src/relayer/chain-runtime.ts";
 import { parseRelayerConfig } from "../../src/relayer/config.ts";
-import { hashesOf, StuckWatch, type StuckWatchSettings } from "../../src/relayer/stuck-watch.ts";
+import { hashesOf, receiptOfAny, StuckWatch, type StuckWatchSettings } from "../../src/relayer/stuck-watch.ts";
 import { newRequest, open, tempDir } from "../ledger/support.ts";
 
 const roles = devRoles();
@@ -48,6 +48,17 @@ describe("StuckWatch", () => {
     await ledger.transition(request.id, ["submitting"], "submitted");
     return { id: request.id, hash, raw, nonce };
   }
+
+  it("receiptOfAny: nothing for versions not mined; the mined one's receipt, formatted as viem's", async () => {
+    const ledger = open(`${tempDir()}/ledger.sqlite`);
+    const tx = await submitted(ledger);
+    const unknown = keccak256(toHex("never sent"));
+    expect(await receiptOfAny(runtime, [unknown, tx.hash])).toBeUndefined();
+    await rpc("evm_mine");
+    const receipt = await receiptOfAny(runtime, [unknown, tx.hash]);
+    expect(receipt).toMatchObject({ transactionHash: tx.hash, status: "success", from: relayerAddress.toLowerCase(), gasUsed: 21_000n });
+    expect(receipt).toEqual(await runtime.clients.publicClient.getTransactionReceipt({ hash: tx.hash }));
+  });
 
   it("leaves a mined transaction alone", async () => {
     const ledger = open(`${tempDir()}/ledger.sqlite`);
