@@ -324,21 +324,18 @@ export class Submitter {
     // once the wait for its block is long (a node with a block time). Known to the node and still
     // waiting MARK_SUBMITTED_AFTER_MS after the send, the requests are marked submitted, so that the
     // stuck watch looks after them meanwhile.
+    // Neither marks once the send is over: the timer is cleared then, and #taken stops.
     let late = false;
     let known: Prepared | undefined;
-    let over = false;
     const mark = () => {
-      if (late && known && !over) this.#markSubmitted(known.ids);
+      if (late && known) this.#markSubmitted(known.ids);
     };
     const timer = setTimeout(() => {
       late = true;
       mark();
     }, MARK_SUBMITTED_AFTER_MS);
     timer.unref?.();
-    void done.finally(() => {
-      over = true;
-      clearTimeout(timer);
-    });
+    void done.finally(() => clearTimeout(timer));
     const onKnown = (version: Prepared) => {
       known = version;
       mark();
