@@ -6,34 +6,31 @@ import { storeFactories } from "./support/stores.ts";
 const otherBot = "0x5555555555555555555555555555555555555555";
 const shout = (hex: string) => hex.toUpperCase().replace("0X", "0x");
 
+/** `count` request ids made while the clock reads `ms`. */
+function idsMadeAt(ms: number, count: number): string[] {
+  vi.useFakeTimers({ now: ms, toFake: ["Date"] });
+  try {
+    return Array.from({ length: count }, () => newRequestId());
+  } finally {
+    vi.useRealTimers();
+  }
+}
+
 describe.each(storeFactories)("requests ($name)", (factory) => {
   it("generates unguessable ids: req_ + 24 base32 characters, all different", async () => {
     const ids = new Set(Array.from({ length: 1000 }, () => newRequestId()));
     expect(ids.size).toBe(1000);
     for (const id of ids) expect(id).toMatch(/^req_[a-z2-7]{24}$/);
     // Past the creation time (9 characters), 15 random characters: none repeats among ids of one millisecond.
-    vi.useFakeTimers({ now: Date.UTC(2026, 10, 24, 12), toFake: ["Date"] });
-    try {
-      const sameMs = Array.from({ length: 1000 }, () => newRequestId());
-      expect(new Set(sameMs.map((id) => id.slice(4, 13))).size).toBe(1);
-      expect(new Set(sameMs.map((id) => id.slice(13))).size).toBe(1000);
-    } finally {
-      vi.useRealTimers();
-    }
+    const sameMs = idsMadeAt(Date.UTC(2026, 10, 24, 12), 1000);
+    expect(new Set(sameMs.map((id) => id.slice(4, 13))).size).toBe(1);
+    expect(new Set(sameMs.map((id) => id.slice(13))).size).toBe(1000);
   });
 
   it("ids sort by creation time, so new ids go to the end of the indexes keyed by them", async () => {
-    const at = (ms: number) => {
-      vi.useFakeTimers({ now: ms, toFake: ["Date"] });
-      try {
-        return newRequestId();
-      } finally {
-        vi.useRealTimers();
-      }
-    };
     const start = Date.UTC(2026, 10, 24, 12);
     const times = [start, start + 1, start + 31, start + 32, start + 1_000, start + 3_600_000, Date.UTC(2100, 0, 1), Date.UTC(3000, 0, 1)];
-    const ids = times.map(at);
+    const ids = times.map((ms) => idsMadeAt(ms, 1)[0]!);
     for (let i = 1; i < ids.length; i++) expect(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]}`).toBe(true);
     // The time reads back from the id: digits in base 32, most significant first, "2" the least and "z" the greatest.
     const decoded = ids.map((id) => [...id.slice(4, 13)].reduce((n, c) => n * 32 + "234567abcdefghijklmnopqrstuvwxyz".indexOf(c), 0));
