@@ -107,6 +107,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const metrics = createRelayerMetrics();
     const dispatcher = new Dispatcher(chains, store, {
       maxBatch: config.maxBatchSize,
+      gatherMs: config.batchGatherMs,
       onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
       ...(shared
         ? {

@@ -78,6 +78,11 @@ export const relayerConfigSchema = z.object({
   /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
   maxBatchSize: z.number().int().min(1).max(200).default(64),
   /**
+   * Longest wait, in ms, of a batch about to be sent for the payments of its vault that were already
+   * being checked then, so that a burst shares one transaction (submitter.ts); 0: none.
+   */
+  batchGatherMs: z.number().int().min(0).max(1_000).default(25),
+  /**
    * The relayer's terms of service. When set, intents from a vault whose owner has not accepted
    * this version (POST /v1/tos/accept) are refused with 403 TERMS_NOT_ACCEPTED; unset, nothing is
    * required. The version is written into the text owners sign, so it is one line of plain text.

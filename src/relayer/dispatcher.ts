@@ -27,6 +27,8 @@ export class Dispatcher {
     store: Store,
     options: {
       maxBatch: number;
+      /** Longest wait of a batch for the payments of its vault on their way (Submitter). */
+      gatherMs?: number;
       onTransaction?: (chainId: number, result: TransactionEvent) => void;
       /** Several instances on one database: the lease each key's submitter must hold to sign. */
       leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;
@@ -45,6 +47,7 @@ export class Dispatcher {
           if (lease) this.#leases.set(`${chainId}:${signer.address.toLowerCase()}`, lease);
           return new Submitter(chain, store, signer, chain.config.relayerKeys[i] as Hex, {
             maxBatch: options.maxBatch,
+            gatherMs: options.gatherMs,
             onTransaction: (result) => options.onTransaction?.(chainId, result),
             lease,
             handsOver: lease !== undefined && options.signingQueue !== undefined,
@@ -71,6 +74,15 @@ export class Dispatcher {
   /** The relayer address that sends `vault`'s transactions on `chainId` (the simulation's `from`). */
   signerFor(chainId: number, vault: Address): Address {
     return this.#submitterFor(chainId, vault).address;
+  }
+
+  /**
+   * A fast-path payment of `vault` is on its way to its key's queue: a batch of that vault about to
+   * be sent waits for it a little (Submitter.onItsWay). Returns what says it arrived or left the fast
+   * path; call it either way.
+   */
+  onItsWay(chainId: number, vault: Address): () => void {
+    return this.#submitterFor(chainId, vault).onItsWay(vault);
   }
 
   submit(chainId: number, job: Job): Promise<JobOutcome> {

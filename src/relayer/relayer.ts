@@ -21,6 +21,8 @@
 //
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
 // together with other requests under way (read-batcher.ts).
+// From its signature check on, a plain payment is on its way to its relayer key's queue: a batch of
+// its vault about to be sent waits a little for it (submitter.ts).
 // A request is durably recorded before any transaction for it is signed; every 200 answer is
 // stored with the request and under its idempotency key, so replays are byte-for-byte identical.
 import { zeroHash, type Address, type Hex } from "viem";
@@ -86,9 +88,19 @@ export interface RelayerParts {
 /** Longest pause between two looks at an idempotency key another instance is running. */
 const SHARED_CLAIM_POLL_MAX_MS = 250;
 
+/**
+ * A plain payment on its way to its relayer key's queue, from its signature check on: a batch of its
+ * vault about to be sent waits for it a little (Submitter.onItsWay). `arrived` is set then, and called
+ * once the payment is queued or leaves the fast path (held, scanned, refused, failed).
+ */
+interface OnItsWay {
+  arrived?: () => void;
+}
+
 /** A request that passed every check, with what later steps need. */
 interface Checked {
   request: RelayRequest;
+  way: OnItsWay;
   chain: ChainRuntime;
   intentHash: Hex;
   snapshot: PolicySnapshot;
@@ -179,8 +191,9 @@ export class Relayer {
   /** Runs a newly claimed request; on an error, frees the key so that a retry runs again. */
   async #run(request: RelayRequest, fingerprint: string, requestId: string, client: string): Promise<string> {
     let recorded: RequestRecord | undefined;
+    const way: OnItsWay = {};
     try {
-      const checked = await this.#check(request, client);
+      const checked = await this.#check(request, client, way);
       let text: string;
       if (checked.swapRequired) {
         text = await this.#answerSwapRequired(checked, checked.swapRequired, fingerprint, requestId);
@@ -204,6 +217,8 @@ export class Relayer {
         await tx.releaseIdempotency(request.kind, request.idempotencyKey);
       }, relaxed);
       throw error;
+    } finally {
+      way.arrived?.();
     }
   }
 
@@ -215,10 +230,10 @@ export class Relayer {
    * under way, see read-batcher.ts); the simulation's outcome is looked at only once every check has
    * passed, so a check's error always comes first.
    */
-  async #check(request: RelayRequest, client: string): Promise<Checked> {
+  async #check(request: RelayRequest, client: string, way: OnItsWay): Promise<Checked> {
     const chain = this.#parts.chains.get(request.chainId)!;
     const scenario = parseScenario(request.metadata, chain.devnet);
-    const { intentHash, pinned, paymentData } = await this.#read(chain, request, client);
+    const { intentHash, pinned, paymentData } = await this.#read(chain, request, client, way);
     const { snapshot, blockNumber } = pinned;
     const kind = kindOf(request);
     // An execute is simulated on its own (its gas is estimated too); a swap's calldata depends on
@@ -254,7 +269,7 @@ export class Relayer {
       if (!swapLeg) {
         const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
         if (swapRequired && paymentData) {
-          return { request, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
+          return { request, way, chain, intentHash, snapshot, data: paymentData, gas: PAYMENT_GAS, scenario, swapRequired };
         }
       }
 
@@ -275,7 +290,7 @@ export class Relayer {
       if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
         throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
       }
-      return { request, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
+      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
     } catch (error) {
       await checkNotInLedger(this.#parts.store, request, intentHash);
       if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
@@ -324,7 +339,7 @@ export class Relayer {
    * before either (rate-limit.ts). Only a vault's domain is ever cached, so a cached domain means
    * the vault exists and the order clients see stays §7's.
    */
-  async #read(chain: ChainRuntime, request: RelayRequest, client: string): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
+  async #read(chain: ChainRuntime, request: RelayRequest, client: string, way: OnItsWay): Promise<{ intentHash: Hex; pinned: PinnedRead; paymentData?: Hex }> {
     const reads = this.#reads.get(chain.chainId)!;
     const limiter = this.#parts.rateLimiter;
     await admitUnauthenticated(limiter, client);
@@ -339,6 +354,7 @@ export class Relayer {
     // Plain payments are simulated with the pinned read; a swap-and-pay needs its route first.
     const batched = kindOf(request).batched?.(request);
     const payment = batched ? { request: batched, data: executionCalldata(batched) } : undefined;
+    if (batched) way.arrived = this.#parts.dispatcher.onItsWay(request.chainId, request.vaultAddress);
     return { intentHash, pinned: await reads.read(snapshotQuery(request, intentHash), payment), paymentData: payment?.data };
   }
 
@@ -415,6 +431,8 @@ export class Relayer {
     const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId)));
     const { sim, selfReview } = checked;
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
+    // Only the fast path goes to the key's queue now.
+    if (path.path !== "fast") checked.way.arrived?.();
     switch (path.path) {
       case "review": {
         const text = await this.#hold(record, path.heldBecause, undefined, { simulationResult });
@@ -475,7 +493,10 @@ export class Relayer {
       payment: kindOf(request).batched?.(request),
     };
     const unconfirmed = "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey";
-    const text = await executeAndSettle(this.#parts, record, request.chainId, job, extras, unconfirmed);
+    const settled = executeAndSettle(this.#parts, record, request.chainId, job, extras, unconfirmed);
+    // The job is in the key's queue (executeAndSettle hands it over before its first await).
+    checked.way.arrived?.();
+    const text = await settled;
     faultPoint("before-response");
     return text;
   }

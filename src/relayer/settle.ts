@@ -22,6 +22,8 @@ export async function executeAndSettle(
   extras: AnswerExtras,
   unconfirmed: string,
 ): Promise<string> {
+  // Handed to the key's queue before this function's first await: a caller may count the job queued
+  // once it has the returned promise (relayer.ts, payments on their way).
   const outcome = await parts.dispatcher.submit(chainId, job);
   if (outcome.ok === "unknown") throw relayError("RPC_ERROR", unconfirmed);
   return parts.store.transaction(async (tx) => {
