@@ -27,8 +27,8 @@ export class Dispatcher {
     store: Store,
     options: {
       maxBatch: number;
-      /** Longest wait of a batch for the payments of its vault on their way (Submitter). */
-      gatherMs?: number;
+      /** Longest wait of a batch for the payments of its vault on their way (Submitter; config `batchGatherMs`). */
+      gatherMs: number;
       onTransaction?: (chainId: number, result: TransactionEvent) => void;
       /** Several instances on one database: the lease each key's submitter must hold to sign. */
       leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;

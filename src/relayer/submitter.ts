@@ -22,10 +22,10 @@
 //
 // Payments on their way: the relayer tells the submitter of each fast-path payment whose signature it
 // has checked (`onItsWay`), and of its arrival in the queue or its leaving the fast path. A group
-// about to be taken first waits, up to `gatherMs` (25 ms by default), for the payments of its vault
-// already on their way then, so that a burst of payments read and recorded together shares one
-// transaction. Without it, the first payment of a burst went alone and the rest followed in the next
-// block: on anvil under load, half of the relayer's transactions carried one payment.
+// about to be taken first waits, up to `batchGatherMs` (config, 25 ms by default), for the payments
+// of its vault already on their way then, so that a burst of payments read and recorded together
+// shares one transaction. Without it, the first payment of a burst went alone and the rest followed
+// in the next block: on anvil under load, half of the relayer's transactions carried one payment.
 import { decodeEventLog, formatTransactionReceipt, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../api/validate.ts";
 import type { Status } from "../ledger/index.ts";
@@ -93,8 +93,6 @@ const IDLE_LOOK_MS = 4;
  * sooner settles its requests straight from `submitting`, without that extra write.
  */
 const MARK_SUBMITTED_AFTER_MS = 1_000;
-/** Longest wait of a group for the payments of its vault that were on their way when it was to be taken (default). */
-const GATHER_MS = 25;
 /** After a synchronous send's wait ran out (the node's, or the relayer's RPC timeout): plain sends for this long. */
 const SYNC_RETRY_MS = 60_000;
 
@@ -148,8 +146,8 @@ export class Submitter {
     privateKey: Hex,
     options: {
       maxBatch: number;
-      /** Longest wait of a group for the payments of its vault on their way (default GATHER_MS; 0: none). */
-      gatherMs?: number;
+      /** Longest wait of a group for the payments of its vault on their way (config `batchGatherMs`; 0: none). */
+      gatherMs: number;
       onTransaction?: (result: TransactionEvent) => void;
       lease?: KeyLeaseGate;
       /** With the lease: jobs this instance cannot sign go to the key's holder, so never wait for the lease here. */
@@ -161,7 +159,7 @@ export class Submitter {
     this.#store = store;
     this.#signer = signer;
     this.#maxBatch = options.maxBatch;
-    this.#gatherMs = options.gatherMs ?? GATHER_MS;
+    this.#gatherMs = options.gatherMs;
     this.#onTransaction = options.onTransaction ?? (() => {});
     this.#lease = options.lease;
     this.#handsOver = options.handsOver ?? false;

@@ -60,7 +60,7 @@ describe("StuckWatch with key leases", () => {
     const chains = new Map([[CHAIN_ID, runtime]]);
     const gate = new KeyLeaseGate(new PostgresKeyLeases(pool, name), CHAIN_ID, relayerAddress, { ttlMs: 60_000, waitMs: 1_000, onTakeover: async () => {} });
     gates.push(gate);
-    const dispatcher = new Dispatcher(chains, store, { maxBatch: 1, leaseFor: () => gate });
+    const dispatcher = new Dispatcher(chains, store, { maxBatch: 1, gatherMs: 0, leaseFor: () => gate });
     const watch = new StuckWatch(store, chains, { replaceAfterMs: 1, feeBumpPercent: 20, maxReplacements: 5 }, () => {}, (c, s) => dispatcher.signingRight(c, s));
     return { watch, gate };
   }
