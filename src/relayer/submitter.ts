@@ -255,7 +255,8 @@ export class Submitter {
     if (!coming) return;
     const awaited = [...coming];
     const deadline = Date.now() + this.#gatherMs;
-    const waiting = () => awaited.some((payment) => !payment.arrived) && this.#queuedOf(vault) < this.#maxBatch;
+    const full = () => this.#queue.filter((q) => joins(q.job, first)).length >= this.#maxBatch;
+    const waiting = () => awaited.some((payment) => !payment.arrived) && !full();
     while (waiting()) {
       const left = deadline - Date.now();
       if (left <= 0) return;
@@ -271,13 +272,6 @@ export class Submitter {
     }
   }
 
-  /** Queued fast-path payments of `vault` (lower-case). */
-  #queuedOf(vault: string): number {
-    let n = 0;
-    for (const q of this.#queue) if (q.job.payment && q.job.vault.toLowerCase() === vault) n++;
-    return n;
-  }
-
   /** The next job, plus the fast-path payments of the same vault queued behind it (up to maxBatch). */
   #takeGroup(): Queued[] {
     const first = this.#queue.shift()!;
@@ -285,7 +279,7 @@ export class Submitter {
     const group = [first];
     for (let i = 0; i < this.#queue.length && group.length < this.#maxBatch; ) {
       const q = this.#queue[i]!;
-      if (q.job.payment && q.job.vault === first.job.vault) {
+      if (joins(q.job, first.job)) {
         group.push(q);
         this.#queue.splice(i, 1);
       } else i++;
@@ -655,6 +649,11 @@ export function outcomesFromReceipt(receipt: TransactionReceipt, jobs: readonly 
     const reason = failed.get(job.intentHash.toLowerCase());
     return reason === undefined ? { ok: true, txHash, blockNumber: receipt.blockNumber } : { ok: false, txHash, reason: `execution failed on-chain: ${reason}` };
   });
+}
+
+/** Whether `job` may share the batch of `first`: both fast-path payments of the same vault. */
+function joins(job: Job, first: Job): boolean {
+  return job.payment !== undefined && first.payment !== undefined && job.vault === first.vault;
 }
 
 /** A signed transaction's hash is the keccak of its raw bytes. */
