@@ -15,14 +15,15 @@ import {
   type LocalAccount,
   type TransactionReceipt,
 } from "viem";
-import { mnemonicToAccount } from "viem/accounts";
+import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import type { BotConfigParams } from "../../src/chain/vault-config.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
-import { startChain, TEST_MNEMONIC, type LocalChain } from "../../src/chain/hardhat.ts";
+import { startChain, type LocalChain } from "../../src/chain/hardhat.ts";
+import { devKeyPair } from "../../src/devnet/accounts.ts";
 import { intentTypes, type ExecuteIntent, type PaymentIntent, type SwapIntent, type VaultDomain } from "../../packages/client/src/intent-types.ts";
 
-export const account = (index: number): LocalAccount => mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index });
+export const account = (index: number): LocalAccount => privateKeyToAccount(devKeyPair(index).privateKey);
 
 export const USD = (dollars: number): bigint => BigInt(Math.round(dollars * 1e6));
 export const PRICE = (dollars: number): bigint => BigInt(Math.round(dollars * 1e8)); // 8-decimal feeds
