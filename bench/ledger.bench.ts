@@ -1,10 +1,12 @@
 // Ledger latency benchmark: `node bench/ledger.bench.ts [measuredCycles]` (Node >= 22.13; not part of npm test).
 //
 // One cycle is what the relayer does per request: createRequest + claimIdempotency + reserveSpend +
-// transition, each its own durable IMMEDIATE transaction (WAL, synchronous=FULL). The ledger is first
+// transition, each its own durable IMMEDIATE transaction (WAL, synchronous=FULL), on a ledger opened
+// as relay serve opens its own: WAL checkpoints in a worker thread, off the commits. The ledger is first
 // filled with 1k, then (in a fresh file) 1M requests (LEDGER_BENCH_ROWS) at the same traffic rate (one request a minute
 // across 20 vaults x 10 bots, so a longer history, not a busier window), then the cycle is timed.
-// LEDGER_BENCH_CHECKPOINT_PAGES overrides the ledger's wal_autocheckpoint, to compare settings.
+// LEDGER_BENCH_CHECKPOINT_PAGES instead has each commit checkpoint past that many pages of log
+// (no worker), to compare settings.
 // The target: p99 at 1M rows / p99 at 1k rows <= 1.5 (cost independent of history length).
 // The small ledger is filled through the store (the same cycle, 1000 per transaction); the large one
 // in bulk by SQL with the rows the cycle makes (sqliteBulkFill), as is the PostgreSQL one below.
@@ -19,9 +21,10 @@ import type { Store, StoreOps } from "../src/relayer/store.ts";
 import { startPostgres } from "../test/support/postgres.ts";
 import { sqliteBulkFill } from "./support/ledger-fill.ts";
 import { spendBucketsFromSpend } from "../src/ledger/spend-buckets.ts";
+import { checkpointIntervalMs } from "../src/ledger/checkpointer.ts";
 import { targetLine } from "./support/target.ts";
 
-const measured = Number(process.argv[2] ?? 2000);
+const measured = Number(process.argv[2] ?? 4000);
 const stepMs = 60_000;
 const vaults = Array.from({ length: 20 }, (_, i) => "0x" + (i + 1).toString(16).padStart(40, "a"));
 const bots = Array.from({ length: 10 }, (_, i) => "0x" + (i + 1).toString(16).padStart(40, "b"));
@@ -84,7 +87,8 @@ async function setup(rows: number, bulk: boolean): Promise<Bench> {
     sqliteBulkFill(file, { rows, chainId: 84532, start: clock.t, stepMs, vaults, bots });
     clock.t += rows * stepMs;
   }
-  const ledger = openLedger(file, { now: () => clock.t, walAutocheckpointPages });
+  const now = () => clock.t;
+  const ledger = openLedger(file, walAutocheckpointPages === undefined ? { now, backgroundCheckpoints: true } : { now, walAutocheckpointPages });
   // Fill in batches (one transaction per 1000 cycles) so setting up the small ledger takes a second.
   for (let i = bulk ? rows : 0; i < rows; ) {
     const end = Math.min(rows, i + 1000);
@@ -118,15 +122,22 @@ function summary(bench: Bench) {
 }
 
 // Both ledgers stay open and are measured in alternating blocks, so background load on the machine
-// (other processes' disk and CPU use) falls on both sizes alike.
+// (other processes' disk and CPU use) falls on both sizes alike. A block is long beside the
+// checkpoint worker's tick, so that each ledger's checkpoints run while it is measured, as they run
+// while the relayer serves; a pause of two ticks after each block lets its last checkpoint finish
+// before the other ledger's block begins, instead of landing in it.
+const BLOCK = 1000;
+const pause = () => new Promise((resolve) => setTimeout(resolve, 2 * checkpointIntervalMs));
 const small = await setup(1_000, false);
 const largeRows = Number(process.env.LEDGER_BENCH_ROWS ?? 1_000_000);
 const fillStart = performance.now();
 const large = await setup(largeRows, true);
 console.log(`SQLite: filled ${largeRows} requests in bulk by SQL in ${((performance.now() - fillStart) / 1000).toFixed(0)} s`);
-for (let done = 0; done < measured; done += 100) {
-  await measure(small, 100);
-  await measure(large, 100);
+for (let done = 0; done < measured; done += BLOCK) {
+  await measure(small, BLOCK);
+  await pause();
+  await measure(large, BLOCK);
+  await pause();
 }
 const fmt = (ms: number): string => `${ms.toFixed(3)} ms`;
 const line = (label: string, b: Bench): string => {

@@ -9,10 +9,13 @@ import { Worker } from "node:worker_threads";
 /** The safety-net `wal_autocheckpoint` (pages) of a connection whose checkpoints run in a worker. */
 export const fallbackCheckpointPages = 20_000;
 
+/** How often the worker checkpoints (ms). */
+export const checkpointIntervalMs = 250;
+
 export class Checkpointer {
   readonly #worker: Worker;
 
-  constructor(file: string, intervalMs = 250) {
+  constructor(file: string, intervalMs = checkpointIntervalMs) {
     this.#worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url), { workerData: { file, intervalMs } });
     // A checkpoint that fails is retried by the next tick or by the writer's auto-checkpoint.
     this.#worker.on("error", () => {});
