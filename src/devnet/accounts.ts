@@ -48,15 +48,12 @@ export function devRoles(): Record<Role, KeyPair> {
   return Object.fromEntries(entries) as Record<Role, KeyPair>;
 }
 
-let devAddresses: Set<string> | undefined;
-
 /**
  * Whether `privateKey` is one of the well-known test mnemonic's accounts (every devnet's funded
  * accounts). Such a key is public: on a real network anyone can spend from it.
  */
 export function isDevKey(privateKey: Hex): boolean {
-  devAddresses ??= new Set(Array.from({ length: DEV_ACCOUNT_COUNT }, (_, index) => devKeyPair(index).address.toLowerCase()));
-  return devAddresses.has(privateKeyToAddress(privateKey).toLowerCase());
+  return devKeyOf(privateKeyToAddress(privateKey)) !== undefined;
 }
 
 let devKeysByAddress: Map<string, Hex> | undefined;
