@@ -60,12 +60,22 @@ abstract class Metric<L extends string, S> {
 
   /** The series for these label values, created on first use. */
   protected state(labels: Labels<L> | undefined): S {
+    const { key, values } = this.seriesKey(labels);
+    return this.stateAt(key, values);
+  }
+
+  /** The label values in label order, and the key of their series. */
+  protected seriesKey(labels: Labels<L> | undefined): { key: string; values: string[] } {
     const values = this.labelNames.map((name) => {
       const value = labels?.[name];
       if (value === undefined) throw new Error(`metric ${this.name} needs label ${name}`);
       return String(value);
     });
-    const key = JSON.stringify(values);
+    return { key: JSON.stringify(values), values };
+  }
+
+  /** The series of `key` (from seriesKey), created on first use. */
+  protected stateAt(key: string, values: string[]): S {
     let entry = this.series.get(key);
     if (entry === undefined) {
       entry = { values, state: this.initial() };
@@ -176,7 +186,17 @@ export class Histogram<L extends string = never> extends Metric<L, HistogramStat
   }
   observe(...args: [L] extends [never] ? [value: number] : [labels: Labels<L>, value: number]): void {
     const [labels, value] = (args.length === 2 ? args : [undefined, args[0]]) as [Labels<L> | undefined, number];
-    const state = this.state(labels);
+    this.#add(this.state(labels), value);
+  }
+  /**
+   * The series of these labels, to observe often: their key is worked out once, here (the series
+   * itself is still looked up at each observation, so a reset() drops it as any other).
+   */
+  labels(labels: Labels<L>): { observe(value: number): void } {
+    const { key, values } = this.seriesKey(labels);
+    return { observe: (value) => this.#add(this.stateAt(key, values), value) };
+  }
+  #add(state: HistogramState, value: number): void {
     let index = this.buckets.findIndex((bound) => value <= bound);
     if (index === -1) index = this.buckets.length;
     state.counts[index]!++;

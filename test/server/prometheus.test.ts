@@ -38,6 +38,25 @@ describe("Prometheus registry", () => {
     expect(find(samples, "latency_seconds_bucket", { route: "/b", le: "10" })[0]?.value).toBe(1);
   });
 
+  it("a histogram's series bound once with labels() is the same series observe() writes, and a reset drops it", async () => {
+    const registry = new Registry();
+    const histogram = registry.histogram("step_seconds", "Steps", ["step"], [0.001, 0.01]);
+    const check = histogram.labels({ step: "check" });
+    check.observe(0.0005);
+    histogram.observe({ step: "check" }, 0.005);
+    check.observe(0.5);
+    let { samples } = parse(await registry.expose());
+    expect(find(samples, "step_seconds_bucket", { step: "check" }).map((s) => [s.labels.le, s.value])).toEqual([["0.001", 1], ["0.01", 2], ["+Inf", 3]]);
+    expect(find(samples, "step_seconds_sum", { step: "check" })[0]?.value).toBeCloseTo(0.5055);
+    expect(() => histogram.labels({} as never)).toThrow(/needs label step/);
+
+    histogram.reset();
+    check.observe(0.002);
+    ({ samples } = parse(await registry.expose()));
+    expect(find(samples, "step_seconds_count", { step: "check" })[0]?.value).toBe(1);
+    expect(find(samples, "step_seconds_sum", { step: "check" })[0]?.value).toBeCloseTo(0.002);
+  });
+
   it("refreshes collect-callback gauges at each exposition, dropping vanished series", async () => {
     const registry = new Registry();
     const gauge = registry.gauge("queue", "Queue by status", ["status"]);
