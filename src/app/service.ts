@@ -109,6 +109,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       maxBatch: config.maxBatchSize,
       gatherMs: config.batchGatherMs,
       onTransaction: (chainId, result) => metrics.countTransaction(chainId, result),
+      onStep: metrics.timeStep,
       ...(shared
         ? {
             leaseFor: (chain: ChainRuntime, signer: Hex) =>
@@ -128,7 +129,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // spend from the same bucket for unauthenticated work.
     const rateLimiter: Limiter = shared?.rateLimiter ?? new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, store, rateLimiter });
-    const reviews = new Reviews({ store, chains, dispatcher, clock });
+    const reviews = new Reviews({ store, chains, dispatcher, clock, onStep: metrics.timeStep });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
     const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clock, log }) : undefined;
     const relayer = new Relayer({
@@ -143,6 +144,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
       onAiScan: (result) => metrics.countAiScan(result),
+      onStep: metrics.timeStep,
       sharedStore: shared !== undefined,
       log,
     });

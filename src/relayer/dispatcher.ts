@@ -6,6 +6,7 @@ import type { ChainRuntime } from "./chain-runtime.ts";
 import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
 import { configuredTokens } from "./token-info.ts";
 import type { KeyLeaseGate } from "./key-lease.ts";
+import type { OnStep } from "./steps.ts";
 import { Handoff, type HandoffKey, type SigningQueue } from "./handoff.ts";
 
 export interface TokenInfo {
@@ -30,6 +31,8 @@ export class Dispatcher {
       /** Longest wait of a batch for the payments of its vault on their way (Submitter; config `batchGatherMs`). */
       gatherMs: number;
       onTransaction?: (chainId: number, result: TransactionEvent) => void;
+      /** Told how long each of a transaction's steps took (steps.ts). */
+      onStep?: OnStep;
       /** Several instances on one database: the lease each key's submitter must hold to sign. */
       leaseFor?: (chain: ChainRuntime, signer: Address) => KeyLeaseGate;
       /** With leaseFor: where jobs for a key another instance holds are handed to it (handoff.ts). */
@@ -49,6 +52,7 @@ export class Dispatcher {
             maxBatch: options.maxBatch,
             gatherMs: options.gatherMs,
             onTransaction: (result) => options.onTransaction?.(chainId, result),
+            onStep: options.onStep,
             lease,
             handsOver: lease !== undefined && options.signingQueue !== undefined,
           });

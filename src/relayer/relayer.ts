@@ -23,8 +23,12 @@
 // together with other requests under way (read-batcher.ts).
 // From its signature check on, a plain payment is on its way to its relayer key's queue: a batch of
 // its vault about to be sent waits a little for it (submitter.ts).
-// A request is durably recorded before any transaction for it is signed; every 200 answer is
-// stored with the request and under its idempotency key, so replays are byte-for-byte identical.
+// A request is recorded before any transaction for it is signed, and made durable with that signed
+// transaction before it is broadcast (submitter.ts); every 200 answer is stored with the request and
+// under its idempotency key, so replays are byte-for-byte identical.
+//
+// The idempotency claim, the checks and the record are timed for relay_step_duration_seconds, as
+// are the transaction's steps (submitter.ts) and the settle (settle.ts): see steps.ts.
 import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
@@ -56,6 +60,7 @@ import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
 import { newRequestId } from "../ledger/index.ts";
 import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.ts";
+import { timed, type OnStep } from "./steps.ts";
 
 export interface RelayerParts {
   config: RelayerConfig;
@@ -73,6 +78,8 @@ export interface RelayerParts {
   onOutcome?: (kind: IntentKind, outcome: string) => void;
   /** Told of each AI scan's result (relay_ai_scans_total). */
   onAiScan?: (result: "approved" | "no_consensus" | "timeout") => void;
+  /** Told how long each step of a request took (steps.ts; relay_step_duration_seconds). */
+  onStep?: OnStep;
   /**
    * Other relayer instances share the store: a claimed idempotency key this instance is not running
    * may be running on another one, which has recorded nothing yet while it checks the request.
@@ -160,7 +167,9 @@ export class Relayer {
     for (let pauseMs = 10; ; pauseMs = Math.min(2 * pauseMs, SHARED_CLAIM_POLL_MAX_MS)) {
       const requestId = newRequestId();
       // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
-      const claim = await this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed);
+      const claim = await timed(this.#parts.onStep, "idempotency", () =>
+        this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed),
+      );
       switch (claim.outcome) {
         case "replay":
           return claim.response;
@@ -193,12 +202,12 @@ export class Relayer {
     let recorded: RequestRecord | undefined;
     const way: OnItsWay = {};
     try {
-      const checked = await this.#check(request, client, way);
+      const checked = await timed(this.#parts.onStep, "checks", () => this.#check(request, client, way));
       let text: string;
       if (checked.swapRequired) {
         text = await this.#answerSwapRequired(checked, checked.swapRequired, fingerprint, requestId);
       } else {
-        const { record, burst } = await this.#record(checked, fingerprint, requestId);
+        const { record, burst } = await timed(this.#parts.onStep, "record", () => this.#record(checked, fingerprint, requestId));
         recorded = record;
         text = await this.#decide(checked, record, burst);
       }

@@ -17,6 +17,7 @@ import { storeAnswer } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
 import { reviewItem, type StoredBody } from "./review-item.ts";
 import { gasLimitOf, simulate } from "./simulate.ts";
+import type { OnStep } from "./steps.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
@@ -38,6 +39,8 @@ export interface ReviewDeps {
   dispatcher: Dispatcher;
   /** The relayer's clock (clock.ts): on a devnet, the chain's time. */
   clock: Clock;
+  /** Told how long an approved request's settle step took (steps.ts). */
+  onStep?: OnStep;
 }
 
 export class Reviews {

@@ -6,6 +6,7 @@ import type { Dispatcher } from "./dispatcher.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import type { Store } from "./store.ts";
 import type { Job } from "./submitter.ts";
+import { timed, type OnStep } from "./steps.ts";
 
 /**
  * Submits `job` (recorded durably before it is broadcast, submitter.ts) and waits for its receipt;
@@ -15,7 +16,7 @@ import type { Job } from "./submitter.ts";
  * byte for byte. When the node did not confirm the broadcast, throws RPC_ERROR with `unconfirmed`.
  */
 export async function executeAndSettle(
-  parts: { store: Store; dispatcher: Dispatcher },
+  parts: { store: Store; dispatcher: Dispatcher; onStep?: OnStep },
   record: RequestRecord,
   chainId: number,
   job: Job,
@@ -26,7 +27,7 @@ export async function executeAndSettle(
   // once it has the returned promise (relayer.ts, payments on their way).
   const outcome = await parts.dispatcher.submit(chainId, job);
   if (outcome.ok === "unknown") throw relayError("RPC_ERROR", unconfirmed);
-  return parts.store.transaction(async (tx) => {
+  return timed(parts.onStep, "settle", () => parts.store.transaction(async (tx) => {
     if (outcome.ok) {
       // The approved answer names only the request, its status and the hash: it is written with the
       // state in one update. Moved from an in-flight state, the stored request is `record` with that
@@ -43,5 +44,5 @@ export async function executeAndSettle(
     if (final) return storeAnswer(tx, final, extras);
     const settled = (await tx.getRequest(record.id))!;
     return settled.response ?? storeAnswer(tx, settled, extras);
-  }, { durable: false });
+  }, { durable: false }));
 }

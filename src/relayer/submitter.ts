@@ -41,6 +41,7 @@ import { transactionSigner } from "../crypto/sign-transaction.ts";
 import { keccak256Hex } from "../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
 import { LeaseLostError, type KeyLeaseGate } from "./key-lease.ts";
+import { timed, type OnStep } from "./steps.ts";
 
 /** One request to execute. Payments carry `payment` so that they can share a batch. */
 export interface Job {
@@ -131,6 +132,7 @@ export class Submitter {
   #reserving: Promise<unknown> = Promise.resolve();
   #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
   #onTransaction: (result: TransactionEvent) => void;
+  readonly #onStep: OnStep | undefined;
   /** With several instances on one database: the key's lease, without which nothing is signed (key-lease.ts). */
   readonly #lease: KeyLeaseGate | undefined;
   readonly #handsOver: boolean;
@@ -149,6 +151,8 @@ export class Submitter {
       /** Longest wait of a group for the payments of its vault on their way (config `batchGatherMs`; 0: none). */
       gatherMs: number;
       onTransaction?: (result: TransactionEvent) => void;
+      /** Told how long each of a transaction's steps took (steps.ts: sign, durable, confirm). */
+      onStep?: OnStep;
       lease?: KeyLeaseGate;
       /** With the lease: jobs this instance cannot sign go to the key's holder, so never wait for the lease here. */
       handsOver?: boolean;
@@ -161,6 +165,7 @@ export class Submitter {
     this.#maxBatch = options.maxBatch;
     this.#gatherMs = options.gatherMs;
     this.#onTransaction = options.onTransaction ?? (() => {});
+    this.#onStep = options.onStep;
     this.#lease = options.lease;
     this.#handsOver = options.handsOver ?? false;
   }
@@ -296,12 +301,14 @@ export class Submitter {
   async #prepare(jobs: readonly Job[], from?: Status[], resetTo?: bigint): Promise<Prepared> {
     const data = jobs.length === 1 ? jobs[0]!.data : batchCalldata(jobs.map((j) => j.payment!));
     const gas = jobs.length === 1 ? jobs[0]!.gas : jobs.reduce((sum, j) => sum + j.gas + BATCH_ITEM_GAS, 50_000n);
-    const fees = await this.#feeData();
-    const prepared = await this.#serially(async () => {
-      if (resetTo !== undefined) await this.#store.resetNonce(this.#chain.chainId, this.address, resetTo);
-      return this.#reserve(jobs, data, gas, fees, from);
+    const prepared = await timed(this.#onStep, "sign", async () => {
+      const fees = await this.#feeData();
+      return this.#serially(async () => {
+        if (resetTo !== undefined) await this.#store.resetNonce(this.#chain.chainId, this.address, resetTo);
+        return this.#reserve(jobs, data, gas, fees, from);
+      });
     });
-    await this.#store.sync();
+    await timed(this.#onStep, "durable", () => this.#store.sync());
     faultPoint("after-record");
     return prepared;
   }
@@ -379,8 +386,9 @@ export class Submitter {
         if (this.#lastNonce !== undefined && prepared.nonce !== this.#lastNonce + 1n) {
           prepared = await this.#prepare(prepared.jobs, ["submitting"], this.#lastNonce + 1n);
         }
+        const broadcastAt = performance.now();
         const sent = await this.#broadcast(prepared, sync ? (version) => (sending = version) : undefined);
-        void this.#watch(group, sent);
+        void this.#watch(group, sent, broadcastAt);
       } catch (error) {
         for (const q of group) q.reject(error);
       }
@@ -542,7 +550,8 @@ export class Submitter {
     return undefined;
   }
 
-  async #watch(group: readonly Queued[], sent: Sent): Promise<void> {
+  /** Settles the group from the transaction's receipt; `broadcastAt` (performance.now()) times the confirm step. */
+  async #watch(group: readonly Queued[], sent: Sent, broadcastAt: number): Promise<void> {
     if (!sent.broadcast) {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
@@ -571,6 +580,7 @@ export class Submitter {
       for (const q of group) q.resolve({ ok: "unknown", txHash: sent.txHash });
       return;
     }
+    this.#onStep?.("confirm", (performance.now() - broadcastAt) / 1000);
     faultPoint("after-mined");
     this.#onTransaction(receipt.status === "success" ? "mined" : "reverted");
     const outcomes = await withRevertReason(this.#chain, receipt, outcomesFromReceipt(receipt, group.map((q) => q.job)));

@@ -1,5 +1,6 @@
 // The relayer's Prometheus metrics (GET /metrics): HTTP traffic by route pattern, intent outcomes,
-// transactions, AI scans and the review queue, plus the usual process metrics. Every one is fed by
+// transactions, the time of each step of a relayed intent, AI scans and the review queue, plus the
+// usual process metrics. Every one is fed by
 // the running relayer (app/service.ts wires them).
 //
 // Route labels are the route's pattern (`/v1/payments/:requestId`), never the raw URL, and requests
@@ -14,11 +15,17 @@ import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from
 export type IntentOutcome = "approved" | "pending_review" | "rejected" | ErrorCode;
 export type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
 import type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
+import { steps, type OnStep, type Step } from "../relayer/steps.ts";
 export type AiScanResult = "approved" | "no_consensus" | "timeout";
 
 /** Request durations from 1 ms to 30 s, in seconds. */
 export const HTTP_DURATION_BUCKETS: readonly number[] = [
   0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+];
+
+/** Step durations from 0.1 ms to 30 s, in seconds: a lone payment's steps take tenths of a millisecond. */
+export const STEP_DURATION_BUCKETS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 ];
 
 export interface RelayerMetrics {
@@ -28,6 +35,7 @@ export interface RelayerMetrics {
   /** `intents.inc({kind, outcome})` once per submitted intent, whatever became of it. */
   readonly intents: Counter<"kind" | "outcome">;
   readonly transactions: Counter<"chain_id" | "result">;
+  readonly stepDuration: Histogram<"step">;
   readonly aiScans: Counter<"result">;
   /** Fill with `reviewsPending.onCollect((g) => g.set(count))`; read at each scrape. */
   readonly reviewsPending: Gauge;
@@ -38,6 +46,8 @@ export interface RelayerMetrics {
   countIntent(kind: IntentKind, outcome: IntentOutcome): void;
   countTransaction(chainId: number, result: TransactionResult): void;
   countAiScan(result: AiScanResult): void;
+  /** Observes one run of a step (steps.ts), in seconds. */
+  readonly timeStep: OnStep;
 }
 
 export function createRelayerMetrics(): RelayerMetrics {
@@ -63,6 +73,14 @@ export function createRelayerMetrics(): RelayerMetrics {
     "Relayer transactions by chain and result (submitted, mined, reverted, replaced, failed)",
     ["chain_id", "result"],
   );
+  const stepDuration = registry.histogram(
+    "relay_step_duration_seconds",
+    "Time spent in each step of a relayed intent: per request idempotency, checks, record, settle; per transaction sign, durable, confirm",
+    ["step"],
+    STEP_DURATION_BUCKETS,
+  );
+  // Each step's series is bound once: a payment observes several.
+  const stepSeries = new Map(steps.map((step) => [step, stepDuration.labels({ step })] as const));
   const aiScans = registry.counter("relay_ai_scans_total", "AI scans by result (approved, no_consensus, timeout)", ["result"]);
   const reviewsPending = registry.gauge("relay_reviews_pending", "Requests waiting for the owner's review");
   const residentMemory = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes");
@@ -78,6 +96,7 @@ export function createRelayerMetrics(): RelayerMetrics {
     httpRequestDuration,
     intents,
     transactions,
+    stepDuration,
     aiScans,
     reviewsPending,
     residentMemory,
@@ -86,6 +105,7 @@ export function createRelayerMetrics(): RelayerMetrics {
     countIntent: (kind, outcome) => intents.inc({ kind, outcome }),
     countTransaction: (chainId, result) => transactions.inc({ chain_id: chainId, result }),
     countAiScan: (result) => aiScans.inc({ result }),
+    timeStep: (step: Step, seconds: number) => stepSeries.get(step)!.observe(seconds),
   };
 }
 

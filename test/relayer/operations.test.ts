@@ -108,6 +108,45 @@ describe("operations", () => {
       expect(await total("relay_intents_total", { kind: "payment", outcome: "approved" })).toBeGreaterThanOrEqual(1);
     });
 
+    it("times each step of a relayed payment: the request's steps once per request, the transaction's once per transaction", async () => {
+      const stepNames = ["idempotency", "checks", "record", "settle", "sign", "durable", "confirm"];
+      const stepTotals = async () => {
+        const out = new Map<string, { count: number; sum: number }>();
+        for (const step of stepNames) {
+          out.set(step, {
+            count: await total("relay_step_duration_seconds_count", { step }),
+            sum: await total("relay_step_duration_seconds_sum", { step }),
+          });
+        }
+        return out;
+      };
+      const grown = (before: Map<string, { count: number; sum: number }>, after: Map<string, { count: number; sum: number }>) =>
+        Object.fromEntries(stepNames.map((step) => [step, after.get(step)!.count - before.get(step)!.count]));
+
+      // A lone approved payment goes through every step once, in its own transaction.
+      let before = await stepTotals();
+      const started = performance.now();
+      const paid = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }));
+      const tookSeconds = (performance.now() - started) / 1000;
+      expect(paid.body.status).toBe("approved");
+      let after = await stepTotals();
+      expect(grown(before, after)).toEqual({ idempotency: 1, checks: 1, record: 1, settle: 1, sign: 1, durable: 1, confirm: 1 });
+      for (const step of stepNames) {
+        const spent = after.get(step)!.sum - before.get(step)!.sum;
+        expect(spent, step).toBeGreaterThan(0);
+        expect(spent, step).toBeLessThan(tookSeconds);
+      }
+      const types = (await scrapes())[0]!.types;
+      expect(types.get("relay_step_duration_seconds")).toBe("histogram");
+
+      // One refused by its simulation stops at the checks: nothing is recorded, signed or settled.
+      before = after;
+      const refused = await post(`${env.url}/v1/payments`, await paymentBody(env, { to: fresh() }, { metadata: { scenario: "simulation-failed" } }));
+      expect(refused.body.code).toBe("SIMULATION_FAILED");
+      after = await stepTotals();
+      expect(grown(before, after)).toEqual({ idempotency: 1, checks: 1, record: 0, settle: 0, sign: 0, durable: 0, confirm: 0 });
+    });
+
     it("counts the relayer's transactions and AI scans, and gauges the pending reviews, as the relayer works", async () => {
       // The pending reviews are the ledger's: every process reports the same count.
       const pending = async () => {

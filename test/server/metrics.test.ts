@@ -12,6 +12,8 @@ describe("relayer metrics", () => {
     metrics.countIntent("payment", "EXCEEDS_DAILY_LIMIT");
     metrics.countTransaction(84532, "mined");
     metrics.countAiScan("no_consensus");
+    metrics.timeStep("checks", 0.0007);
+    metrics.timeStep("checks", 0.003);
     metrics.reviewsPending.onCollect((g) => g.set(4));
     const { samples, types } = parse(await metrics.registry.expose());
     expect(Object.fromEntries(types)).toEqual({
@@ -19,6 +21,7 @@ describe("relayer metrics", () => {
       relay_http_request_duration_seconds: "histogram",
       relay_intents_total: "counter",
       relay_transactions_total: "counter",
+      relay_step_duration_seconds: "histogram",
       relay_ai_scans_total: "counter",
       relay_reviews_pending: "gauge",
       process_resident_memory_bytes: "gauge",
@@ -28,6 +31,9 @@ describe("relayer metrics", () => {
     expect(find(samples, "relay_intents_total", { kind: "payment", outcome: "EXCEEDS_DAILY_LIMIT" })[0]?.value).toBe(1);
     expect(find(samples, "relay_transactions_total", { chain_id: "84532", result: "mined" })[0]?.value).toBe(1);
     expect(find(samples, "relay_ai_scans_total", { result: "no_consensus" })[0]?.value).toBe(1);
+    expect(find(samples, "relay_step_duration_seconds_count", { step: "checks" })[0]?.value).toBe(2);
+    expect(find(samples, "relay_step_duration_seconds_bucket", { step: "checks", le: "0.001" })[0]?.value).toBe(1);
+    expect(find(samples, "relay_step_duration_seconds_sum", { step: "checks" })[0]?.value).toBeCloseTo(0.0037);
     expect(find(samples, "relay_reviews_pending")[0]?.value).toBe(4);
     expect(find(samples, "process_resident_memory_bytes")[0]?.value).toBeGreaterThan(0);
     const start = find(samples, "process_start_time_seconds")[0]?.value ?? 0;

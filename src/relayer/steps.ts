@@ -1,0 +1,32 @@
+// The timed steps of a relayed intent, for relay_step_duration_seconds: where a request's time goes,
+// as an operator sees it on /metrics and the profile bench prints it for a lone payment.
+//
+// Per request (the spine, relayer.ts and settle.ts):
+//   idempotency  claiming the request's idempotency key (a ledger transaction)
+//   checks       signature, the policy read and the simulation (the node's eth_call), every rule
+//   record       recording the request and reserving its spend (a ledger transaction)
+//   settle       writing the outcome and the answer once the transaction's fate is known
+// Per transaction (submitter.ts; a batch's payments share one):
+//   sign         fees, nonce, signature and recording the signed transaction (with several
+//                instances, the wait for the key's lease too)
+//   durable      making that record durable (the ledger's group fsync)
+//   confirm      from the broadcast until the receipt is in hand (mined or reverted transactions only)
+// Every run of a step is timed whatever its outcome, except confirm's.
+
+export type Step = "idempotency" | "checks" | "record" | "settle" | "sign" | "durable" | "confirm";
+
+export const steps: readonly Step[] = ["idempotency", "checks", "record", "settle", "sign", "durable", "confirm"];
+
+/** Told how long each run of a step took, in seconds. */
+export type OnStep = (step: Step, seconds: number) => void;
+
+/** Runs `work`, telling `onStep` how long it took (also when it throws). */
+export async function timed<T>(onStep: OnStep | undefined, step: Step, work: () => Promise<T>): Promise<T> {
+  if (!onStep) return work();
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    onStep(step, (performance.now() - started) / 1000);
+  }
+}
