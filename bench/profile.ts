@@ -2,7 +2,8 @@
 // on a fresh anvil, under `node --cpu-prof`; this driver sends it fast-path payments, 50 in flight,
 // and prints the relay process's CPU per payment from /proc (all threads) and the main thread's
 // profile of the measured round grouped by area. Then one payment at a time, alternately relayed and
-// sent directly to anvil: p50 relayed − direct.
+// sent directly to anvil: p50 relayed − direct, and where a lone relayed payment's time goes, from
+// the relay process's own relay_step_duration_seconds (src/relayer/steps.ts).
 // Run: npm run profile [-- --no-profile]   (BENCH_PAYMENTS, BENCH_LATENCY_SAMPLES to change the counts)
 // --no-profile measures CPU without the sampling profiler's own cost; the profile is then skipped.
 // --keep=<file> keeps the profile (with the measured window) for a closer look in a profile viewer.
@@ -131,6 +132,7 @@ async function run(relay: RelayProcess): Promise<void> {
   // Latency: one at a time, alternating, on the same stretch of chain.
   const raws = await directTransactions(LATENCY_SAMPLES);
   const latencyBodies = await relayerBodies(LATENCY_SAMPLES);
+  const stepsBefore = await stepTotals(pool);
   const directMs: number[] = [];
   const relayedMs: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
@@ -141,6 +143,7 @@ async function run(relay: RelayProcess): Promise<void> {
     await sendRelayer(latencyBodies[i]!);
     relayedMs.push(performance.now() - t);
   }
+  const stepsAfter = await stepTotals(pool);
 
   await pool.close();
   await node.close();
@@ -150,6 +153,46 @@ async function run(relay: RelayProcess): Promise<void> {
   console.log(targetLine("relay process CPU per fast-path payment, all threads", cpuPerPayment, { op: "<=", value: 250 }, "µs", 0));
   console.log(`p50 direct ${p50(directMs).toFixed(2)} ms, relayed ${p50(relayedMs).toFixed(2)} ms (${LATENCY_SAMPLES} each, alternating)`);
   console.log(targetLine("p50 latency relayed - direct", p50(relayedMs) - p50(directMs), { op: "<=", value: 1.5 }, "ms"));
+  printSteps(stepsBefore, stepsAfter, mean(relayedMs), mean(directMs));
+}
+
+type StepTotals = Map<string, { sum: number; count: number }>;
+
+/** The relay process's relay_step_duration_seconds sums and counts, by step. */
+async function stepTotals(pool: Pool): Promise<StepTotals> {
+  const res = await pool.request({ path: "/metrics", method: "GET" });
+  const text = await res.body.text();
+  const totals: StepTotals = new Map();
+  for (const [, part, step, value] of text.matchAll(/^relay_step_duration_seconds_(sum|count)\{step="([a-z]+)"\} (\S+)$/gm)) {
+    const entry = totals.get(step!) ?? { sum: 0, count: 0 };
+    entry[part as "sum" | "count"] = Number(value);
+    totals.set(step!, entry);
+  }
+  return totals;
+}
+
+function mean(xs: number[]): number {
+  return xs.reduce((a, b) => a + b, 0) / xs.length;
+}
+
+/**
+ * Mean time of each step over the lone relayed payments, in the order a payment goes through them;
+ * what the steps leave of the relayed mean is HTTP, the framework and the hops between steps.
+ */
+function printSteps(before: StepTotals, after: StepTotals, relayedMeanMs: number, directMeanMs: number): void {
+  const order = ["idempotency", "checks", "record", "sign", "durable", "confirm", "settle"];
+  console.log(`\na lone relayed payment's steps (means of the ${LATENCY_SAMPLES} relayed above; relayed ${relayedMeanMs.toFixed(2)} ms, direct ${directMeanMs.toFixed(2)} ms):`);
+  let accounted = 0;
+  for (const step of order) {
+    const a = after.get(step) ?? { sum: 0, count: 0 };
+    const b = before.get(step) ?? { sum: 0, count: 0 };
+    const count = a.count - b.count;
+    if (count === 0) continue;
+    const ms = ((a.sum - b.sum) * 1000) / LATENCY_SAMPLES; // per payment: a lone payment is its own transaction
+    accounted += ms;
+    console.log(`  ${ms.toFixed(2).padStart(6)} ms  ${step}${count === LATENCY_SAMPLES ? "" : ` (${count} runs)`}`);
+  }
+  console.log(`  ${(relayedMeanMs - accounted).toFixed(2).padStart(6)} ms  the rest: HTTP, the framework, between the steps`);
 }
 
 function printProfile(): void {
