@@ -24,6 +24,7 @@ import { breakdown, type CpuProfile } from "./support/cpu-profile.ts";
 import { paymentIntents } from "./support/intents.ts";
 import { targetLine } from "./support/target.ts";
 import { nodeRpc } from "./support/node-rpc.ts";
+import { steps } from "../src/relayer/steps.ts";
 
 const N = Number(process.env.BENCH_PAYMENTS ?? 2000);
 const LATENCY_SAMPLES = Number(process.env.BENCH_LATENCY_SAMPLES ?? 100);
@@ -180,10 +181,9 @@ function mean(xs: number[]): number {
  * what the steps leave of the relayed mean is HTTP, the framework and the hops between steps.
  */
 function printSteps(before: StepTotals, after: StepTotals, relayedMeanMs: number, directMeanMs: number): void {
-  const order = ["idempotency", "checks", "record", "sign", "durable", "confirm", "settle"];
   console.log(`\na lone relayed payment's steps (means of the ${LATENCY_SAMPLES} relayed above; relayed ${relayedMeanMs.toFixed(2)} ms, direct ${directMeanMs.toFixed(2)} ms):`);
   let accounted = 0;
-  for (const step of order) {
+  for (const step of steps) {
     const a = after.get(step) ?? { sum: 0, count: 0 };
     const b = before.get(step) ?? { sum: 0, count: 0 };
     const count = a.count - b.count;

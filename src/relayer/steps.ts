@@ -13,9 +13,10 @@
 //   confirm      from the broadcast until the receipt is in hand (mined or reverted transactions only)
 // Every run of a step is timed whatever its outcome, except confirm's.
 
-export type Step = "idempotency" | "checks" | "record" | "settle" | "sign" | "durable" | "confirm";
+/** Every step, in the order a lone payment goes through them. */
+export const steps = ["idempotency", "checks", "record", "sign", "durable", "confirm", "settle"] as const;
 
-export const steps: readonly Step[] = ["idempotency", "checks", "record", "settle", "sign", "durable", "confirm"];
+export type Step = (typeof steps)[number];
 
 /** Told how long each run of a step took, in seconds. */
 export type OnStep = (step: Step, seconds: number) => void;

@@ -1,7 +1,6 @@
 // The relayer's Prometheus metrics (GET /metrics): HTTP traffic by route pattern, intent outcomes,
 // transactions, the time of each step of a relayed intent, AI scans and the review queue, plus the
-// usual process metrics. Every one is fed by
-// the running relayer (app/service.ts wires them).
+// usual process metrics. Every one is fed by the running relayer (app/service.ts wires them).
 //
 // Route labels are the route's pattern (`/v1/payments/:requestId`), never the raw URL, and requests
 // that match no route are labelled "unmatched", so the number of series stays bounded whatever
