@@ -21,7 +21,7 @@
 // deployed by `relay deploy`; it and direct payments take turns, one at a time, as in the relayer
 // bench, and it prints the p50 of each of its steps.
 // Run: npm run bench:floor
-import { fork } from "node:child_process";
+import { execFileSync, fork } from "node:child_process";
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -311,6 +311,20 @@ async function latencyFloor(): Promise<{ direct: number; relayed: number; steps:
   }
 }
 
+/**
+ * What relay's own ledger costs per fast-path payment: bench/ledger-fast-path.ts, in a process of its
+ * own (its CPU is that process's), replaying every statement a payment runs (the idempotency claim
+ * and its completion, the replay lookups, the request's row and its state changes, the spend
+ * reservation, the submission) in batches of BATCH.
+ */
+function relayLedger(): number {
+  const script = fileURLToPath(new URL("./ledger-fast-path.ts", import.meta.url));
+  const out = execFileSync(process.execPath, ["--disable-warning=ExperimentalWarning", script, "6000", String(BATCH)], { encoding: "utf8" });
+  const match = /: (\d+) µs CPU per payment/.exec(out);
+  if (!match) throw new Error(`bench/ledger-fast-path.ts printed no figure: ${out.trim()}`);
+  return Number(match[1]);
+}
+
 function median(values: number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 }
@@ -332,6 +346,11 @@ row(`simulation: one eth_call in a JSON-RPC batch of ${BATCH} (undici Pool, keep
 console.log(`             (a lone eth_call per payment instead: ${node.lone.toFixed(1)} µs)`);
 row(`broadcast + receipt read + transaction signature, shared by ${BATCH}`, shared);
 console.log(targetLine("floor of relay's CPU per payment", total, GOAL, "µs", 0));
+// The floor with relay's ledger in place of the minimal record: what relay's design costs before
+// its policy read, rate limits, framework, logs and metrics.
+const ledgerOfRelay = relayLedger();
+row(`relay's own ledger: every statement of a fast-path payment, batches of ${BATCH} (bench/ledger-fast-path.ts)`, ledgerOfRelay);
+console.log(targetLine("floor with relay's ledger in place of the minimal record", total - ledger + ledgerOfRelay, GOAL, "µs", 0));
 
 const latency = await latencyFloor();
 const part = (label: string, ms: number) => console.log(`  ${ms.toFixed(3).padStart(7)} ms  ${label}`);
