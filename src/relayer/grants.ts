@@ -116,21 +116,22 @@ export function describeGrants(grants: readonly Grant[], chain: ChainRuntime): s
     const info = tokenInfoOf(token, tokens);
     return info ? `${info.symbol} (${token})` : token;
   };
-  const amountOf = (token: Address, amount: bigint, max: bigint) => {
-    if (amount === max) return "an unlimited";
+  /** "unlimited USDC (0x…)", "20000 USDC (0x…)", or "20000 base units of 0x…" for a token the chain's config does not name. */
+  const quantity = (token: Address, amount: bigint, max: bigint) => {
     const info = tokenInfoOf(token, tokens);
-    return info ? `a ${formatUnits(amount, info.decimals)} ${info.symbol}` : `a ${amount} base units`;
+    if (amount === max) return `unlimited ${name(token)}`;
+    return info ? `${formatUnits(amount, info.decimals)} ${name(token)}` : `${amount} base units of ${token}`;
   };
   const each = grants.map((grant) => {
     switch (grant.kind) {
       case "allowance":
-        return `${amountOf(grant.token, grant.amount, maxUint256)} allowance of ${name(grant.token)} to ${grant.spender}`;
+        return `an allowance of ${quantity(grant.token, grant.amount, maxUint256)} to ${grant.spender}`;
       case "item":
         return `the approval of item ${grant.tokenId} of ${name(grant.token)} to ${grant.spender}`;
       case "operator":
         return `operator rights over every item of ${name(grant.token)} to ${grant.spender} (setApprovalForAll)`;
       case "sub-allowance":
-        return `${amountOf(grant.token, grant.amount, maxUint160)} allowance of ${name(grant.token)} to ${grant.spender} through ${grant.via} (a Permit2-style allowance, pulled through the vault's allowance to it)`;
+        return `an allowance of ${quantity(grant.token, grant.amount, maxUint160)} to ${grant.spender} through ${grant.via} (a Permit2-style allowance, pulled through the vault's allowance to it)`;
     }
   });
   return `the call grants a right over the vault's assets that outlives it: ${each.join("; ")}`;

@@ -87,7 +87,7 @@ describe("approval grants, judged by what the call does", () => {
     // The owner, through the review queue, lets P pull the vault's USDC.
     const grant = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: usdc }, calldata("mocks/MockERC20", "approve", [p, maxUint256])));
     expect(grant.body.status).toBe("pending_review");
-    expect((await reviewItem(env, grant.body.requestId)).heldBecause).toContain(`unlimited allowance of USDC (${usdc}) to ${p}`);
+    expect((await reviewItem(env, grant.body.requestId)).heldBecause).toBe(`the call grants a right over the vault's assets that outlives it: an allowance of unlimited USDC (${usdc}) to ${p}`);
     expect((await ownerApproves(env, grant.body.requestId)).body.status).toBe("approved");
     expect(await allowanceOf(env, usdc, p)).toBe(maxUint256);
   }, 120_000);
@@ -101,7 +101,7 @@ describe("approval grants, judged by what the call does", () => {
       expect(res.body).toEqual({ requestId: expect.stringMatching(/^req_/), status: "pending_review", pollUrl: `/v1/execute/${res.body.requestId}` });
       const item = await reviewItem(env, res.body.requestId);
       expect(item.heldBecause).toBe(
-        `the call grants a right over the vault's assets that outlives it: an unlimited allowance of USDC (${usdc}) to ${attacker.address} through ${p} (a Permit2-style allowance, pulled through the vault's allowance to it)`,
+        `the call grants a right over the vault's assets that outlives it: an allowance of unlimited USDC (${usdc}) to ${attacker.address} through ${p} (a Permit2-style allowance, pulled through the vault's allowance to it)`,
       );
       expect(await subAllowance(p, attacker.address)).toBe(0n);
       expect(await pullThrough(p)).toBe(true);
@@ -114,7 +114,7 @@ describe("approval grants, judged by what the call does", () => {
       const nested = multicall(P_ABI, [multicall(P_ABI, [approveVia(usdc, attacker.address, USDC(1_000))])]);
       const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: p }, nested));
       expect(res.body.status).toBe("pending_review");
-      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`a 1000 USDC allowance of USDC (${usdc}) to ${attacker.address} through ${p}`);
+      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`an allowance of 1000 USDC (${usdc}) to ${attacker.address} through ${p}`);
       expect(await subAllowance(p, attacker.address)).toBe(0n);
       expect(await pullThrough(p)).toBe(true);
       expect(await vaultUsdc()).toBe(before);
@@ -132,7 +132,7 @@ describe("approval grants, judged by what the call does", () => {
     it("the same multicall to Q, which holds no allowance (the vault lets it through on-chain): the call tree shows the grant, held", async () => {
       const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: q }, multicall(P_ABI, [approveVia(usdc, attacker.address)])));
       expect(res.body.status).toBe("pending_review");
-      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`an unlimited allowance of USDC (${usdc}) to ${attacker.address} through ${q}`);
+      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`an allowance of unlimited USDC (${usdc}) to ${attacker.address} through ${q}`);
       expect(await subAllowance(q, attacker.address)).toBe(0n);
     });
 
@@ -143,7 +143,7 @@ describe("approval grants, judged by what the call does", () => {
       await ownerCall(env, "approveProtocol", [token]);
       const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: token }, multicall("mocks/MockMulticallToken", [calldata("mocks/MockERC20", "approve", [attacker.address, maxUint256])])));
       expect(res.body.status).toBe("pending_review");
-      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`an unlimited allowance of ${token} to ${attacker.address}`);
+      expect((await reviewItem(env, res.body.requestId)).heldBecause).toContain(`an allowance of unlimited ${token} to ${attacker.address}`);
       expect(await allowanceOf(env, token, attacker.address)).toBe(0n);
       expect(await reverts(attacker.call(token, "mocks/MockERC20", "transferFrom", [env.vault, attacker.address, 10n ** 21n]))).toBe(true);
       expect(await balanceOf(env, token, env.vault)).toBe(10n ** 21n);
