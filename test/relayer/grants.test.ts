@@ -23,7 +23,7 @@ const permit2Events = parseAbi([
   "event Permit(address indexed owner, address indexed token, address indexed spender, uint160 amount, uint48 expiration, uint48 nonce)",
 ]);
 
-const log = (address: Address, topics: readonly (Hex | null)[], data: Hex = "0x"): TracedLog => ({ address, topics: topics as Hex[], data });
+const log = (address: Address, topics: readonly unknown[], data: Hex = "0x"): TracedLog => ({ address, topics: topics as Hex[], data });
 const erc20Approval = (owner: Address, to: Address, value: bigint) =>
   log(token, encodeEventTopics({ abi, eventName: "Approval", args: { owner, spender: to } }), encodeAbiParameters([{ type: "uint256" }], [value]));
 const forAll = (owner: Address, approved: boolean) =>
