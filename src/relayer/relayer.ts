@@ -50,7 +50,7 @@ import type { SwapRoute } from "./intents.ts";
 import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
 import type { SwapRequired } from "./kinds/kind.ts";
 import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
-import { traceCall } from "./call-trace.ts";
+import { traceCall, type CallTrace } from "./call-trace.ts";
 import { describeGrants, grantsIn, newGrants } from "./grants.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
@@ -361,7 +361,7 @@ export class Relayer {
   async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint): Promise<string | undefined> {
     const call = kind.call?.(request);
     const vault = request.vaultAddress;
-    let trace;
+    let trace: CallTrace | undefined;
     if (simulated) {
       trace = await traceCall(chain, { from: this.#parts.dispatcher.signerFor(request.chainId, vault), to: vault, data, blockNumber });
       if (trace === undefined || trace.reverted) return call ? UNTRACEABLE : undefined;
