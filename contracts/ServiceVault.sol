@@ -142,7 +142,9 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     // ----------------------------------------------------------------- protocol calls
 
     /// @notice Executes a bot-signed protocol call: approve tokens → call → revoke, atomically. An
-    /// approval grant (approve, setApprovalForAll, increaseAllowance) needs executeReviewedProtocol.
+    /// approval grant (approve, setApprovalForAll, increaseAllowance, Permit2's approve and permits,
+    /// ERC-2612 and DAI permits), or a call to a protocol holding a standing allowance over a
+    /// declared or registry default token, needs executeReviewedProtocol.
     /// @return intentHash the intent's EIP-712 digest, now marked used
     function executeProtocol(ExecuteIntent calldata intent, bytes calldata signature, bytes calldata callData)
         external
@@ -153,7 +155,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         intentHash = hashExecuteIntent(intent);
         _authorize(intent.bot, intent.deadline, intentHash, signature);
         _checkNotApprovalGrant(intent.bot, callData);
-        _protocolCall(intent, callData, intentHash);
+        _protocolCall(intent, callData, intentHash, false);
     }
 
     /// @notice Owner-approved variant of executeProtocol (see executeReviewedPayment).
@@ -167,7 +169,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
         intentHash = hashExecuteIntent(intent);
         _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
-        _protocolCall(intent, callData, intentHash);
+        _protocolCall(intent, callData, intentHash, true);
     }
 
     // ----------------------------------------------------------------- swaps

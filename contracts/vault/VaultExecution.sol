@@ -24,8 +24,14 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     using EnumerableSet for EnumerableSet.AddressSet;
 
     bytes4 internal constant APPROVE_SELECTOR = 0x095ea7b3; // approve(address,uint256)
-    bytes4 private constant SET_APPROVAL_FOR_ALL_SELECTOR = 0xa22cb465; // setApprovalForAll(address,bool)
-    bytes4 private constant INCREASE_ALLOWANCE_SELECTOR = 0x39509351; // increaseAllowance(address,uint256)
+    // The selectors of calls that grant a right over the vault's assets, four bytes each (none is 0):
+    // approve(address,uint256), setApprovalForAll(address,bool), increaseAllowance(address,uint256),
+    // Permit2's approve(address,address,uint160,uint48), its permit single
+    // permit(address,((address,uint160,uint48,uint48),address,uint256),bytes) and batch
+    // permit(address,((address,uint160,uint48,uint48)[],address,uint256),bytes), ERC-2612's
+    // permit(address,address,uint256,uint256,uint8,bytes32,bytes32) and DAI's
+    // permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32).
+    bytes32 private constant GRANT_SELECTORS = 0x095ea7b3a22cb4653950935187517c452b67b5702a2d80d1d505accf8fcbaf0c;
     bytes4 private constant TRANSFER_SELECTOR = 0xa9059cbb; // transfer(address,uint256)
     bytes4 private constant TRANSFER_FROM_SELECTOR = 0x23b872dd; // transferFrom(address,address,uint256)
     bytes4 private constant SAFE_TRANSFER_FROM_SELECTOR = 0x42842e0e; // safeTransferFrom(address,address,uint256)
@@ -221,7 +227,8 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- protocol calls
 
-    function _protocolCall(ExecuteIntent calldata i, bytes calldata callData, bytes32 intentHash) internal {
+    /// @dev `reviewed`: the owner's ReviewApproval came with the intent (no standing-allowance rule).
+    function _protocolCall(ExecuteIntent calldata i, bytes calldata callData, bytes32 intentHash, bool reviewed) internal {
         if (keccak256(callData) != i.calldataHash) revert CalldataHashMismatch();
         uint256 n = i.tokens.length;
         if (n != i.amounts.length) revert LengthMismatch();
@@ -234,16 +241,18 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         _checkTransferDestination(i.bot, callData);
 
         _markUsed(intentHash);
-        _boundedCall(i, callData);
+        _boundedCall(i, callData, reviewed);
         emit ProtocolExecuted(intentHash, i.bot, i.protocol, i.value, i.ref);
     }
 
     /// @dev Approve the declared tokens → call → revoke, then refuse any outflow beyond what the
-    /// bot signed: measured on the declared tokens, the registry's default tokens and ETH.
-    function _boundedCall(ExecuteIntent calldata i, bytes calldata callData) private {
+    /// bot signed: measured on the declared tokens, the registry's default tokens and ETH. Without
+    /// the owner's review, the protocol may hold no standing allowance over those tokens.
+    function _boundedCall(ExecuteIntent calldata i, bytes calldata callData, bool reviewed) private {
         address[] calldata tokens = i.tokens;
         uint256[] calldata amounts = i.amounts;
         address[] memory defaults = _registry.getDefaultTokens();
+        if (!reviewed) _checkNoStandingAllowance(i.bot, i.protocol, tokens, defaults);
         uint256[] memory before = _balances(tokens, defaults);
         uint256 ethBefore = address(this).balance;
         for (uint256 k; k < tokens.length; ++k) IERC20(tokens[k]).forceApprove(i.protocol, amounts[k]);
@@ -254,13 +263,30 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         if (ethBefore > address(this).balance) _checkOutflow(address(0), ethBefore - address(this).balance, i.value);
     }
 
-    /// @dev An approval outlives the call that grants it, so only the owner's review may grant one.
+    /// @dev An approval outlives the call that grants it, so only the owner's review may grant one:
+    /// a call whose selector is one of GRANT_SELECTORS.
     function _checkNotApprovalGrant(address bot, bytes calldata callData) internal pure {
         bytes4 selector = _selector(callData);
-        if (
-            selector == APPROVE_SELECTOR || selector == SET_APPROVAL_FOR_ALL_SELECTOR
-                || selector == INCREASE_ALLOWANCE_SELECTOR
-        ) revert ReviewRequired(bot);
+        for (uint256 k; k < 256; k += 32) if (bytes4(GRANT_SELECTORS << k) == selector) revert ReviewRequired(bot);
+    }
+
+    /// @dev The general rule behind the selectors: a protocol holding a standing allowance from the
+    /// vault over a token the vault tracks (declared, or a registry default token) can re-delegate
+    /// it (a Permit2-style sub-allowance, under any selector, in a multicall) or pull it for anyone,
+    /// so calling it is itself a grant. The vault takes back its own temporary approvals, so such an
+    /// allowance comes only from the owner: a reviewed grant, or the owner's own transaction.
+    function _checkNoStandingAllowance(
+        address bot,
+        address protocol,
+        address[] calldata declared,
+        address[] memory defaults
+    ) private view {
+        uint256 n = declared.length;
+        for (uint256 k; k < n + defaults.length; ++k) {
+            if (IERC20(k < n ? declared[k] : defaults[k - n]).allowance(address(this), protocol) != 0) {
+                revert ReviewRequired(bot);
+            }
+        }
     }
 
     /// @dev A token transfer made by the call itself goes only where a payment could.

@@ -41,10 +41,13 @@ export function isNftTransfer(callData: Hex, target: Address, knownErc20s: Reado
 /**
  * Why the owner must decide this request whatever else holds, or undefined. The vault enforces
  * both on-chain (ReviewRequired): a bot whose config requires human review, and an approval grant,
- * which outlives the call, execute only with the owner's ReviewApproval.
+ * which outlives the call, execute only with the owner's ReviewApproval. `found`: why the checks
+ * found it must be the owner's, mostly what its call tree grants (grants.ts), wherever in the tree;
+ * the selector below names a grant when nothing more precise was found.
  */
-export function mandatoryReview(request: RelayRequest, snapshot: PolicySnapshot): string | undefined {
+export function mandatoryReview(request: RelayRequest, snapshot: PolicySnapshot, found?: string): string | undefined {
   if (snapshot.config.requireHumanReview) return "the owner requires human review for this bot";
+  if (found !== undefined) return found;
   const call = kindOf(request).call?.(request);
   const selector = call && selectorOf(call.data);
   if (selector !== undefined && approvalGrantSelectors.has(selector)) return "the call grants an approval over the vault's assets";
@@ -56,9 +59,10 @@ export function choosePath(
   snapshot: PolicySnapshot,
   burst: boolean,
   knownErc20s: ReadonlySet<string>,
+  found?: string,
 ): Path {
   const { config } = snapshot;
-  const review = mandatoryReview(request, snapshot);
+  const review = mandatoryReview(request, snapshot, found);
   if (review !== undefined) return { path: "review", heldBecause: review };
   if (!snapshot.priced) return { path: "review", heldBecause: "its USD value is unknown: a token it moves has no price feed, or the call names too many addresses to measure what it moves" };
 

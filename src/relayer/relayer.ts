@@ -4,8 +4,8 @@
 //   (vault, policy snapshot at one block) → vault exists → rate limit → deadline → bot active → pause
 //   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
 //   swap-and-pay's swap (swap-and-pay.ts) → simulate (same block; an execute is then valued by what it
-//   moves, outflows.ts) → record (duplicate check + spend windows, one transaction) → path → [scan]
-//   → submit → answer
+//   moves, outflows.ts, and every call but a plain payment's is traced for what it grants, grants.ts)
+//   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
 //
 // The ledger's replay check runs in the record's transaction; a request that fails a step between
 // the two is looked up before its error is answered, so the errors still come in that order.
@@ -50,6 +50,8 @@ import type { SwapRoute } from "./intents.ts";
 import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
 import type { SwapRequired } from "./kinds/kind.ts";
 import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
+import { traceCall, type CallTrace } from "./call-trace.ts";
+import { describeGrants, grantsIn, newGrants } from "./grants.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
 import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
@@ -122,6 +124,8 @@ interface Checked {
   selfReview?: { owner: Address; decision: Decision; seconds: number };
   /** An execute's measured outflows (outflows.ts), where the node could measure them. */
   outflows?: Outflow[];
+  /** Why the owner must decide it, from what its call tree grants (grants.ts) or the vault's review gate. */
+  review?: string;
   /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
   swapRequired?: SwapRequired;
   /** A swap-and-pay's swap (swap-and-pay.ts). */
@@ -287,19 +291,24 @@ export class Relayer {
         ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
         : (early ?? this.#simulate(chain, request, route, blockNumber));
       const { data, sim } = await simulation.catch((error: unknown) => {
-        if (mandatoryReview(request, snapshot) === undefined || !stoppedAtReviewGate(error)) throw error;
+        if (!stoppedAtReviewGate(error) || (mandatoryReview(request, snapshot) === undefined && !kind.call)) throw error;
         // A request the owner must decide stops at the vault's review gate: it is held, and
-        // simulated again with the owner's approval before it is sent.
+        // simulated again with the owner's approval before it is sent. For an execute the vault
+        // also asks it of a protocol holding a standing allowance (see #grantReview).
         return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
       });
       if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
-      const valued = kind.valuation && sim ? await this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot };
+      const [valued, review] = await Promise.all([
+        kind.valuation && sim ? this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot },
+        // A plain payment's only external call is its token's transfer (or ETH to the payee): nothing to trace.
+        paymentData ? undefined : this.#grantReview(chain, kind, request, data, sim !== undefined, snapshot, blockNumber),
+      ]);
       const selfReview = await this.#selfReview(chain, request, scenario);
       // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
       if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
         throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
       }
-      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg };
+      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg, review };
     } catch (error) {
       await checkNotInLedger(this.#parts.store, request, intentHash);
       if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
@@ -337,6 +346,34 @@ export class Relayer {
     };
     checkValue(request, valued, chain);
     return { snapshot: valued, outflows: valuation.outflows };
+  }
+
+  /**
+   * Why the owner must decide the request by what its call grants (grants.ts), read from its call
+   * tree (call-trace.ts): a right over the vault's assets that outlives the call, wherever in the
+   * tree it is granted, whatever the bot declared. The tree is the exact vault transaction's, from
+   * the relayer key at the pinned block; for an execute stopped at the vault's review gate, that of
+   * its protocol call made from the vault (the vault's own approvals of the declared tokens aside),
+   * so that the owner reads what it would grant. An execute on a node that cannot trace is held: what
+   * it grants cannot be shown. A swap's calldata is the relayer's own, to a registry router: traced
+   * where the node can, not held where it cannot.
+   */
+  async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint): Promise<string | undefined> {
+    const call = kind.call?.(request);
+    const vault = request.vaultAddress;
+    let trace: CallTrace | undefined;
+    if (simulated) {
+      trace = await traceCall(chain, { from: this.#parts.dispatcher.signerFor(request.chainId, vault), to: vault, data, blockNumber });
+      if (trace === undefined || trace.reverted) return call ? UNTRACEABLE : undefined;
+    } else {
+      if (!call) return undefined; // held at the gate for the bot's own review rule
+      const value = request.kind === "execute" ? request.intent.value : 0n;
+      trace = await traceCall(chain, { from: vault, to: call.target, data: call.data, blockNumber, value });
+    }
+    const grants = trace && !trace.reverted ? await newGrants(chain, vault, grantsIn(trace.logs, vault), blockNumber) : [];
+    if (grants.length > 0) return describeGrants(grants, chain);
+    // Stopped at the gate with no rule of the relayer's own: the vault's standing-allowance rule.
+    return simulated || mandatoryReview(request, snapshot) !== undefined ? undefined : STANDING_ALLOWANCE;
   }
 
   /**
@@ -437,7 +474,7 @@ export class Relayer {
 
   /** Picks the path and carries it out; returns the stored 200 text. */
   async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
-    const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId)));
+    const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId), checked.review));
     const { sim, selfReview } = checked;
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     // Only the fast path goes to the key's queue now.
@@ -566,6 +603,12 @@ function scenarioPath(checked: Checked, path: Path): Path {
   if (checked.selfReview) return { path: "review", heldBecause: `metadata.scenario=${scenario.name} (devnet): the review decides itself in ${checked.selfReview.seconds} s` };
   return path;
 }
+
+/** Why an execute is held on a node that cannot show its call tree. */
+const UNTRACEABLE = "the node cannot show what the call grants (it does not answer debug_traceCall with the callTracer), so the owner decides";
+/** Why an execute is held when the vault asks the owner's review of it for no rule the relayer checks itself. */
+const STANDING_ALLOWANCE =
+  "the vault requires the owner's review of this call: the protocol holds a standing allowance from the vault over a token the vault tracks, which it could pass on or pull for anyone";
 
 /** For commits whose loss on a power failure is harmless (see TransactionOptions). */
 const relaxed = { durable: false } as const;

@@ -38,6 +38,8 @@ const ARTIFACTS = [
   "mocks/MockNFT",
   "mocks/MockMarketplace",
   "mocks/MockLendingPool",
+  "mocks/MockAllowanceTransfer",
+  "mocks/MockMulticallToken",
 ] as const;
 export type ArtifactName = (typeof ARTIFACTS)[number];
 

@@ -191,18 +191,31 @@ describe("ServiceVault: the owner's policy binds a relayer key", () => {
 
     it("a standing allowance cannot be spent by an undeclared call", async () => {
       // The owner granted the lending pool an allowance (reviewed); the bot then calls supply with tokens [].
-      const grant = calldata("mocks/MockERC20", "approve", [f.lending, USD(500)]);
-      const grantIntent = executeIntent(f, f.tokens.usdc, grant, await deadline());
-      const [d, o] = await approval(await hashOf("hashExecuteIntent", grantIntent));
-      await send("executeReviewedProtocol", [grantIntent, await f.signExecute(f.bot, grantIntent), grant, d, o]);
+      const grantAllowance = async (amount: bigint) => {
+        const grant = calldata("mocks/MockERC20", "approve", [f.lending, amount]);
+        const grantIntent = executeIntent(f, f.tokens.usdc, grant, await deadline());
+        const [d, o] = await approval(await hashOf("hashExecuteIntent", grantIntent));
+        await send("executeReviewedProtocol", [grantIntent, await f.signExecute(f.bot, grantIntent), grant, d, o]);
+      };
+      await grantAllowance(USD(500));
       const data = supplyCall(USD(500));
-      const intent = executeIntent(f, f.lending, data, await deadline());
       const before = await usdc(f.vault);
+      // The bot's signature alone: a protocol holding a standing allowance over a token the vault
+      // tracks could spend or pass it on, so calling it needs the owner's review (before any call).
+      const intent = executeIntent(f, f.lending, data, await deadline());
       expect(await vaultRevert("executeProtocol", [intent, await f.signExecute(f.bot, intent), data])).toEqual({
+        name: "ReviewRequired",
+        args: [f.bot.address],
+      });
+      // Even with the owner's review, the call moves no more than the bot declared.
+      const reviewed = executeIntent(f, f.lending, data, await deadline());
+      const [d, o] = await approval(await hashOf("hashExecuteIntent", reviewed));
+      expect(await vaultRevert("executeReviewedProtocol", [reviewed, await f.signExecute(f.bot, reviewed), data, d, o])).toEqual({
         name: "ExcessOutflow",
         args: [f.tokens.usdc, USD(500), 0n],
       });
       expect(await usdc(f.vault)).toBe(before);
+      await grantAllowance(0n); // taken back: the pool is an ordinary protocol again
     });
 
     it("a declared supply within its amount passes", async () => {

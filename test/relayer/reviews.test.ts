@@ -145,7 +145,11 @@ describe("owner reviews", () => {
     it("GET /v1/reviews/:id decodes the call: function approve, the spender, 20,000 USDC", async () => {
       const res = await get(`${env.url}/v1/reviews/${id}`, auth);
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ kind: "execute", heldBecause: expect.stringMatching(/grants an approval/) });
+      // What the call would grant, read from its call tree (grants.ts): the token, the amount, the spender.
+      expect(res.body).toMatchObject({
+        kind: "execute",
+        heldBecause: `the call grants a right over the vault's assets that outlives it: an allowance of 20000 USDC (${env.token("USDC")}) to ${spender}`,
+      });
       expect(res.body.call).toEqual({
         decoded: true,
         target: env.token("USDC"),
