@@ -38,7 +38,7 @@ import type { RequestRecord } from "../ledger/index.ts";
 import type { Store, StoreOps } from "./store.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
-import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "./scenarios.ts";
+import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./scenarios.ts";
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
@@ -59,7 +59,7 @@ import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
 import { newRequestId } from "../ledger/index.ts";
-import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.ts";
+import { checkSwapLeg, isSwapAndPay, reserveSwapLeg, scannedValue, swapAndPayPath, type CheckedSwapLeg } from "./swap-and-pay.ts";
 import { timed, type OnStep } from "./steps.ts";
 
 export interface RelayerParts {
@@ -102,6 +102,12 @@ const SHARED_CLAIM_POLL_MAX_MS = 250;
  */
 interface OnItsWay {
   arrived?: () => void;
+}
+
+/** Whether a window's maxCount was passed (scanned, not refused): the request's, and a swap-and-pay's swap's. */
+interface Bursts {
+  request: boolean;
+  swap: boolean;
 }
 
 /** A request that passed every check, with what later steps need. */
@@ -406,7 +412,7 @@ export class Relayer {
    * requests for the same intent, or together above a limit, can never both pass. Not fsynced:
    * the submission that follows is, and it makes this commit durable with it.
    */
-  #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: boolean }> {
+  #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: Bursts }> {
     const { request, intentHash, snapshot, swapLeg } = checked;
     return this.#parts.store.transaction(async (tx) => {
       await checkNotInLedger(tx, request, intentHash);
@@ -414,7 +420,9 @@ export class Relayer {
       const record = await createRecord(tx, checked, fingerprint, requestId);
       if (swapLeg) await tx.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
       const { burst } = await kindOf(request).reserve(tx, request, snapshot, requestId);
-      return { record, burst };
+      // A swap-and-pay's swap counts in the swap window as a plain swap of its size does.
+      const swap = swapLeg ? (await reserveSwapLeg(tx, swapLeg, requestId)).burst : false;
+      return { record, burst: { request: burst, swap } };
     }, relaxed);
   }
 
@@ -436,8 +444,8 @@ export class Relayer {
   }
 
   /** Picks the path and carries it out; returns the stored 200 text. */
-  async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
-    const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId)));
+  async #decide(checked: Checked, record: RequestRecord, burst: Bursts): Promise<string> {
+    const { path, selfDecides } = scenarioPath(checked, this.#choosePath(checked, burst));
     const { sim, selfReview } = checked;
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     // Only the fast path goes to the key's queue now.
@@ -445,7 +453,7 @@ export class Relayer {
     switch (path.path) {
       case "review": {
         const text = await this.#hold(record, path.heldBecause, undefined, { simulationResult });
-        if (selfReview) {
+        if (selfReview && selfDecides) {
           const { request, chain, intentHash } = checked;
           const held = { requestId: record.id, chain, vault: request.vaultAddress, intentHash, owner: selfReview.owner };
           this.#parts.selfReviews!.schedule(held, selfReview.decision, selfReview.seconds);
@@ -459,6 +467,15 @@ export class Relayer {
     }
   }
 
+  /** The path the request takes by its own merits; a swap-and-pay's swap is judged as a plain swap and the stricter path taken. */
+  #choosePath(checked: Checked, burst: Bursts): Path {
+    const { request, snapshot, swapLeg } = checked;
+    const knownErc20s = this.#parts.dispatcher.knownErc20s(request.chainId);
+    const path = choosePath(request, snapshot, burst.request, knownErc20s);
+    if (!swapLeg) return path;
+    return swapAndPayPath(path, choosePath(swapLeg.swap, swapLeg.snapshot, burst.swap, knownErc20s));
+  }
+
   async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
     const { request, chain, snapshot } = checked;
     await this.#parts.store.transaction((tx) => tx.transition(record.id, ["received"], "scanning"), relaxed);
@@ -470,7 +487,7 @@ export class Relayer {
     this.#parts.onAiScan?.(result.approved ? "approved" : "no_consensus");
     const agents = JSON.stringify(result.verdicts);
     if (!result.approved) {
-      const scanned = reasons.length > 0 ? describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
+      const scanned = reasons.length > 0 ? describeScan(reasons, scannedValue(snapshot, checked.swapLeg), snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
       const why = `the verification agents did not reach consensus (${scanned})`;
       return this.#hold(record, why, agents, { simulationResult });
     }
@@ -556,15 +573,23 @@ export class Relayer {
 
 /**
  * The path a devnet scenario forces, whatever the amount: an ai-* scenario goes to the AI scan, a
- * review-* one is held. A review the vault itself demands stays a review (the vault would refuse
- * the call without the owner's approval); a self-deciding review gives that approval.
+ * review-* one is held and decides itself (`selfDecides`). A review the request takes anyway is the
+ * owner's alone (the vault's review gate, an approval grant, an unpriced outflow: choosePath): it
+ * stays the owner's, and no scenario decides it.
  */
-function scenarioPath(checked: Checked, path: Path): Path {
-  const { scenario } = checked;
-  if (scenario === undefined || path.path === "review") return path;
-  if (aiScenarioOf(scenario) !== undefined) return { path: "scan", reasons: path.path === "scan" ? path.reasons : [] };
-  if (checked.selfReview) return { path: "review", heldBecause: `metadata.scenario=${scenario.name} (devnet): the review decides itself in ${checked.selfReview.seconds} s` };
-  return path;
+function scenarioPath(checked: Checked, path: Path): { path: Path; selfDecides: boolean } {
+  const { scenario, selfReview } = checked;
+  if (scenario === undefined) return { path, selfDecides: false };
+  if (path.path === "review") {
+    if (aiScenarioOf(scenario) === undefined && !selfReview) return { path, selfDecides: false };
+    const note = `; metadata.scenario=${scenario.name} does not decide a review the owner must make`;
+    return { path: { path: "review", heldBecause: path.heldBecause + note }, selfDecides: false };
+  }
+  if (aiScenarioOf(scenario) !== undefined) return { path: { path: "scan", reasons: path.path === "scan" ? path.reasons : [] }, selfDecides: false };
+  if (selfReview && (scenario.name === "review-approve" || scenario.name === "review-reject")) {
+    return { path: { path: "review", heldBecause: selfDecidingHold({ name: scenario.name, seconds: selfReview.seconds }) }, selfDecides: true };
+  }
+  return { path, selfDecides: false };
 }
 
 /** For commits whose loss on a power failure is harmless (see TransactionOptions). */
