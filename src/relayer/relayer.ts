@@ -44,12 +44,14 @@ import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
-import type { Outflow } from "./outflows.ts";
+import { unpricedTokens, type Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./intents.ts";
 import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
 import type { SwapRequired } from "./kinds/kind.ts";
-import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
+import { choosePath, describeScan, isNftTransfer, mandatoryReview, selectorOf, type Path } from "./path.ts";
+import { traceCall, type CallTrace } from "./call-trace.ts";
+import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./nft-outflows.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
 import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
@@ -128,6 +130,10 @@ interface Checked {
   selfReview?: { owner: Address; decision: Decision; seconds: number };
   /** An execute's measured outflows (outflows.ts), where the node could measure them. */
   outflows?: Outflow[];
+  /** What an execute moves out of the vault that relay cannot price (nft-outflows.ts), if anything. */
+  unpriced?: UnpricedOutflow[];
+  /** Why the owner must decide it for that (path.ts), if so. */
+  unpricedHold?: string;
   /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
   swapRequired?: SwapRequired;
   /** A swap-and-pay's swap (swap-and-pay.ts). */
@@ -331,10 +337,19 @@ export class Relayer {
    * vault (outflows.ts); the value checks run again at that worth, and it is what the windows, the
    * AI threshold and the owner's review see.
    */
-  async #value(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, snapshot: PolicySnapshot, blockNumber: bigint): Promise<{ snapshot: PolicySnapshot; outflows?: Outflow[] }> {
+  async #value(
+    chain: ChainRuntime,
+    kind: KindDescriptor,
+    request: RelayRequest,
+    data: Hex,
+    snapshot: PolicySnapshot,
+    blockNumber: bigint,
+  ): Promise<Pick<Checked, "snapshot" | "outflows" | "unpriced" | "unpricedHold">> {
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const valuation = await kind.valuation!(chain, from, request, data, blockNumber);
-    if (!valuation) return { snapshot };
+    // One trace of the call, beside the balance measure: what leaves the vault anywhere in its call tree.
+    const [valuation, trace] = await Promise.all([kind.valuation!(chain, from, request, data, blockNumber), traceCall(chain, { from, to: request.vaultAddress, data, blockNumber })]);
+    const unpriced = await this.#unpriced(chain, request, trace, valuation?.outflows ?? [], blockNumber);
+    if (!valuation) return { snapshot, ...unpriced };
     const valued: PolicySnapshot = {
       ...snapshot,
       usdValue: valuation.usdValue > snapshot.usdValue ? valuation.usdValue : snapshot.usdValue,
@@ -342,7 +357,24 @@ export class Relayer {
       priceStale: snapshot.priceStale || valuation.priceStale,
     };
     checkValue(request, valued, chain);
-    return { snapshot: valued, outflows: valuation.outflows };
+    return { snapshot: valued, outflows: valuation.outflows, ...unpriced };
+  }
+
+  /**
+   * What the call moves out of the vault that relay cannot price, by its trace: NFTs, and ERC-20s
+   * with no usable feed. A node that cannot trace: an NFT transfer's selector stands for it.
+   */
+  async #unpriced(chain: ChainRuntime, request: RelayRequest, trace: CallTrace | undefined, measured: Outflow[], blockNumber: bigint): Promise<Pick<Checked, "unpriced" | "unpricedHold">> {
+    const call = kindOf(request).call?.(request);
+    if (!call || request.kind !== "execute") return {};
+    if (trace === undefined || trace.reverted) {
+      const nft = isNftTransfer(call.data, call.target, this.#parts.dispatcher.knownErc20s(request.chainId));
+      return nft ? { unpricedHold: untracedNftHold } : {};
+    }
+    const vault = request.vaultAddress;
+    const tokens = await unpricedTokens(chain, request, tokenOutflowsIn(trace.logs, vault), measured, blockNumber);
+    const unpriced = [...unpricedOutflowsIn(trace.logs, vault), ...tokens];
+    return unpriced.length > 0 ? { unpriced, unpricedHold: unpricedHold(unpriced) } : {};
   }
 
   /**
@@ -471,7 +503,7 @@ export class Relayer {
   #choosePath(checked: Checked, burst: Bursts): Path {
     const { request, snapshot, swapLeg } = checked;
     const knownErc20s = this.#parts.dispatcher.knownErc20s(request.chainId);
-    const path = choosePath(request, snapshot, burst.request, knownErc20s);
+    const path = choosePath(request, snapshot, burst.request, knownErc20s, checked.unpricedHold);
     if (!swapLeg) return path;
     return swapAndPayPath(path, choosePath(swapLeg.swap, swapLeg.snapshot, burst.swap, knownErc20s));
   }
@@ -628,7 +660,7 @@ function createRecord(tx: StoreOps, checked: Checked, fingerprint: string, reque
 }
 
 function storedBody(checked: Checked): string {
-  const { request, route, outflows, swapRequired } = checked;
+  const { request, route, outflows, unpriced, swapRequired } = checked;
   const kind = kindOf(request);
   const call = kind.call?.(request);
   return JSON.stringify(
@@ -638,6 +670,7 @@ function storedBody(checked: Checked): string {
       selector: call ? selectorOf(call.data) : undefined,
       route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
       outflows,
+      unpriced,
       swapRequired: swapRequired ? { options: swapRequired.options } : undefined,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),
