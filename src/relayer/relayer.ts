@@ -4,14 +4,16 @@
 //   (vault, policy snapshot at one block) → vault exists → rate limit → deadline → bot active → pause
 //   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
 //   swap-and-pay's swap (swap-and-pay.ts) → simulate (same block; an execute is then valued by what it
-//   moves, outflows.ts) → record (duplicate check + spend windows, one transaction) → path → [scan]
-//   → submit → answer
+//   moves, outflows.ts, and traced once for what no feed prices, nft-outflows.ts) → record (duplicate
+//   check + spend windows, a swap-and-pay's swap in the swap window, one transaction) → path (a
+//   swap-and-pay's the stricter of its payment's and its swap's) → [scan] → submit → answer
 //
 // The ledger's replay check runs in the record's transaction; a request that fails a step between
 // the two is looked up before its error is answered, so the errors still come in that order.
 //
 // On a devnet, `metadata.scenario` (scenarios.ts) is parsed once, up front, and forces its outcome
-// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path.
+// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path; never
+// past a review the request takes anyway, which is the owner's alone (scenarioPath).
 //
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
