@@ -94,7 +94,8 @@ export async function unpricedTokens(
  * an allowance the owner granted earlier), once each: the vault bounds only declared and
  * registry-default tokens on-chain. An address that is no token reads as a balance of 0 and moves
  * nothing. ETH is measured apart. The called contract is not measured otherwise: an NFT's
- * balanceOf counts items, which no feed prices (NFT transfers get the AI scan instead).
+ * balanceOf counts items, which no feed prices (an NFT leaving the vault is found in the
+ * call's trace instead, and the owner decides: nft-outflows.ts).
  */
 function watchedTokens(chain: ChainRuntime, request: ExecuteRequest, named: readonly Address[]): Address[] {
   const seen = new Map<string, Address>();
