@@ -66,6 +66,27 @@ describe("an execute moving what relay cannot price is held for the owner", () =
     expect(await nftOwner(env, id)).toBe(env.vault);
   });
 
+  it("judged by effect: staking.stake(id), which names neither the NFT contract nor an NFT transfer, pulls the NFT through a standing approval: held, the NFT still the vault's", async () => {
+    const staking = await deployer(env).deploy("mocks/MockNftStaking", [nft]);
+    await ownerCall(env, "approveProtocol", [staking]);
+    // The owner, through the review queue, once let the staking contract take the vault's NFTs.
+    const auth = await ownerSession(env);
+    const grant = await post(execute, await executeBody(env, { protocol: nft }, calldata("mocks/MockNFT", "setApprovalForAll", [staking, true])));
+    expect(grant.body.status).toBe("pending_review");
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+    const intentHash = (await get(`${env.url}/v1/reviews/${grant.body.requestId}`, auth)).body.intentHash;
+    const signature = await signReviewApproval(env.ownerAccount, env.manifest.domain as never, { intentHash, deadline });
+    expect((await post(`${env.url}/v1/reviews/${grant.body.requestId}/approve`, { approval: { deadline: deadline.toString(), signature } }, auth)).body.status).toBe("approved");
+
+    const id = await mintNft(env, await fundedSender(env), env.vault);
+    const res = await post(execute, await executeBody(env, { protocol: staking }, calldata("mocks/MockNftStaking", "stake", [id]), { signer: bot }));
+    expect(res.body.status).toBe("pending_review");
+    const record = await held(res.body.requestId);
+    expect(record.heldBecause).toContain(`ERC-721 ${nft} #${id} to ${staking}`);
+    expect(record.agents).toBeUndefined();
+    expect(await nftOwner(env, id)).toBe(env.vault);
+  });
+
   it("an ERC-1155: safeTransferFrom(vault, stranger, 7, 3) held for the owner, the vault still holds all 10", async () => {
     const admin = deployer(env);
     const multi = await admin.deploy("mocks/MockERC1155");
