@@ -6,6 +6,7 @@ import { toFunctionSelector, zeroAddress, zeroHash, type Address, type Hex } fro
 import type { ExecuteRequest } from "../api/validate.ts";
 import { isEth } from "../chain/eth.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
+import type { UnpricedOutflow } from "./nft-outflows.ts";
 import { selectorOf } from "./path.ts";
 
 /** `transfer(address,uint256)`: ERC-20 only (ERC-721 has no such function). */
@@ -65,12 +66,36 @@ export async function measureOutflows(
 }
 
 /**
+ * The ERC-20s the call's trace saw leave the vault (`transfers`, nft-outflows.ts tokenOutflowsIn)
+ * that have no usable price, at `blockNumber`: outflows relay cannot price, which the owner decides
+ * (path.ts). Tokens the measured valuation already priced are not asked again; the others, whether
+ * the balance measure watched them or not, are priced at their traced total.
+ */
+export async function unpricedTokens(
+  chain: ChainRuntime,
+  request: ExecuteRequest,
+  transfers: ReadonlyMap<Address, bigint>,
+  measured: readonly Outflow[],
+  blockNumber: bigint,
+): Promise<UnpricedOutflow[]> {
+  const known = new Set(measured.map((out) => out.token.toLowerCase()));
+  const asked = [...transfers].filter(([token, amount]) => amount > 0n && !known.has(token.toLowerCase()));
+  if (asked.length === 0) return [];
+  const prices = await chain.snapshots(
+    asked.map(([token, amount]) => ({ vault: request.vaultAddress, bot: request.intent.bot, intentHash: zeroHash, tokens: [token], amounts: [amount] })),
+    blockNumber,
+  );
+  return asked.flatMap(([token, amount], i) => (prices[i]!.priced && !prices[i]!.priceStale ? [] : [{ standard: "erc20" as const, token, amount }]));
+}
+
+/**
  * The declared tokens, the chain's configured ERC-20s, for an ERC-20 `transfer` the called token
  * itself, and every address the calldata names (a protocol may pull a token it is told of through
  * an allowance the owner granted earlier), once each: the vault bounds only declared and
  * registry-default tokens on-chain. An address that is no token reads as a balance of 0 and moves
  * nothing. ETH is measured apart. The called contract is not measured otherwise: an NFT's
- * balanceOf counts items, which no feed prices (NFT transfers get the AI scan instead).
+ * balanceOf counts items, which no feed prices (an NFT leaving the vault is found in the
+ * call's trace instead, and the owner decides: nft-outflows.ts).
  */
 function watchedTokens(chain: ChainRuntime, request: ExecuteRequest, named: readonly Address[]): Address[] {
   const seen = new Map<string, Address>();

@@ -16,7 +16,10 @@ const selectors = (signatures: readonly string[]): ReadonlySet<string> => new Se
 /** Calls that grant someone the right to move the vault's assets: always the owner's review. */
 export const approvalGrantSelectors: ReadonlySet<string> = new Set(approvalSelectors.keys());
 
-/** ERC-721 and ERC-1155 transfers: always an AI scan, whatever the value. */
+/**
+ * ERC-721 and ERC-1155 transfers: always an AI scan, whatever the value; one that moves an NFT out
+ * of the vault (seen in its trace, or by this selector when the node cannot trace) is the owner's.
+ */
 export const nftTransferSelectors = selectors([
   "safeTransferFrom(address,address,uint256)",
   "safeTransferFrom(address,address,uint256,bytes)",
@@ -54,16 +57,24 @@ export function mandatoryReview(request: RelayRequest, snapshot: PolicySnapshot,
   return undefined;
 }
 
+/**
+ * `found`: why the checks found the owner must decide it (what its call tree grants, grants.ts).
+ * `unpriced`: why the owner must decide a call that moves what relay cannot price (an NFT, a token
+ * with no feed: nft-outflows.ts). Its value against the caps and windows cannot be proven, so it is
+ * held, never valued at $0 and never left to the agents alone.
+ */
 export function choosePath(
   request: RelayRequest,
   snapshot: PolicySnapshot,
   burst: boolean,
   knownErc20s: ReadonlySet<string>,
   found?: string,
+  unpriced?: string,
 ): Path {
   const { config } = snapshot;
   const review = mandatoryReview(request, snapshot, found);
   if (review !== undefined) return { path: "review", heldBecause: review };
+  if (unpriced !== undefined) return { path: "review", heldBecause: unpriced };
   if (!snapshot.priced) return { path: "review", heldBecause: "its USD value is unknown: a token it moves has no price feed, or the call names too many addresses to measure what it moves" };
 
   const reasons: ScanReason[] = [];

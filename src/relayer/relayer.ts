@@ -4,14 +4,17 @@
 //   (vault, policy snapshot at one block) → vault exists → rate limit → deadline → bot active → pause
 //   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
 //   swap-and-pay's swap (swap-and-pay.ts) → simulate (same block; an execute is then valued by what it
-//   moves, outflows.ts, and every call but a plain payment's is traced for what it grants, grants.ts)
-//   → record (duplicate check + spend windows, one transaction) → path → [scan] → submit → answer
+//   moves, outflows.ts; every call but a plain payment's is traced once, for what it grants, grants.ts,
+//   and for what no feed prices, nft-outflows.ts) → record (duplicate check + spend windows, a
+//   swap-and-pay's swap in the swap window, one transaction) → path (a swap-and-pay's the stricter of
+//   its payment's and its swap's) → [scan] → submit → answer
 //
 // The ledger's replay check runs in the record's transaction; a request that fails a step between
 // the two is looked up before its error is answered, so the errors still come in that order.
 //
 // On a devnet, `metadata.scenario` (scenarios.ts) is parsed once, up front, and forces its outcome
-// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path.
+// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path; never
+// past a review the request takes anyway, which is the owner's alone (scenarioPath).
 //
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
 // the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
@@ -38,20 +41,21 @@ import type { RequestRecord } from "../ledger/index.ts";
 import type { Store, StoreOps } from "./store.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
-import { aiScenarioOf, FailedOnce, FORCED, parseScenario, type Scenario } from "./scenarios.ts";
+import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./scenarios.ts";
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
-import type { Outflow } from "./outflows.ts";
+import { unpricedTokens, type Outflow } from "./outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./intents.ts";
 import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
 import type { SwapRequired } from "./kinds/kind.ts";
-import { choosePath, describeScan, mandatoryReview, selectorOf, type Path } from "./path.ts";
+import { choosePath, describeScan, isNftTransfer, mandatoryReview, selectorOf, type Path } from "./path.ts";
 import { traceCall, type CallTrace } from "./call-trace.ts";
 import { describeGrants, grantsIn, newGrants } from "./grants.ts";
+import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./nft-outflows.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import { executeAndSettle } from "./settle.ts";
 import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
@@ -61,7 +65,7 @@ import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
 import type { Terms } from "./terms.ts";
 import { newRequestId } from "../ledger/index.ts";
-import { checkSwapLeg, isSwapAndPay, type CheckedSwapLeg } from "./swap-and-pay.ts";
+import { checkSwapLeg, isSwapAndPay, reserveSwapLeg, scannedValue, swapAndPayPath, type CheckedSwapLeg } from "./swap-and-pay.ts";
 import { timed, type OnStep } from "./steps.ts";
 
 export interface RelayerParts {
@@ -106,6 +110,12 @@ interface OnItsWay {
   arrived?: () => void;
 }
 
+/** Whether a window's maxCount was passed (scanned, not refused): the request's, and a swap-and-pay's swap's. */
+interface Bursts {
+  request: boolean;
+  swap: boolean;
+}
+
 /** A request that passed every check, with what later steps need. */
 interface Checked {
   request: RelayRequest;
@@ -126,6 +136,10 @@ interface Checked {
   outflows?: Outflow[];
   /** Why the owner must decide it, from what its call tree grants (grants.ts) or the vault's review gate. */
   review?: string;
+  /** What an execute moves out of the vault that relay cannot price (nft-outflows.ts), if anything. */
+  unpriced?: UnpricedOutflow[];
+  /** Why the owner must decide it for that (path.ts), if so. */
+  unpricedHold?: string;
   /** A payment the vault holds too little of, which these swaps would cover: answered SWAP_REQUIRED. */
   swapRequired?: SwapRequired;
   /** A swap-and-pay's swap (swap-and-pay.ts). */
@@ -298,11 +312,14 @@ export class Relayer {
         return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
       });
       if (scenario?.name === "simulation-failed") throw relayError("SIMULATION_FAILED", FORCED);
-      const [valued, review] = await Promise.all([
-        kind.valuation && sim ? this.#value(chain, kind, request, data, snapshot, blockNumber) : { snapshot },
-        // A plain payment's only external call is its token's transfer (or ETH to the payee): nothing to trace.
-        paymentData ? undefined : this.#grantReview(chain, kind, request, data, sim !== undefined, snapshot, blockNumber),
+      // One trace of the call tree, read for what it grants and for what it moves that no feed prices.
+      // A plain payment's only external call is its token's transfer (or ETH to the payee): nothing to trace.
+      const traced = paymentData ? undefined : this.#trace(chain, kind, request, data, sim !== undefined, blockNumber);
+      const [valued, trace] = await Promise.all([
+        kind.valuation && sim ? this.#value(chain, kind, request, data, snapshot, blockNumber, traced) : { snapshot },
+        traced,
       ]);
+      const review = paymentData ? undefined : await this.#grantReview(chain, kind, request, trace, sim !== undefined, snapshot, blockNumber);
       const selfReview = await this.#selfReview(chain, request, scenario);
       // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
       if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
@@ -334,10 +351,20 @@ export class Relayer {
    * vault (outflows.ts); the value checks run again at that worth, and it is what the windows, the
    * AI threshold and the owner's review see.
    */
-  async #value(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, snapshot: PolicySnapshot, blockNumber: bigint): Promise<{ snapshot: PolicySnapshot; outflows?: Outflow[] }> {
+  async #value(
+    chain: ChainRuntime,
+    kind: KindDescriptor,
+    request: RelayRequest,
+    data: Hex,
+    snapshot: PolicySnapshot,
+    blockNumber: bigint,
+    traced: Promise<CallTrace | undefined> | undefined,
+  ): Promise<Pick<Checked, "snapshot" | "outflows" | "unpriced" | "unpricedHold">> {
     const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
-    const valuation = await kind.valuation!(chain, from, request, data, blockNumber);
-    if (!valuation) return { snapshot };
+    // The call's trace (#trace), beside the balance measure: what leaves the vault anywhere in its call tree.
+    const [valuation, trace] = await Promise.all([kind.valuation!(chain, from, request, data, blockNumber), traced]);
+    const unpriced = await this.#unpriced(chain, request, trace, valuation?.outflows ?? [], blockNumber);
+    if (!valuation) return { snapshot, ...unpriced };
     const valued: PolicySnapshot = {
       ...snapshot,
       usdValue: valuation.usdValue > snapshot.usdValue ? valuation.usdValue : snapshot.usdValue,
@@ -345,31 +372,53 @@ export class Relayer {
       priceStale: snapshot.priceStale || valuation.priceStale,
     };
     checkValue(request, valued, chain);
-    return { snapshot: valued, outflows: valuation.outflows };
+    return { snapshot: valued, outflows: valuation.outflows, ...unpriced };
+  }
+
+  /**
+   * What the call moves out of the vault that relay cannot price, by its trace: NFTs, and ERC-20s
+   * with no usable feed. A node that cannot trace: an NFT transfer's selector stands for it.
+   */
+  async #unpriced(chain: ChainRuntime, request: RelayRequest, trace: CallTrace | undefined, measured: Outflow[], blockNumber: bigint): Promise<Pick<Checked, "unpriced" | "unpricedHold">> {
+    const call = kindOf(request).call?.(request);
+    if (!call || request.kind !== "execute") return {};
+    if (trace === undefined || trace.reverted) {
+      const nft = isNftTransfer(call.data, call.target, this.#parts.dispatcher.knownErc20s(request.chainId));
+      return nft ? { unpricedHold: untracedNftHold } : {};
+    }
+    const vault = request.vaultAddress;
+    const tokens = await unpricedTokens(chain, request, tokenOutflowsIn(trace.logs, vault), measured, blockNumber);
+    const unpriced = [...unpricedOutflowsIn(trace.logs, vault), ...tokens];
+    return unpriced.length > 0 ? { unpriced, unpricedHold: unpricedHold(unpriced) } : {};
+  }
+
+  /**
+   * The request's call tree (call-trace.ts), traced once: the exact vault transaction's, from the
+   * relayer key at the pinned block; for an execute stopped at the vault's review gate, that of its
+   * protocol call made from the vault (the vault's own approvals of the declared tokens aside), so
+   * that the owner reads what it would grant. Undefined where the node cannot trace.
+   */
+  #trace(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, simulated: boolean, blockNumber: bigint): Promise<CallTrace | undefined> {
+    const vault = request.vaultAddress;
+    if (simulated) return traceCall(chain, { from: this.#parts.dispatcher.signerFor(request.chainId, vault), to: vault, data, blockNumber });
+    const call = kind.call?.(request);
+    if (!call) return Promise.resolve(undefined); // held at the gate for the bot's own review rule
+    const value = request.kind === "execute" ? request.intent.value : 0n;
+    return traceCall(chain, { from: vault, to: call.target, data: call.data, blockNumber, value });
   }
 
   /**
    * Why the owner must decide the request by what its call grants (grants.ts), read from its call
-   * tree (call-trace.ts): a right over the vault's assets that outlives the call, wherever in the
-   * tree it is granted, whatever the bot declared. The tree is the exact vault transaction's, from
-   * the relayer key at the pinned block; for an execute stopped at the vault's review gate, that of
-   * its protocol call made from the vault (the vault's own approvals of the declared tokens aside),
-   * so that the owner reads what it would grant. An execute on a node that cannot trace is held: what
-   * it grants cannot be shown. A swap's calldata is the relayer's own, to a registry router: traced
+   * tree (#trace): a right over the vault's assets that outlives the call, wherever in the tree it is
+   * granted, whatever the bot declared. An execute on a node that cannot trace is held: what it
+   * grants cannot be shown. A swap's calldata is the relayer's own, to a registry router: traced
    * where the node can, not held where it cannot.
    */
-  async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, data: Hex, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint): Promise<string | undefined> {
+  async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, trace: CallTrace | undefined, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint): Promise<string | undefined> {
     const call = kind.call?.(request);
     const vault = request.vaultAddress;
-    let trace: CallTrace | undefined;
-    if (simulated) {
-      trace = await traceCall(chain, { from: this.#parts.dispatcher.signerFor(request.chainId, vault), to: vault, data, blockNumber });
-      if (trace === undefined || trace.reverted) return call ? UNTRACEABLE : undefined;
-    } else {
-      if (!call) return undefined; // held at the gate for the bot's own review rule
-      const value = request.kind === "execute" ? request.intent.value : 0n;
-      trace = await traceCall(chain, { from: vault, to: call.target, data: call.data, blockNumber, value });
-    }
+    if (simulated && (trace === undefined || trace.reverted)) return call ? UNTRACEABLE : undefined;
+    if (!simulated && !call) return undefined; // held at the gate for the bot's own review rule
     const grants = trace && !trace.reverted ? await newGrants(chain, vault, grantsIn(trace.logs, vault), blockNumber) : [];
     if (grants.length > 0) return describeGrants(grants, chain);
     // Stopped at the gate with no rule of the relayer's own: the vault's standing-allowance rule.
@@ -443,7 +492,7 @@ export class Relayer {
    * requests for the same intent, or together above a limit, can never both pass. Not fsynced:
    * the submission that follows is, and it makes this commit durable with it.
    */
-  #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: boolean }> {
+  #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: Bursts }> {
     const { request, intentHash, snapshot, swapLeg } = checked;
     return this.#parts.store.transaction(async (tx) => {
       await checkNotInLedger(tx, request, intentHash);
@@ -451,7 +500,9 @@ export class Relayer {
       const record = await createRecord(tx, checked, fingerprint, requestId);
       if (swapLeg) await tx.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
       const { burst } = await kindOf(request).reserve(tx, request, snapshot, requestId);
-      return { record, burst };
+      // A swap-and-pay's swap counts in the swap window as a plain swap of its size does.
+      const swap = swapLeg ? (await reserveSwapLeg(tx, swapLeg, requestId)).burst : false;
+      return { record, burst: { request: burst, swap } };
     }, relaxed);
   }
 
@@ -473,8 +524,8 @@ export class Relayer {
   }
 
   /** Picks the path and carries it out; returns the stored 200 text. */
-  async #decide(checked: Checked, record: RequestRecord, burst: boolean): Promise<string> {
-    const path = scenarioPath(checked, choosePath(checked.request, checked.snapshot, burst, this.#parts.dispatcher.knownErc20s(checked.request.chainId), checked.review));
+  async #decide(checked: Checked, record: RequestRecord, burst: Bursts): Promise<string> {
+    const { path, selfDecides } = scenarioPath(checked, this.#choosePath(checked, burst));
     const { sim, selfReview } = checked;
     const simulationResult = sim && { success: true, ...(sim.gasEstimate === undefined ? {} : { gasEstimate: sim.gasEstimate.toString() }) };
     // Only the fast path goes to the key's queue now.
@@ -482,7 +533,7 @@ export class Relayer {
     switch (path.path) {
       case "review": {
         const text = await this.#hold(record, path.heldBecause, undefined, { simulationResult });
-        if (selfReview) {
+        if (selfReview && selfDecides) {
           const { request, chain, intentHash } = checked;
           const held = { requestId: record.id, chain, vault: request.vaultAddress, intentHash, owner: selfReview.owner };
           this.#parts.selfReviews!.schedule(held, selfReview.decision, selfReview.seconds);
@@ -496,6 +547,15 @@ export class Relayer {
     }
   }
 
+  /** The path the request takes by its own merits; a swap-and-pay's swap is judged as a plain swap and the stricter path taken. */
+  #choosePath(checked: Checked, burst: Bursts): Path {
+    const { request, snapshot, swapLeg } = checked;
+    const knownErc20s = this.#parts.dispatcher.knownErc20s(request.chainId);
+    const path = choosePath(request, snapshot, burst.request, knownErc20s, checked.review, checked.unpricedHold);
+    if (!swapLeg) return path;
+    return swapAndPayPath(path, choosePath(swapLeg.swap, swapLeg.snapshot, burst.swap, knownErc20s));
+  }
+
   async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
     const { request, chain, snapshot } = checked;
     await this.#parts.store.transaction((tx) => tx.transition(record.id, ["received"], "scanning"), relaxed);
@@ -507,7 +567,7 @@ export class Relayer {
     this.#parts.onAiScan?.(result.approved ? "approved" : "no_consensus");
     const agents = JSON.stringify(result.verdicts);
     if (!result.approved) {
-      const scanned = reasons.length > 0 ? describeScan(reasons, snapshot.usdValue, snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
+      const scanned = reasons.length > 0 ? describeScan(reasons, scannedValue(snapshot, checked.swapLeg), snapshot.config.aiTriggerThreshold) : `scanned because of metadata.scenario=${checked.scenario?.name}`;
       const why = `the verification agents did not reach consensus (${scanned})`;
       return this.#hold(record, why, agents, { simulationResult });
     }
@@ -593,15 +653,23 @@ export class Relayer {
 
 /**
  * The path a devnet scenario forces, whatever the amount: an ai-* scenario goes to the AI scan, a
- * review-* one is held. A review the vault itself demands stays a review (the vault would refuse
- * the call without the owner's approval); a self-deciding review gives that approval.
+ * review-* one is held and decides itself (`selfDecides`). A review the request takes anyway is the
+ * owner's alone (the vault's review gate, an approval grant, an unpriced outflow: choosePath): it
+ * stays the owner's, and no scenario decides it.
  */
-function scenarioPath(checked: Checked, path: Path): Path {
-  const { scenario } = checked;
-  if (scenario === undefined || path.path === "review") return path;
-  if (aiScenarioOf(scenario) !== undefined) return { path: "scan", reasons: path.path === "scan" ? path.reasons : [] };
-  if (checked.selfReview) return { path: "review", heldBecause: `metadata.scenario=${scenario.name} (devnet): the review decides itself in ${checked.selfReview.seconds} s` };
-  return path;
+function scenarioPath(checked: Checked, path: Path): { path: Path; selfDecides: boolean } {
+  const { scenario, selfReview } = checked;
+  if (scenario === undefined) return { path, selfDecides: false };
+  if (path.path === "review") {
+    if (aiScenarioOf(scenario) === undefined && !selfReview) return { path, selfDecides: false };
+    const note = `; metadata.scenario=${scenario.name} does not decide a review the owner must make`;
+    return { path: { path: "review", heldBecause: path.heldBecause + note }, selfDecides: false };
+  }
+  if (aiScenarioOf(scenario) !== undefined) return { path: { path: "scan", reasons: path.path === "scan" ? path.reasons : [] }, selfDecides: false };
+  if (selfReview && (scenario.name === "review-approve" || scenario.name === "review-reject")) {
+    return { path: { path: "review", heldBecause: selfDecidingHold({ name: scenario.name, seconds: selfReview.seconds }) }, selfDecides: true };
+  }
+  return { path, selfDecides: false };
 }
 
 /** Why an execute is held on a node that cannot show its call tree. */
@@ -646,7 +714,7 @@ function createRecord(tx: StoreOps, checked: Checked, fingerprint: string, reque
 }
 
 function storedBody(checked: Checked): string {
-  const { request, route, outflows, swapRequired } = checked;
+  const { request, route, outflows, unpriced, swapRequired } = checked;
   const kind = kindOf(request);
   const call = kind.call?.(request);
   return JSON.stringify(
@@ -656,6 +724,7 @@ function storedBody(checked: Checked): string {
       selector: call ? selectorOf(call.data) : undefined,
       route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
       outflows,
+      unpriced,
       swapRequired: swapRequired ? { options: swapRequired.options } : undefined,
     },
     (_key, value) => (typeof value === "bigint" ? value.toString() : value),

@@ -11,16 +11,21 @@ import { formatUsd } from "./usd.ts";
 import { OFF_CHAIN_FIELD_NAMES } from "../api/off-chain.ts";
 import type { RelayRequest } from "../api/validate.ts";
 import { formatUnits } from "viem";
+import { scannedValue, type CheckedSwapLeg } from "./swap-and-pay.ts";
 
 interface ScanSubject {
   request: RelayRequest;
   chain: ChainRuntime;
   snapshot: PolicySnapshot;
+  /** A swap-and-pay's swap: the agents see it and its value as they would see it alone. */
+  swapLeg?: CheckedSwapLeg;
 }
 
 export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: readonly ScanReason[], tokens: ReadonlyMap<string, TokenInfo>): Promise<ScanInput> {
-  const { request, snapshot } = subject;
+  const { request, snapshot, swapLeg } = subject;
   const kind = kindOf(request);
+  const usdValue = scannedValue(snapshot, swapLeg);
+  const swapped = swapLeg ? `, paid from a swap: ${summarize(swapLeg.swap, swapLeg.snapshot.usdValue, tokens)}` : "";
   const other = kind.counterparty(request);
   const history = await store.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
   const dailyLimit = snapshot.config.spendingLimits.find((l) => l.windowSeconds === 86_400n)?.amount ?? 0n;
@@ -30,8 +35,8 @@ export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: 
     vault: request.vaultAddress,
     bot: request.intent.bot,
     counterparty: other,
-    summary: summarize(request, snapshot.usdValue, tokens),
-    usdValue: snapshot.usdValue,
+    summary: summarize(request, snapshot.usdValue, tokens) + swapped,
+    usdValue,
     reasons: [...reasons],
     policy: { aiTriggerThreshold: snapshot.config.aiTriggerThreshold, maxPerTxAmount: snapshot.config.maxPerTxAmount, dailyLimit },
     history: {

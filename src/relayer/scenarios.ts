@@ -20,9 +20,13 @@
 // | review-approve[:N]  | 200 pending_review; after N s (default 2) the review approves itself         | path        |
 // | review-reject[:N]   | 200 pending_review; after N s (default 2) the review rejects itself          | path        |
 //
-// The ai-* and review-* scenarios cannot take a request past a review the vault itself demands (a
-// bot that requires human review, an approval grant, an unpriced request): it stays held for the
-// owner, as without a scenario.
+// The ai-* and review-* scenarios cannot take a request past a review the owner alone may decide (a
+// bot that requires human review, an approval grant, an unpriced request or outflow: anything
+// choosePath holds, path.ts): it stays held for the owner, as without a scenario, and no scenario
+// decides it. A review-* scenario decides only the review it asked for itself, which its
+// heldBecause names (selfDecidingHold); the self-deciding review checks that again before it acts,
+// also after a restart (self-review.ts). Before, review-approve kept the owner's hold but still
+// scheduled its decision, and the relayer signed the owner's approval of an approve(MAX).
 import type { Hex } from "viem";
 import { relayError } from "../errors.ts";
 import { aiScenarios, isAiScenario, type AiScenario } from "./ai/index.ts";
@@ -70,6 +74,18 @@ export function parseScenario(metadata: Record<string, string> | undefined, devn
 export function aiScenarioOf(scenario: Scenario | undefined): AiScenario | undefined {
   return scenario !== undefined && isAiScenario(scenario.name) ? scenario.name : undefined;
 }
+
+/** The heldBecause of a review a review-* scenario asked for: the only kind of review it decides. */
+export function selfDecidingHold(scenario: { name: "review-approve" | "review-reject"; seconds: number }): string {
+  return `${SELF_DECIDING} ${scenario.name} (devnet): the review decides itself in ${scenario.seconds} s`;
+}
+
+/** Whether a held request's heldBecause is a review-* scenario's own (selfDecidingHold), not the owner's. */
+export function decidesItself(heldBecause: string | undefined): boolean {
+  return heldBecause !== undefined && heldBecause.startsWith(SELF_DECIDING);
+}
+
+const SELF_DECIDING = "metadata.scenario=";
 
 /** What a refusal forced by a scenario says in `details`. */
 export const FORCED = "forced by metadata.scenario";

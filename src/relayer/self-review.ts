@@ -8,6 +8,12 @@
 // well-known development accounts (a devnet's owner). Any other owner: the scenario is refused at
 // submission (400 INVALID_REQUEST), before anything is recorded.
 //
+// It decides only the review its scenario asked for (scenarios.ts selfDecidingHold), never one the
+// request took anyway (the vault's review gate, an approval grant, an unpriced outflow): those are
+// the owner's alone. The spine schedules only the former; re-arming and the decision itself check
+// the held request's heldBecause again, so neither a restart nor a mistake upstream signs for the
+// owner what the owner must decide.
+//
 // The timers live in memory. A relayer that stops before one fires leaves that review pending; the
 // next start re-arms it from the ledger (`rearm`: the scenario is in the stored request), due N
 // seconds after the request was held, at once if that has passed. Until then the owner may decide
@@ -22,7 +28,7 @@ import type { ChainRuntime } from "./chain-runtime.ts";
 import type { Clock } from "./clock.ts";
 import type { Reviews } from "./reviews.ts";
 import type { Store } from "./store.ts";
-import { parseScenario } from "./scenarios.ts";
+import { decidesItself, parseScenario } from "./scenarios.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 /** Lifetime of the ReviewApproval the relayer signs: enough for the approval to be mined. */
@@ -98,6 +104,7 @@ export class SelfDecidingReviews {
         continue; // not a scenario this relayer knows
       }
       if (scenario?.name !== "review-approve" && scenario?.name !== "review-reject") continue;
+      if (!decidesItself(record.heldBecause)) continue; // held for the owner: no scenario decides it
       const decision: Decision = scenario.name === "review-approve" ? "approve" : "reject";
       const vault = getAddress(record.vault);
       try {
@@ -120,6 +127,10 @@ export class SelfDecidingReviews {
 
   async #decide(held: HeldRequest, decision: Decision): Promise<void> {
     const { reviews } = this.#deps;
+    const item = await reviews.detail(held.owner, held.requestId);
+    if (!decidesItself(item.heldBecause as string | undefined)) {
+      throw new Error(`it is held for the owner (${String(item.heldBecause)}): only the owner decides it`);
+    }
     if (decision === "reject") {
       await reviews.reject(held.owner, held.requestId, "rejected by metadata.scenario=review-reject (devnet)");
       return;

@@ -25,8 +25,8 @@ export async function reservePaymentWindows(tx: StoreOps, request: RelayRequest,
 /**
  * A swap's value counts against the bot's swap volume window, which the owner sets on-chain
  * (setBotSwapLimit). Swaps keep their own windows, apart from payments and executes: the ledger's
- * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay is a payment:
- * its value counts in the payment windows, which bound what its swap's output can pay out.
+ * spend scope for them is the vault's address with a `#swap` suffix. A swap-and-pay counts twice,
+ * as what it is: its payment in the payment windows, its swap here (swap-and-pay.ts reserveSwapLeg).
  */
 export async function reserveSwapVolume(tx: StoreOps, request: RelayRequest, snapshot: PolicySnapshot, requestId: string): Promise<{ burst: boolean }> {
   const limit = snapshot.swapLimit;

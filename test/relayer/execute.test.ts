@@ -83,20 +83,22 @@ describe("POST /v1/execute", () => {
       expect((await get(`${env.url}${res.body.pollUrl}`)).body).toEqual(res.body);
     });
 
-    describe("NFT transfers are AI-scanned whatever their value", () => {
+    // No feed prices an NFT: one leaving the vault is the owner's to decide, never the agents' alone
+    // (nft-outflows.ts; test/security/unpriced-outflows.test.ts has the owner approving one).
+    describe("NFT transfers out of the vault are held for the owner whatever their value", () => {
       beforeAll(async () => {
         await ownerCall(env, "approveProtocol", [nft]);
       });
 
-      it("agents approve: approved, and the NFT leaves the vault", async () => {
+      it("even with agents forced to approve: pending_review for the owner, and the NFT stays", async () => {
         const id = await mintNft(env, env.owner, env.vault);
         expect(await nftOwner(env, id)).toBe(env.vault);
         const to = fresh();
         const data = calldata("mocks/MockNFT", "safeTransferFrom", [env.vault, to, id]);
         const res = await post(execute, await executeBody(env, { protocol: nft }, data, { metadata: { scenario: "ai-approve" } }));
         expect(res.status).toBe(200);
-        expect(res.body).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
-        expect(await nftOwner(env, id)).toBe(to);
+        expect(res.body).toEqual({ requestId: expect.any(String), status: "pending_review", pollUrl: `/v1/execute/${res.body.requestId}` });
+        expect(await nftOwner(env, id)).toBe(env.vault);
       });
 
       it("agents without consensus: pending_review, and the NFT stays", async () => {

@@ -147,11 +147,12 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
     await nothingMoved(to, vaultBefore);
   });
 
-  it("review-approve on a bot the owner must review: the self-deciding review gives the owner's approval the vault demands", async () => {
-    const { to, res } = await pay("review-approve:1", { signer: env.reviewedBot });
+  it("review-approve on a bot the owner must review: held for the owner, and the review does not decide itself; nothing moves", async () => {
+    const { to, vaultBefore, res } = await pay("review-approve:1", { signer: env.reviewedBot });
     expect(res.body.status).toBe("pending_review");
-    expect((await settled(res.body.requestId)).body.status).toBe("approved");
-    expect(await balanceOf(env, usdc, to)).toBe(USDC(2));
+    expect((await env.store.getRequest(res.body.requestId))!.heldBecause).toMatch(/does not decide a review the owner must make$/);
+    expect((await settled(res.body.requestId, 2_500)).body.status).toBe("pending_review");
+    await nothingMoved(to, vaultBefore);
   });
 
   it("an unknown value is 400 INVALID_REQUEST naming the valid ones", async () => {

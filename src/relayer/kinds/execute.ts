@@ -1,7 +1,8 @@
 // POST /v1/execute: the vault calls `protocol` with `callData` (its hash signed as calldataHash),
 // moving the declared `tokens`/`amounts` and `value` in ETH. Simulated on its own with a gas
-// estimate, then valued by what the simulation moves out of the vault (outflows.ts). Its call's
-// selector decides the owner's review (approval grants) and the AI scan (NFT transfers), path.ts.
+// estimate, then valued by what the simulation moves out of the vault (outflows.ts); what it moves
+// that no feed prices (NFTs, seen in its trace: nft-outflows.ts) is the owner's to decide. Its
+// call's selector decides the owner's review (approval grants) and the AI scan (NFT transfers), path.ts.
 import { encodeFunctionData, zeroAddress, type Address } from "viem";
 import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { ExecuteRequest } from "../../api/validate.ts";
@@ -57,6 +58,8 @@ export const execute: KindDescriptor<ExecuteRequest> = {
     const extras: Record<string, unknown> = { call: decodeCall(stored.intent.protocol as Address, stored.callData, { tokens: view.tokens, vault: view.vault }) };
     const outflows = describeOutflows(stored.outflows, view.tokens);
     if (outflows !== undefined) extras.outflows = outflows;
+    // What it moves that relay cannot price (NFTs, tokens with no feed), as its trace saw it.
+    if (Array.isArray(stored.unpriced)) extras.unpriced = stored.unpriced;
     return extras;
   },
 };
