@@ -45,7 +45,7 @@ describe("a devnet scenario never decides what the owner alone may decide", () =
     const spender = fresh();
     const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: usdc }, approveMax(spender), { metadata: { scenario: "review-approve:1" } }));
     expect(res.body.status).toBe("pending_review");
-    expect((await env.store.getRequest(res.body.requestId))!.heldBecause).toMatch(/^the call grants an approval over the vault's assets; /);
+    expect((await env.store.getRequest(res.body.requestId))!.heldBecause).toMatch(/^the call grants a right over the vault's assets that outlives it: an allowance of unlimited USDC .*; metadata.scenario=review-approve does not decide a review the owner must make$/);
     await pause(PAST_THE_TIMER_MS);
     expect(await statusOf("execute", res.body.requestId)).toBe("pending_review");
     expect(await allowanceOf(env, usdc, spender)).toBe(0n);
