@@ -27,8 +27,17 @@ function openPrivately(file: string): void {
 
 /** Options of {@link openLedger}. */
 export interface LedgerOptions {
-  /** Clock in unix milliseconds; defaults to `Date.now`. Tests inject their own. */
+  /**
+   * The wall clock in unix milliseconds, for what belongs to no chain (idempotency keys, when a
+   * request last changed, terms acceptances, replacements); defaults to `Date.now`. Tests inject their own.
+   */
   now?: () => number;
+  /**
+   * Chain `chainId`'s clock in unix milliseconds, for what belongs to that chain (its spend windows,
+   * when its requests arrived, its refusals, its review lapses): on a devnet the chain's time, which
+   * time travel moves (relayer/clock.ts). Defaults to `now`.
+   */
+  chainNow?: (chainId: number) => number;
   /** How long a writer waits for another connection's lock before failing; default 10 s. */
   busyTimeoutMs?: number;
   /**
@@ -59,6 +68,7 @@ export interface TransactionOptions {
 export class Db {
   readonly sqlite: DatabaseSync;
   readonly now: () => number;
+  readonly chainNow: (chainId: number) => number;
   #depth = 0;
   #synchronous: "FULL" | "NORMAL" = "FULL";
   #checkpointer: Checkpointer | undefined;
@@ -76,7 +86,9 @@ export class Db {
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") openPrivately(file);
-    this.now = options.now ?? Date.now;
+    const now = options.now ?? Date.now;
+    this.now = now;
+    this.chainNow = options.chainNow ?? (() => now());
     this.sqlite = new DatabaseSync(file);
     this.#walFile = file === ":memory:" ? undefined : `${file}-wal`;
     const busy = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 10_000));
