@@ -23,16 +23,19 @@ export interface OpenedStore {
 export interface StoreFactory {
   /** Shown in the test names. */
   readonly name: string;
-  /** A fresh, empty store whose clock is `now` (unix ms), closed after the test. */
-  fresh(now?: () => number): Promise<OpenedStore>;
+  /**
+   * A fresh, empty store whose clock is `now` (unix ms), closed after the test; with `chainNow`,
+   * each chain's clock is that (StoreClock.chainNow) and `now` is the wall clock only.
+   */
+  fresh(now?: () => number, chainNow?: (chainId: number) => number): Promise<OpenedStore>;
 }
 
 export const sqliteStore: StoreFactory = {
   name: "sqlite",
-  async fresh(now) {
+  async fresh(now, chainNow) {
     const file = path.join(tempDir(), "ledger.sqlite");
     const connect = async (clock?: () => number): Promise<Store> => {
-      const store = openLedger(file, clock ? { now: clock } : {});
+      const store = openLedger(file, { ...(clock ? { now: clock } : {}), ...(chainNow ? { chainNow } : {}) });
       onCleanup(() => store.close());
       return store;
     };
@@ -49,11 +52,11 @@ afterAll(async () => {
 
 export const postgresStore: StoreFactory = {
   name: "postgres",
-  async fresh(now) {
+  async fresh(now, chainNow) {
     server ??= startPostgres();
     const url = await (await server).newDatabase();
     const connect = async (clock?: () => number): Promise<Store> => {
-      const store = await openPostgresStore(url, clock ? { now: clock } : {});
+      const store = await openPostgresStore(url, { ...(clock ? { now: clock } : {}), ...(chainNow ? { chainNow } : {}) });
       onCleanup(() => store.close());
       return store;
     };
