@@ -9,7 +9,8 @@
 // the chains' balances show that nothing more moved.
 //
 // Two in-process chains (real EDR devnets, real HTTP, the relayer's own ledger), served by one
-// relayer twice: once as two devnets, once with the second chain configured without `devnet`.
+// relayer three times: as two devnets, with the second chain configured without `devnet`, and as two
+// devnets on a PostgreSQL store (a real server) instead of SQLite.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, EIP1193Provider, Hex } from "viem";
@@ -24,6 +25,7 @@ import { balanceOf, fresh, get, paymentBody, post, type Env } from "../relayer/h
 import { newBot, usd } from "../relayer/harness-extra.ts";
 import { ownerSession } from "./support/owner-session.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { startPostgres, type PostgresServer } from "../support/postgres.ts";
 
 const MOVED = 84532; // the devnet whose time travels
 const OTHER = 421614; // the chain whose time nobody moves
@@ -87,9 +89,11 @@ async function statusAfter(env: Env, requestId: string, ms: number): Promise<Rec
 }
 
 describe.each([
-  { chains: "two devnets, only one of them moved", otherIsDevnet: true },
-  { chains: "a devnet beside a chain on the wall clock (not a devnet)", otherIsDevnet: false },
-])("one relayer serving $chains", ({ otherIsDevnet }) => {
+  { chains: "two devnets, only one of them moved", otherIsDevnet: true, postgres: false },
+  { chains: "a devnet beside a chain on the wall clock (not a devnet)", otherIsDevnet: false, postgres: false },
+  { chains: "two devnets, only one of them moved, on PostgreSQL", otherIsDevnet: true, postgres: true },
+])("one relayer serving $chains", ({ otherIsDevnet, postgres }) => {
+  let database: PostgresServer | undefined;
   let relayer: RunningRelayer;
   let moved: Env;
   let other: Env;
@@ -104,7 +108,8 @@ describe.each([
     });
     const config = parseRelayerConfig({ stateDir: path.join(stateDir, "relayer"), chains, reviewWindowSeconds: REVIEW_WINDOW_SECONDS });
     const providers = new Map([...devnets].map(([chainId, devnet]) => [chainId, devnet.chain.provider as EIP1193Provider] as const));
-    relayer = await startRelayer({ config, port: 0, providers });
+    if (postgres) database = await startPostgres();
+    relayer = await startRelayer({ config, port: 0, providers, ...(database ? { databaseUrl: await database.newDatabase() } : {}) });
     moved = chainEnv(MOVED, relayer.url);
     other = chainEnv(OTHER, relayer.url);
     auth = await ownerSession(other);
@@ -113,6 +118,7 @@ describe.each([
   }, 120_000);
   afterAll(async () => {
     await relayer?.close();
+    await database?.stop();
   });
 
   /** A $`dollars` USDC payment by the chain's limited bot, deadline from the chain's own time (5 minutes, by default). */
