@@ -93,7 +93,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   // (clock.ts). What belongs to a chain asks its clock, chosen by chain id; the rest is on the wall clock.
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
   const clocks = chainClocks(devnets);
-  const storeClock: StoreClock = { now: Date.now, chainNow: (chainId) => clocks.of(chainId).now() };
+  const storeClock: StoreClock = { now: Date.now, chainNow: (chainId) => clocks.of(chainId).now(), latestNow: () => clocks.latest() };
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const shared = await openShared(options.databaseUrl, config, storeClock, leaseTtlMs);
   const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, ...storeClock });

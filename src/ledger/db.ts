@@ -38,6 +38,8 @@ export interface LedgerOptions {
    * time travel moves (relayer/clock.ts). Defaults to `now`.
    */
   chainNow?: (chainId: number) => number;
+  /** The latest of every chain's clock (no `chainNow` is later); defaults to `now`, or without bound with a `chainNow`. */
+  latestNow?: () => number;
   /** How long a writer waits for another connection's lock before failing; default 10 s. */
   busyTimeoutMs?: number;
   /**
@@ -69,6 +71,7 @@ export class Db {
   readonly sqlite: DatabaseSync;
   readonly now: () => number;
   readonly chainNow: (chainId: number) => number;
+  readonly latestNow: () => number;
   #depth = 0;
   #synchronous: "FULL" | "NORMAL" = "FULL";
   #checkpointer: Checkpointer | undefined;
@@ -89,6 +92,7 @@ export class Db {
     const now = options.now ?? Date.now;
     this.now = now;
     this.chainNow = options.chainNow ?? (() => now());
+    this.latestNow = options.latestNow ?? (options.chainNow ? () => Number.MAX_SAFE_INTEGER : now);
     this.sqlite = new DatabaseSync(file);
     this.#walFile = file === ":memory:" ? undefined : `${file}-wal`;
     const busy = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 10_000));

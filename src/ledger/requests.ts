@@ -248,7 +248,7 @@ export class Requests {
     this.#paidBefore = s.prepare(`SELECT COUNT(*) AS n FROM requests WHERE chain_id = ? AND vault = ? AND bot = ?
       AND status = 'approved' AND json_extract(body, '$.counterparty') = ?`);
     this.#expiring = s.prepare(
-      "SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL ORDER BY created_at, rowid",
+      "SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
     );
   }
 
@@ -451,10 +451,10 @@ export class Requests {
 
   /**
    * Ids of held requests whose review window ended at or before `nowOn(chainId)`, the time on the
-   * request's own chain (call inside a transaction).
+   * request's own chain, of those that ended by `latest` (no chain's time is later; call inside a transaction).
    */
-  expiringReviewIds(nowOn: (chainId: number) => number): string[] {
-    const rows = this.#expiring.all() as Array<{ id: string; chain_id: number; review_expires_at: number }>;
+  expiringReviewIds(nowOn: (chainId: number) => number, latest: number): string[] {
+    const rows = this.#expiring.all(latest) as Array<{ id: string; chain_id: number; review_expires_at: number }>;
     return rows.filter((row) => Number(row.review_expires_at) <= nowOn(Number(row.chain_id))).map((row) => String(row.id));
   }
 }

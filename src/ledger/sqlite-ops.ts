@@ -191,9 +191,10 @@ export class SqliteOps {
    */
   expireReviews(now?: number): RequestRecord[] {
     const nowOn = now === undefined ? this.#db.chainNow : () => now;
+    const latest = now ?? this.#db.latestNow();
     return this.#db.transaction(() => {
       const expired: RequestRecord[] = [];
-      for (const id of this.#requests.expiringReviewIds(nowOn)) {
+      for (const id of this.#requests.expiringReviewIds(nowOn, latest)) {
         const updated = this.rejectReview(id, reviewExpiredReason);
         if (updated) expired.push(updated);
       }

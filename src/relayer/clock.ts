@@ -24,6 +24,8 @@ export interface Clock {
 export interface Clocks {
   /** The clock of chain `chainId`: its own time on a devnet, the wall clock elsewhere. */
   of(chainId: number): Clock;
+  /** The latest of every chain's time, unix ms: no chain's clock is later (nor any earlier than the wall clock). */
+  latest(): number;
 }
 
 /** The wall clock: the clock of every chain that is not a devnet. */
@@ -38,7 +40,10 @@ export const wallClock: Clock = {
  */
 export function chainClocks(devnetChainIds: ReadonlySet<number>, wall: () => number = Date.now): Clocks {
   const clocks = new Map([...devnetChainIds].map((chainId) => [chainId, followingClock(wall)] as const));
-  return { of: (chainId) => clocks.get(chainId) ?? wallClock };
+  return {
+    of: (chainId) => clocks.get(chainId) ?? wallClock,
+    latest: () => Math.max(wall(), ...[...clocks.values()].map((clock) => clock.now())),
+  };
 }
 
 /** A clock that follows one devnet chain's block timestamps, ahead of `wall` by the chain's lead. */

@@ -27,6 +27,11 @@ export interface StoreClock {
   now(): number;
   /** Chain `chainId`'s clock, for what belongs to it: its spend windows, when its requests arrived, its refusals and review lapses. */
   chainNow(chainId: number): number;
+  /**
+   * The latest of every chain's clock: no chainNow is later. Bounds the search for lapsed reviews
+   * (only those due by then are read, and then each is compared with its own chain's time).
+   */
+  latestNow(): number;
 }
 
 /** What Store.recordSubmission records: the signed transaction. */

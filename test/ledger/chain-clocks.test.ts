@@ -18,7 +18,7 @@ async function storeWithTwoChains(factory: (typeof storeFactories)[number]) {
   const wall = manualClock();
   let lead = 0;
   const chainNow = (chainId: number) => wall.now() + (chainId === MOVED ? lead : 0);
-  const { store } = await factory.fresh(wall.now, chainNow);
+  const { store } = await factory.fresh(wall.now, { chainNow, latestNow: () => wall.now() + lead });
   return { store, wall, chainNow, travel: (ms: number) => void (lead += ms) };
 }
 

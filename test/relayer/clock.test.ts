@@ -38,9 +38,11 @@ describe("the relayer's clocks", () => {
     clocks.of(421614).observe(2_000_000n);
     expect(clocks.of(84532).now()).toBe(wall + 25 * 3_600_000);
     expect(clocks.of(421614).now()).toBe(wall);
+    expect(clocks.latest()).toBe(wall + 25 * 3_600_000); // no chain's time is later
     clocks.of(421614).observe(2_000_000n + 60n);
     expect(clocks.of(421614).now()).toBe(wall + 60_000);
     expect(clocks.of(84532).now()).toBe(wall + 25 * 3_600_000);
+    expect(chainClocks(new Set(), () => wall).latest()).toBe(wall); // no devnet: the wall clock
   });
 
   it("never go backwards: an old block and a wall clock stepping back change nothing", () => {

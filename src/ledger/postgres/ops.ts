@@ -153,7 +153,7 @@ export class PostgresOps implements StoreOps {
    */
   async expireReviews(now?: number): Promise<RequestRecord[]> {
     const nowOn = now === undefined ? (chainId: number) => this.#clock.chainNow(chainId) : () => now;
-    const ids = await this.session.read((q) => requests.expiringReviewIds(q, nowOn));
+    const ids = await this.session.read((q) => requests.expiringReviewIds(q, nowOn, now ?? this.#clock.latestNow()));
     const expired: RequestRecord[] = [];
     for (const id of ids) {
       const updated = await this.rejectReview(id, reviewExpiredReason);

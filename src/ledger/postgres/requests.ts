@@ -204,9 +204,15 @@ export async function listReviews(q: Query, filter: ReviewFilter): Promise<Reque
   return rows.map(requestFromRow);
 }
 
-/** Ids of held requests whose review window ended at or before `nowOn(chainId)`, the time on the request's own chain. */
-export async function expiringReviewIds(q: Query, nowOn: (chainId: number) => number): Promise<string[]> {
-  const rows = await q("SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL ORDER BY created_at, seq");
+/**
+ * Ids of held requests whose review window ended at or before `nowOn(chainId)`, the time on the
+ * request's own chain, of those that ended by `latest` (no chain's time is later).
+ */
+export async function expiringReviewIds(q: Query, nowOn: (chainId: number) => number, latest: number): Promise<string[]> {
+  const rows = await q(
+    "SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= $1 ORDER BY created_at, seq",
+    [latest],
+  );
   return rows.filter((row) => Number(row.review_expires_at) <= nowOn(Number(row.chain_id))).map((row) => String(row.id));
 }
 

@@ -17,6 +17,8 @@ export interface PostgresStoreOptions {
   now?: () => number;
   /** Chain `chainId`'s clock in unix milliseconds (StoreClock.chainNow; a devnet's follows its time); defaults to `now`. */
   chainNow?: (chainId: number) => number;
+  /** StoreClock.latestNow; defaults to `now`, or without bound with a `chainNow`. */
+  latestNow?: () => number;
   /** Connections in the pool; default 10. */
   poolSize?: number;
   /**
@@ -132,5 +134,10 @@ export async function openPostgresPool(url: string, options: { poolSize?: number
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const pool = await openPostgresPool(url, options);
   const now = options.now ?? Date.now;
-  return new PostgresStore(pool, { now, chainNow: options.chainNow ?? (() => now()) });
+  const { chainNow, latestNow } = options;
+  return new PostgresStore(pool, {
+    now,
+    chainNow: chainNow ?? (() => now()),
+    latestNow: latestNow ?? (chainNow ? () => Number.MAX_SAFE_INTEGER : now),
+  });
 }
