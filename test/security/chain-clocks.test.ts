@@ -11,7 +11,6 @@
 // Two in-process chains (real EDR devnets, real HTTP, the relayer's own ledger), served by one
 // relayer three times: as two devnets, with the second chain configured without `devnet`, and as two
 // devnets on a PostgreSQL store (a real server) instead of SQLite.
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address, EIP1193Provider, Hex } from "viem";
 import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
@@ -101,12 +100,11 @@ describe.each([
   const bots = new Map<number, PrivateKeyAccount>();
 
   beforeAll(async () => {
-    const stateDir = tempDir("relay-clock-relayer-");
     const chains = [MOVED, OTHER].map((chainId) => {
       const { manifest } = devnets.get(chainId)!;
       return chainFromManifest(manifest, manifest.rpcUrl, chainId === MOVED || otherIsDevnet);
     });
-    const config = parseRelayerConfig({ stateDir: path.join(stateDir, "relayer"), chains, reviewWindowSeconds: REVIEW_WINDOW_SECONDS });
+    const config = parseRelayerConfig({ stateDir: tempDir("relay-clock-relayer-"), chains, reviewWindowSeconds: REVIEW_WINDOW_SECONDS });
     const providers = new Map([...devnets].map(([chainId, devnet]) => [chainId, devnet.chain.provider as EIP1193Provider] as const));
     if (postgres) database = await startPostgres();
     relayer = await startRelayer({ config, port: 0, providers, ...(database ? { databaseUrl: await database.newDatabase() } : {}) });
