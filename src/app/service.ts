@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../server/app.ts";
 import { relayError } from "../errors.ts";
 import { ledgerPath, openLedger } from "../ledger/index.ts";
-import type { Store } from "../relayer/store.ts";
+import type { Store, StoreClock } from "../relayer/store.ts";
 import { createRelayerMetrics, registerMetrics, type RelayerMetrics } from "../server/metrics.ts";
 import { RateLimiter, registerClientRateLimit } from "../server/rate-limit.ts";
 import type { RateLimiter as Limiter } from "../relayer/rate-limiter.ts";
@@ -37,7 +37,7 @@ import { reconcileInFlight, settleInterrupted, watchInFlight } from "../relayer/
 import { Relayer } from "../relayer/relayer.ts";
 import { Reviews } from "../relayer/reviews.ts";
 import { SelfDecidingReviews } from "../relayer/self-review.ts";
-import { chainClock, type Clock } from "../relayer/clock.ts";
+import { chainClocks, type Clocks } from "../relayer/clock.ts";
 import { Terms } from "../relayer/terms.ts";
 import { StuckWatch } from "../relayer/stuck-watch.ts";
 import { isTransportFailure } from "../relayer/rpc-errors.ts";
@@ -89,18 +89,20 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const log = options.log ?? (() => {});
   const host = options.host ?? "127.0.0.1";
   const chainConfigs = await checkDevnetClaims(config.chains, options, log);
-  // The one clock of the relayer: the wall clock, or with a devnet the devnet chain's time (clock.ts).
+  // Each chain's clock: a devnet's follows that chain's time, every other chain's is the wall clock
+  // (clock.ts). What belongs to a chain asks its clock, chosen by chain id; the rest is on the wall clock.
   const devnets = new Set(chainConfigs.filter((c) => c.devnet).map((c) => c.chainId));
-  const clock = chainClock(devnets);
+  const clocks = chainClocks(devnets);
+  const storeClock: StoreClock = { now: Date.now, chainNow: (chainId) => clocks.of(chainId).now(), latestNow: () => clocks.latest() };
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  const shared = await openShared(options.databaseUrl, config, () => clock.now(), leaseTtlMs);
-  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, now: () => clock.now() });
+  const shared = await openShared(options.databaseUrl, config, storeClock, leaseTtlMs);
+  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, ...storeClock });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));
-    // Times in the ledger are the chain's on a devnet (which may be ahead after time travel): learn
-    // its time before anything compares with them.
-    await followDevnetTime(chains, devnets, clock);
+    // A devnet chain's times in the ledger are that chain's (which may be ahead after time travel):
+    // learn its time before anything compares with them.
+    await followDevnetTime(chains, devnets, clocks);
     await settleWithChain(store, chains, log, shared !== undefined);
     await watchInFlight(store, chains, { timeoutMs: config.receiptTimeoutMs, signal: stopWatching.signal, log });
 
@@ -129,9 +131,9 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // spend from the same bucket for unauthenticated work.
     const rateLimiter: Limiter = shared?.rateLimiter ?? new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, store, rateLimiter });
-    const reviews = new Reviews({ store, chains, dispatcher, clock, onStep: metrics.timeStep });
+    const reviews = new Reviews({ store, chains, dispatcher, clocks, onStep: metrics.timeStep });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
-    const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clock, log }) : undefined;
+    const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clocks, log }) : undefined;
     const relayer = new Relayer({
       config,
       store,
@@ -139,7 +141,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       dispatcher,
       rateLimiter,
       scanner: createScanner(config.ai),
-      clock,
+      clocks,
       selfReviews,
       terms,
       onOutcome: (kind, outcome) => metrics.countIntent(kind, outcome as never),
@@ -209,8 +211,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const stuckWatch = new StuckWatch(store, chains, config.inFlight, (chainId) => metrics.countTransaction(chainId, "replaced"), (chainId, signer) => dispatcher.signingRight(chainId, signer));
     const timers = [
       setInterval(() => {
-        // On a devnet, first learn the chain's time (the clock follows it) so that lapses follow it too.
-        followDevnetTime(chains, devnets, clock)
+        // First learn each devnet's time (its clock follows it), so that its reviews lapse by it.
+        followDevnetTime(chains, devnets, clocks)
           .then(() => reviews.expire())
           .catch((error) => log(`expiring reviews failed: ${(error as Error).message}`));
       }, 1_000),
@@ -293,14 +295,14 @@ async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartR
   );
 }
 
-/** Reads the latest block of each devnet chain and tells the clock its time; nothing off a devnet. */
-async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devnets: ReadonlySet<number>, clock: Clock): Promise<void> {
+/** Reads the latest block of each devnet chain and tells that chain's clock its time; nothing off a devnet. */
+async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devnets: ReadonlySet<number>, clocks: Clocks): Promise<void> {
   for (const chainId of devnets) {
     const chain = chains.get(chainId);
     if (!chain) continue;
     try {
       const block = await chain.clients.publicClient.getBlock({ blockTag: "latest" });
-      clock.observe(chainId, block.timestamp);
+      clocks.of(chainId).observe(block.timestamp);
     } catch {
       // An unreachable devnet keeps the clock where it is; the next sweep tries again.
     }
@@ -355,7 +357,7 @@ interface Shared {
  * start together) and the shared rate limits, SIWE nonces and session secret. Without: undefined
  * (the SQLite ledger and in-process state). A failure names the database without its password.
  */
-async function openShared(url: string | undefined, config: RelayerConfig, now: () => number, heartbeatTtlMs: number): Promise<Shared | undefined> {
+async function openShared(url: string | undefined, config: RelayerConfig, clock: StoreClock, heartbeatTtlMs: number): Promise<Shared | undefined> {
   if (url === undefined) return undefined;
   let pool;
   try {
@@ -364,15 +366,17 @@ async function openShared(url: string | undefined, config: RelayerConfig, now: (
     throw new Error(`cannot open the database ${redactedUrl(url)}: ${(error as Error).message}`);
   }
   try {
-    const rateLimiter = new PostgresRateLimiter(pool, config.rateLimits, now);
-    const store = new PostgresStore(pool, now);
+    // Rate limits and SIWE nonces belong to no chain: the wall clock. (A bucket is keyed by an
+    // address, which may be a vault on several chains: one chain's time travel must not refill it.)
+    const rateLimiter = new PostgresRateLimiter(pool, config.rateLimits, clock.now);
+    const store = new PostgresStore(pool, clock);
     // Alive before recording anything: no other instance may take this one's requests for a dead one's.
     await store.heartbeat(heartbeatTtlMs);
     return {
       store,
       rateLimiter,
       clientRateLimiter: rateLimiter,
-      nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now }),
+      nonces: await PostgresNonceBook.open(pool, { ttlMs: DEFAULT_NONCE_TTL_MS, maxSpent: DEFAULT_MAX_SPENT_NONCES, now: clock.now }),
       sessionSecret: await loadOrCreateSharedSecret(pool, "owner-session"),
       leases: new PostgresKeyLeases(pool, store.instanceId),
       signingQueue: new PostgresSigningQueue(pool),

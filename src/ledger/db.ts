@@ -27,8 +27,19 @@ function openPrivately(file: string): void {
 
 /** Options of {@link openLedger}. */
 export interface LedgerOptions {
-  /** Clock in unix milliseconds; defaults to `Date.now`. Tests inject their own. */
+  /**
+   * The wall clock in unix milliseconds, for what belongs to no chain (idempotency keys, when a
+   * request last changed, terms acceptances, replacements); defaults to `Date.now`. Tests inject their own.
+   */
   now?: () => number;
+  /**
+   * Chain `chainId`'s clock in unix milliseconds, for what belongs to that chain (its spend windows,
+   * when its requests arrived, its refusals, its review lapses): on a devnet the chain's time, which
+   * time travel moves (relayer/clock.ts). Defaults to `now`.
+   */
+  chainNow?: (chainId: number) => number;
+  /** The latest of every chain's clock (no `chainNow` is later); defaults to `now`, or without bound with a `chainNow`. */
+  latestNow?: () => number;
   /** How long a writer waits for another connection's lock before failing; default 10 s. */
   busyTimeoutMs?: number;
   /**
@@ -59,6 +70,8 @@ export interface TransactionOptions {
 export class Db {
   readonly sqlite: DatabaseSync;
   readonly now: () => number;
+  readonly chainNow: (chainId: number) => number;
+  readonly latestNow: () => number;
   #depth = 0;
   #synchronous: "FULL" | "NORMAL" = "FULL";
   #checkpointer: Checkpointer | undefined;
@@ -76,7 +89,10 @@ export class Db {
 
   constructor(file: string, options: LedgerOptions = {}) {
     if (file !== ":memory:") openPrivately(file);
-    this.now = options.now ?? Date.now;
+    const now = options.now ?? Date.now;
+    this.now = now;
+    this.chainNow = options.chainNow ?? (() => now());
+    this.latestNow = options.latestNow ?? (options.chainNow ? () => Number.MAX_SAFE_INTEGER : now);
     this.sqlite = new DatabaseSync(file);
     this.#walFile = file === ":memory:" ? undefined : `${file}-wal`;
     const busy = Math.max(0, Math.trunc(options.busyTimeoutMs ?? 10_000));

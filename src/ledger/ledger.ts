@@ -168,7 +168,7 @@ export class Ledger implements Store {
     return this.#run((o) => o.listUnsettledUpTo(this.#lastRowidAtOpen));
   }
 
-  /** The ledger's clock (unix ms). */
+  /** The ledger's wall clock (unix ms); each chain's clock is the `chainNow` it was opened with. */
   now(): number {
     return this.#db.now();
   }

@@ -8,6 +8,7 @@ import type { Db } from "./db.ts";
 export interface Refusal {
   requestId: string;
   reason: string;
+  /** Unix ms by the intent's chain's clock. */
   at: number;
 }
 
@@ -26,7 +27,7 @@ export class Refusals {
 
   /** Records that the owner refused this intent (the first refusal stands). */
   record(chainId: number, vault: string, intentHash: string, requestId: string, reason: string): void {
-    this.#insert.run(chainId, vault.toLowerCase(), intentHash.toLowerCase(), requestId, reason, this.#db.now());
+    this.#insert.run(chainId, vault.toLowerCase(), intentHash.toLowerCase(), requestId, reason, this.#db.chainNow(chainId));
   }
 
   /** The refusal of this intent, if the owner refused it. */

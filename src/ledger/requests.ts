@@ -34,11 +34,16 @@ export interface RequestRecord {
   nonce?: bigint;
   /** Relayer address that signed the transaction. */
   signer?: string;
+  /**
+   * When the request arrived, unix ms, by its chain's clock (on a devnet, the chain's time): a
+   * bot's recent history and a self-deciding review's delay count from it.
+   */
   createdAt: number;
+  /** When it last changed, unix ms, by the wall clock: how long its transaction has waited for the node is real time. */
   updatedAt: number;
   /** The intent's deadline, unix seconds. */
   deadline: bigint;
-  /** When an undecided review becomes `rejected`, unix ms. */
+  /** When an undecided review becomes `rejected`, unix ms by its chain's clock. */
   reviewExpiresAt?: number;
 }
 
@@ -217,7 +222,7 @@ export class Requests {
     this.#insert = s.prepare(`INSERT INTO requests
       (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status, usd_value, body,
        held_because, created_at, updated_at, deadline, review_expires_at)
-      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?13, ?14, ?15)`);
+      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?16, ?14, ?15)`);
     this.#get = s.prepare(`${selectRequest} WHERE r.id = ?`);
     this.#statusOf = s.prepare("SELECT status, chain_id FROM requests WHERE id = ?");
     // The hash is the transaction's keccak: one hash, one raw transaction, however many requests.
@@ -243,7 +248,7 @@ export class Requests {
     this.#paidBefore = s.prepare(`SELECT COUNT(*) AS n FROM requests WHERE chain_id = ? AND vault = ? AND bot = ?
       AND status = 'approved' AND json_extract(body, '$.counterparty') = ?`);
     this.#expiring = s.prepare(
-      "SELECT id FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
+      "SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= ?",
     );
   }
 
@@ -253,6 +258,8 @@ export class Requests {
     const status = input.status ?? "received";
     if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
     if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
+    // Its arrival by its chain's clock; its last change (now too) by the wall clock.
+    const arrived = this.#db.chainNow(input.chainId);
     const now = this.#db.now();
     const record: RequestRecord = {
       id: input.id ?? newRequestId(),
@@ -266,14 +273,14 @@ export class Requests {
       status,
       usdValue: input.usdValue,
       body: input.body,
-      createdAt: now,
+      createdAt: arrived,
       updatedAt: now,
       deadline: input.deadline,
     };
     if (input.heldBecause !== undefined) record.heldBecause = input.heldBecause;
     if (input.reviewExpiresAt !== undefined) record.reviewExpiresAt = input.reviewExpiresAt;
     // The record is what the row now holds: built here rather than read back (RETURNING *).
-    // Positional values, in the INSERT's column order (?13 is both times).
+    // Positional values, in the INSERT's column order (the last one, ?16, is updated_at).
     this.#insert.run(
       record.id,
       record.kind,
@@ -287,9 +294,10 @@ export class Requests {
       record.usdValue.toString(),
       record.body,
       record.heldBecause ?? null,
-      now,
+      arrived,
       record.deadline.toString(),
       record.reviewExpiresAt ?? null,
+      now,
     );
     return record;
   }
@@ -441,8 +449,12 @@ export class Requests {
     };
   }
 
-  /** Ids of held requests whose review window ended at or before `now` (call inside a transaction). */
-  expiringReviewIds(now: number): string[] {
-    return (this.#expiring.all(now) as Row[]).map((row) => String(row.id));
+  /**
+   * Ids of held requests whose review window ended at or before `nowOn(chainId)`, the time on the
+   * request's own chain, of those that ended by `latest` (no chain's time is later; call inside a transaction).
+   */
+  expiringReviewIds(nowOn: (chainId: number) => number, latest: number): string[] {
+    const rows = this.#expiring.all(latest) as Array<{ id: string; chain_id: number; review_expires_at: number }>;
+    return rows.filter((row) => Number(row.review_expires_at) <= nowOn(Number(row.chain_id))).map((row) => String(row.id));
   }
 }

@@ -16,7 +16,7 @@ export interface SpendLimits {
   vaultLimits: readonly SpendingLimit[];
 }
 
-/** One reservation. `at` (unix ms) defaults to the ledger's clock. */
+/** One reservation. `at` (unix ms) defaults to the clock of the entry's chain. */
 export interface SpendEntry {
   chainId: number;
   vault: string;
@@ -49,7 +49,7 @@ export interface WindowQuery {
   vault: string;
   bot?: string;
   windowSeconds: bigint;
-  /** End of the window, unix ms; defaults to the ledger's clock. */
+  /** End of the window, unix ms; defaults to the clock of the query's chain. */
   at?: number;
 }
 
@@ -138,7 +138,7 @@ export class Spend {
   /** USD and count reserved in one rolling window. */
   spentInWindow(query: WindowQuery): WindowTotals {
     const vault = query.vault.toLowerCase();
-    const since = (query.at ?? this.#db.now()) - windowMs(query.windowSeconds);
+    const since = (query.at ?? this.#db.chainNow(query.chainId)) - windowMs(query.windowSeconds);
     const { first, firstEnd, firstHour, firstDay } = windowParts(since);
     try {
       const bot = query.bot?.toLowerCase();
@@ -177,7 +177,8 @@ export class Spend {
    */
   reserve(entry: SpendEntry, limits: SpendLimits): ReserveResult {
     if (entry.usd < 0n || entry.usd > maxUsd) throw new RangeError(`usd out of range: ${entry.usd}`);
-    const at = entry.at ?? this.#db.now();
+    // The entry's chain's time: moving another chain's time (a devnet's) never empties these windows.
+    const at = entry.at ?? this.#db.chainNow(entry.chainId);
     const checks = [
       ...limits.botLimits.map((limit) => ({ limit, scope: "bot" as const })),
       ...limits.vaultLimits.map((limit) => ({ limit, scope: "vault" as const })),

@@ -174,8 +174,8 @@ export class SqliteOps {
     return this.#requests.lastRowid();
   }
 
-  /** A bot's recent history on a vault (last 24 h, last 50 approvals, paid this counterparty before). */
-  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.now() - 86_400_000): BotHistoryRow {
+  /** A bot's recent history on a vault (last 24 h by the chain's clock, last 50 approvals, paid this counterparty before). */
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#db.chainNow(chainId) - 86_400_000): BotHistoryRow {
     return this.#requests.botHistory(chainId, vault, bot, counterparty, since);
   }
 
@@ -185,13 +185,16 @@ export class SqliteOps {
   }
 
   /**
-   * Rejects every held request whose review window ended at or before `now` (reason
-   * "review expired") and releases its spend; returns the rejected requests.
+   * Rejects every held request whose review window ended at or before `now`, by default the time on
+   * the request's own chain (reason "review expired"), and releases its spend; returns the rejected
+   * requests.
    */
-  expireReviews(now: number = this.#db.now()): RequestRecord[] {
+  expireReviews(now?: number): RequestRecord[] {
+    const nowOn = now === undefined ? this.#db.chainNow : () => now;
+    const latest = now ?? this.#db.latestNow();
     return this.#db.transaction(() => {
       const expired: RequestRecord[] = [];
-      for (const id of this.#requests.expiringReviewIds(now)) {
+      for (const id of this.#requests.expiringReviewIds(nowOn, latest)) {
         const updated = this.rejectReview(id, reviewExpiredReason);
         if (updated) expired.push(updated);
       }

@@ -44,7 +44,7 @@ import type { Scanner } from "./ai/index.ts";
 import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./scenarios.ts";
 import type { Decision, SelfDecidingReviews } from "./self-review.ts";
 import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
-import type { Clock } from "./clock.ts";
+import type { Clocks } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
 import { unpricedTokens, type Outflow } from "./outflows.ts";
@@ -75,8 +75,8 @@ export interface RelayerParts {
   dispatcher: Dispatcher;
   rateLimiter: RateLimiter;
   scanner: Scanner;
-  /** The relayer's clock (clock.ts): the wall clock, or on a devnet the chain's time. */
-  clock: Clock;
+  /** Each chain's clock (clock.ts): the wall clock, or on a devnet that chain's time. */
+  clocks: Clocks;
   /** Decides `review-approve` / `review-reject` scenarios (devnet only, self-review.ts). */
   selfReviews?: SelfDecidingReviews;
   /** The relayer's terms of service; without it (or with no terms configured) nothing is required. */
@@ -274,9 +274,11 @@ export class Relayer {
       { scope: "vault", key: request.vaultAddress },
     ]);
     if (taking) await taking;
-    // On a devnet the clock follows the chain: this snapshot's block is the latest it has seen.
-    this.#parts.clock.observe(chain.chainId, snapshot.timestamp);
-    const nowSeconds = BigInt(Math.floor(this.#parts.clock.now() / 1000));
+    // The request's own chain's clock: on a devnet it follows that chain (this snapshot's block is
+    // the latest it has seen), and no other chain's time moves it.
+    const clock = this.#parts.clocks.of(chain.chainId);
+    clock.observe(snapshot.timestamp);
+    const nowSeconds = BigInt(Math.floor(clock.now() / 1000));
     const { maxDeadlineSeconds } = this.#parts.config;
     checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);
     checkBotAndVault(request, snapshot);
@@ -575,10 +577,13 @@ export class Relayer {
     return this.#execute(checked, record, { simulationResult, estimatedResolutionMs: Math.max(1, Math.round(result.elapsedMs)) });
   }
 
-  /** Holds the request for the owner's review; the held state and its answer commit together. */
+  /**
+   * Holds the request for the owner's review; the held state and its answer commit together. The
+   * review lapses by its chain's clock (as the store's sweep compares it).
+   */
   #hold(record: RequestRecord, heldBecause: string, agents: string | undefined, extras: AnswerExtras): Promise<string> {
     const store = this.#parts.store;
-    const reviewExpiresAt = store.now() + this.#parts.config.reviewWindowSeconds * 1000;
+    const reviewExpiresAt = this.#parts.clocks.of(record.chainId).now() + this.#parts.config.reviewWindowSeconds * 1000;
     return store.transaction(async (tx) => {
       const held = await tx.transition(record.id, ["received", "scanning"], "held", { heldBecause, agents, reviewExpiresAt });
       if (!held) throw new Error(`request ${record.id} left its state while being held`);

@@ -9,7 +9,7 @@ import { recoverSigner } from "../eip712/recover.ts";
 import { publicStatus, type RequestRecord } from "../ledger/index.ts";
 import type { Store } from "./store.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import type { Clock } from "./clock.ts";
+import type { Clocks } from "./clock.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { SwapRoute } from "./intents.ts";
 import { executionCalldata, kindOf } from "./kinds/index.ts";
@@ -37,8 +37,8 @@ export interface ReviewDeps {
   store: Store;
   chains: ReadonlyMap<number, ChainRuntime>;
   dispatcher: Dispatcher;
-  /** The relayer's clock (clock.ts): on a devnet, the chain's time. */
-  clock: Clock;
+  /** Each chain's clock (clock.ts): a review's approval deadline is checked by its own chain's. */
+  clocks: Clocks;
   /** Told how long an approved request's settle step took (steps.ts). */
   onStep?: OnStep;
 }
@@ -81,7 +81,9 @@ export class Reviews {
     const vault = record.vault as Address;
     await this.#requireOwner(owner, record.chainId, vault);
     this.#requireUndecided(record);
-    if (approval.deadline <= BigInt(Math.floor(this.#deps.clock.now() / 1000))) throw relayError("DEADLINE_EXPIRED", "approval.deadline has passed");
+    // The vault checks the approval's deadline against its own chain's time, as this does.
+    const nowSeconds = BigInt(Math.floor(this.#deps.clocks.of(record.chainId).now() / 1000));
+    if (approval.deadline <= nowSeconds) throw relayError("DEADLINE_EXPIRED", "approval.deadline has passed");
     const domain = await chain.domainOf(vault);
     const digest = hashIntent("review", domain, { intentHash: record.intentHash as Hex, deadline: approval.deadline });
     let signer: Address;
@@ -127,7 +129,7 @@ export class Reviews {
     this.#requireUndecided(record);
     // The claim, the refusal and its answer commit together: refused while an approval is under way.
     const text = await this.#deps.store.transaction(async (tx) => {
-      if (!(await tx.claimReview(requestId, this.#deps.clock.now() + DECISION_CLAIM_MS))) throw undecidable();
+      if (!(await tx.claimReview(requestId, this.#claimUntil()))) throw undecidable();
       const updated = await tx.rejectReview(requestId, reason);
       if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
       return storeAnswer(tx, updated);
@@ -135,7 +137,7 @@ export class Reviews {
     return JSON.parse(text);
   }
 
-  /** Rejects undecided reviews whose window has ended; returns how many. */
+  /** Rejects undecided reviews whose window has ended, each by its own chain's clock; returns how many. */
   async expire(): Promise<number> {
     return this.#deps.store.transaction(async (tx) => {
       const expired = await tx.expireReviews();
@@ -159,7 +161,15 @@ export class Reviews {
 
   /** Claims the review for this decision (Store.claimReview), or refuses: decided, or a decision is under way. */
   async #claim(requestId: string): Promise<void> {
-    if (!(await this.#deps.store.claimReview(requestId, this.#deps.clock.now() + DECISION_CLAIM_MS))) throw undecidable();
+    if (!(await this.#deps.store.claimReview(requestId, this.#claimUntil()))) throw undecidable();
+  }
+
+  /**
+   * Until when a decision's claim holds: by the store's wall clock, which the store compares it
+   * with. A claim bounds how long a decision under way may take, real time whatever the chain's.
+   */
+  #claimUntil(): number {
+    return this.#deps.store.now() + DECISION_CLAIM_MS;
   }
 
   #requireUndecided(record: RequestRecord): void {

@@ -25,7 +25,7 @@ import { signReviewApproval } from "../../packages/client/src/sign.ts";
 import { devKeyOf } from "../devnet/accounts.ts";
 import { relayError } from "../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
-import type { Clock } from "./clock.ts";
+import type { Clocks } from "./clock.ts";
 import type { Reviews } from "./reviews.ts";
 import type { Store } from "./store.ts";
 import { decidesItself, parseScenario } from "./scenarios.ts";
@@ -37,7 +37,8 @@ const APPROVAL_LIFETIME_SECONDS = 3_600n;
 export interface SelfReviewDeps {
   reviews: Reviews;
   chains: ReadonlyMap<number, ChainRuntime>;
-  clock: Clock;
+  /** Each chain's clock (clock.ts): a review is decided, and its approval signed, by its own chain's time. */
+  clocks: Clocks;
   log?: (line: string) => void;
 }
 
@@ -109,7 +110,8 @@ export class SelfDecidingReviews {
       const vault = getAddress(record.vault);
       try {
         const owner = await this.owner(chain, vault, decision);
-        const dueInMs = record.createdAt + scenario.seconds * 1000 - this.#deps.clock.now();
+        // createdAt is by the request's chain's clock (RequestRecord), as is this.
+        const dueInMs = record.createdAt + scenario.seconds * 1000 - this.#deps.clocks.of(record.chainId).now();
         this.schedule({ requestId: record.id, chain, vault, intentHash: record.intentHash as Hex, owner }, decision, Math.max(0, dueInMs) / 1000);
         armed++;
       } catch (error) {
@@ -138,8 +140,8 @@ export class SelfDecidingReviews {
     const key = devKeyOf(held.owner);
     if (key === undefined) throw new Error("the owner's key is not a development key");
     const domain = await held.chain.domainOf(held.vault);
-    // The vault checks the approval's deadline against the chain's time, which the clock follows.
-    const deadline = BigInt(Math.floor(this.#deps.clock.now() / 1000)) + APPROVAL_LIFETIME_SECONDS;
+    // The vault checks the approval's deadline against its chain's time, which that chain's clock follows.
+    const deadline = BigInt(Math.floor(this.#deps.clocks.of(held.chain.chainId).now() / 1000)) + APPROVAL_LIFETIME_SECONDS;
     const signature = await signReviewApproval(privateKeyToAccount(key), domain, { intentHash: held.intentHash, deadline });
     await reviews.approve(held.owner, held.requestId, { deadline, signature });
   }

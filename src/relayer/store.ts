@@ -15,6 +15,25 @@ import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals 
 import type { Status } from "../ledger/status.ts";
 import type { TermsAcceptance } from "../ledger/terms.ts";
 
+/**
+ * The clocks a store reads (unix ms). Each chain has its own (relayer/clock.ts): on a devnet it is
+ * the chain's time, which time travel moves, so a store never takes one chain's time for another's.
+ */
+export interface StoreClock {
+  /**
+   * The wall clock, for what belongs to no chain: idempotency keys, when a request last changed (how
+   * long its transaction has waited), decision claims on reviews, terms acceptances, replacements.
+   */
+  now(): number;
+  /** Chain `chainId`'s clock, for what belongs to it: its spend windows, when its requests arrived, its refusals and review lapses. */
+  chainNow(chainId: number): number;
+  /**
+   * The latest of every chain's clock: no chainNow is later. Bounds the search for lapsed reviews
+   * (only those due by then are read, and then each is compared with its own chain's time).
+   */
+  latestNow(): number;
+}
+
 /** What Store.recordSubmission records: the signed transaction. */
 export interface Submission {
   /** Relayer address that signed. */
@@ -93,10 +112,11 @@ export interface StoreOps {
   listUnsettled(): Promise<RequestRecord[]>;
   botHistory(chainId: number, vault: string, bot: string, counterparty: string, since?: number): Promise<BotHistoryRow>;
   listReviews(filter?: ReviewFilter): Promise<RequestRecord[]>;
+  /** Lapses held reviews whose window ended by `now`, or without it by the time on each request's own chain. */
   expireReviews(now?: number): Promise<RequestRecord[]>;
   rejectReview(id: string, reason: string): Promise<RequestRecord | undefined>;
   /**
-   * Claims a held review for one owner's decision until `untilMs` (the store's clock): undefined
+   * Claims a held review for one owner's decision until `untilMs` (the store's wall clock): undefined
    * when it is no longer held, or another decision's claim has not lapsed. Atomic across instances:
    * of two decisions at once, one gets the claim.
    */
@@ -128,7 +148,7 @@ export interface StoreOps {
 
 /** The store a relayer runs on. */
 export interface Store extends StoreOps {
-  /** The store's clock (unix ms): the relayer's clock (on a devnet, the chain's time). */
+  /** The store's wall clock (unix ms): what belongs to no chain (StoreClock.now). */
   now(): number;
   /** Runs `fn` as one atomic transaction; `fn` uses `tx`, not the store. Rolled back if `fn` throws. */
   transaction<T>(fn: (tx: StoreOps) => Promise<T>, options?: StoreTransactionOptions): Promise<T>;

@@ -1,7 +1,8 @@
 // Time travel on a devnet, with the real CLI against `relay serve` (a devnet plus a relayer): the
-// relayer's clock follows the chain's, so a daily limit resets after `relay time advance 24h` and a
-// held review lapses after `relay time advance` past the review window. The chain is read to see what
-// moved. (Refusals off a devnet: test/security/devnet-only.test.ts.)
+// relayer's clock follows the chain's, so a daily limit resets after `relay time advance 24h`, a
+// held review lapses after `relay time advance` past the review window, and `relay review approve`
+// signs its approval's deadline from the chain's time. The chain is read to see what moved.
+// (Refusals off a devnet: test/security/devnet-only.test.ts.)
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -126,6 +127,21 @@ describe("relay time on a devnet", () => {
     expect(answer).toMatchObject({ status: "rejected", errorCode: "REVIEW_EXPIRED" });
     expect(await usdcOf(payee)).toBe(0n);
     expect(await usdcOf(manifest.contracts.vault as Address)).toBe(vaultBefore);
+  }, 120_000);
+
+  it("relay review approve after `relay time advance`: the approval's deadline counts from the chain's time, and the payment executes", async () => {
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const held = await relay("pay", "--bot", "reviewed", "--to", payee, "--amount", "1", "--token", "USDC", "--json");
+    expect(held.code).toBe(4);
+    const { requestId } = JSON.parse(held.stdout) as { requestId: string };
+    // The tests above moved the chain more than a day ahead of the wall clock: an approval valid for
+    // an hour of wall-clock time would have passed its deadline there.
+    expect(await chainTime()).toBeGreaterThan(Math.floor(Date.now() / 1000) + 86_400);
+    const approved = await relay("review", "approve", requestId, "--json");
+    expect(approved.stderr).toBe("");
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.stdout)).toMatchObject({ requestId, status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await usdcOf(payee)).toBe(1_000_000n);
   }, 120_000);
 
   it("relay pay --scenario <value> is metadata.scenario: a $2 payment with ai-no-consensus is held, nothing moves", async () => {

@@ -1,36 +1,57 @@
-// The relayer's clock (src/relayer/clock.ts): the wall clock off a devnet; on a devnet, the wall
-// clock plus the chain's lead learned from block timestamps, never backwards.
+// The relayer's clocks (src/relayer/clock.ts), one per chain: the wall clock off a devnet; on a
+// devnet, the wall clock plus that chain's lead learned from its block timestamps, never backwards,
+// and never moved by another chain's blocks.
 import { describe, expect, it } from "vitest";
-import { chainClock, wallClock } from "../../src/relayer/clock.ts";
+import { chainClocks, wallClock } from "../../src/relayer/clock.ts";
 
-describe("the relayer's clock", () => {
-  it("is the wall clock when no chain is a devnet, whatever blocks it sees", () => {
-    expect(chainClock(new Set())).toBe(wallClock);
-    wallClock.observe(84532, 9_999_999_999n);
-    expect(Math.abs(wallClock.now() - Date.now())).toBeLessThan(1_000);
+describe("the relayer's clocks", () => {
+  it("are the wall clock for a chain that is not a devnet, whatever blocks it sees", () => {
+    const clocks = chainClocks(new Set([31337]));
+    expect(chainClocks(new Set()).of(84532)).toBe(wallClock);
+    expect(clocks.of(84532)).toBe(wallClock);
+    clocks.of(84532).observe(9_999_999_999n);
+    expect(Math.abs(clocks.of(84532).now() - Date.now())).toBeLessThan(1_000);
+    expect(Math.abs(clocks.of(31337).now() - Date.now())).toBeLessThan(1_000);
   });
 
-  it("on a devnet follows the chain's lead, exactly in whole seconds, and ignores other chains", () => {
+  it("on a devnet follow that chain's lead, exactly in whole seconds; another chain's stay where they are", () => {
     let wall = 1_000_000_500; // ms: half a second into a second
-    const clock = chainClock(new Set([31337]), () => wall);
-    expect(clock.now()).toBe(1_000_000_500);
-    clock.observe(31337, 1_000_000n); // a block of the current second: no lead
-    expect(clock.now()).toBe(1_000_000_500);
-    clock.observe(84532, 2_000_000n); // not a devnet chain: ignored
-    expect(clock.now()).toBe(1_000_000_500);
-    clock.observe(31337, 1_000_000n + 86_400n); // `relay time advance 24h`, then mined
-    expect(clock.now()).toBe(1_000_000_500 + 86_400_000);
+    const clocks = chainClocks(new Set([31337]), () => wall);
+    const devnet = clocks.of(31337);
+    expect(devnet.now()).toBe(1_000_000_500);
+    devnet.observe(1_000_000n); // a block of the current second: no lead
+    expect(devnet.now()).toBe(1_000_000_500);
+    clocks.of(84532).observe(2_000_000n); // not a devnet chain: ignored
+    expect(devnet.now()).toBe(1_000_000_500);
+    devnet.observe(1_000_000n + 86_400n); // `relay time advance 24h`, then mined
+    expect(devnet.now()).toBe(1_000_000_500 + 86_400_000);
+    expect(clocks.of(31337)).toBe(devnet);
+    expect(Math.abs(clocks.of(84532).now() - Date.now())).toBeLessThan(1_000); // still the wall clock
     wall += 2_000;
-    expect(clock.now()).toBe(1_000_002_500 + 86_400_000);
+    expect(devnet.now()).toBe(1_000_002_500 + 86_400_000);
   });
 
-  it("never goes backwards: an old block and a wall clock stepping back change nothing", () => {
+  it("of two devnets each follow their own chain: moving one's time moves nothing on the other", () => {
+    const wall = 2_000_000_000;
+    const clocks = chainClocks(new Set([84532, 421614]), () => wall);
+    clocks.of(84532).observe(2_000_000n + 25n * 3_600n); // 25 h of time travel on 84532 only
+    clocks.of(421614).observe(2_000_000n);
+    expect(clocks.of(84532).now()).toBe(wall + 25 * 3_600_000);
+    expect(clocks.of(421614).now()).toBe(wall);
+    expect(clocks.latest()).toBe(wall + 25 * 3_600_000); // no chain's time is later
+    clocks.of(421614).observe(2_000_000n + 60n);
+    expect(clocks.of(421614).now()).toBe(wall + 60_000);
+    expect(clocks.of(84532).now()).toBe(wall + 25 * 3_600_000);
+    expect(chainClocks(new Set(), () => wall).latest()).toBe(wall); // no devnet: the wall clock
+  });
+
+  it("never go backwards: an old block and a wall clock stepping back change nothing", () => {
     let wall = 5_000_000_000;
-    const clock = chainClock(new Set([31337]), () => wall);
-    clock.observe(31337, 5_000_000n + 3_600n);
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    clock.observe(5_000_000n + 3_600n);
     const ahead = clock.now();
     expect(ahead).toBe(5_000_000_000 + 3_600_000);
-    clock.observe(31337, 4_000_000n); // a block from long ago
+    clock.observe(4_000_000n); // a block from long ago
     expect(clock.now()).toBe(ahead);
     wall -= 10_000; // the machine's clock is set back
     expect(clock.now()).toBe(ahead);

@@ -43,7 +43,7 @@ describe("StuckWatch with key leases", () => {
     runtime = new ChainRuntime(config.chains[0]!, chain.provider);
     postgres = await startPostgres();
     pool = await openPostgresPool(await postgres.newDatabase());
-    store = new PostgresStore(pool, Date.now);
+    store = new PostgresStore(pool, { now: Date.now, chainNow: () => Date.now(), latestNow: Date.now });
   }, 120_000);
   afterAll(async () => {
     for (const gate of gates) await gate.letGo();

@@ -1,6 +1,7 @@
 // `relay time`: the devnet's chain time, and moving it forward (`advance`, `set`) so that a bot
-// author can test "the daily limit resets tomorrow" in a second. The relayer's clock follows the
-// chain on a devnet (src/relayer/clock.ts), so its spend windows, deadlines and review lapses move too.
+// author can test "the daily limit resets tomorrow" in a second. The relayer keeps a clock per chain,
+// and a devnet's follows that chain (src/relayer/clock.ts), so the spend windows, deadlines and review
+// lapses of that chain move too, and those of any other chain it serves do not.
 //
 // Only on a devnet, asked two ways: the manifest must say relay deployed the suite on a development
 // node (`devnet: true`) and the node must say it is one (chain/dev-node.ts). Never the URL. A chain

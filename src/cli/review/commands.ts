@@ -122,6 +122,7 @@ export function openReviews(settings: Settings, clientOptions: { retry?: { maxAt
     vaultDomain: vaultDomainReader(settings),
     filter,
     cancelIntent: intentCanceller(settings, ownerKey),
+    ...(settings.manifest?.devnet === true ? { chainTime: devnetTime(settings) } : {}),
   });
   return { settings, source, tokens: tokenBook(settings.tokens), bots: botBook(settings.manifest?.accounts.bots) };
 }
@@ -135,6 +136,19 @@ function manifestRelayerUrl(settings: Settings): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+// A devnet's time (its latest block's), which `relay time advance` may have moved ahead of the wall
+// clock; approvals signed there count their deadline from it (the vault checks them against it).
+function devnetTime(settings: Settings): () => Promise<number> {
+  return async () => {
+    const { publicClient } = clientsFor(settings.rpcUrl, settings.chainId);
+    try {
+      return Number((await publicClient.getBlock({ blockTag: "latest" })).timestamp);
+    } catch (error) {
+      throw new CliError(`cannot read the chain's time at ${settings.rpcUrl}: ${oneLine(error)}`);
+    }
+  };
 }
 
 // Each vault's EIP-712 domain, read once from the chain.

@@ -30,6 +30,12 @@ export interface RelaySourceOptions {
   cancelIntent?: (review: CancelTarget, signal?: AbortSignal) => Promise<Hex>;
   /** Current time in ms (tests). */
   now?: () => number;
+  /**
+   * The chain's time in unix seconds, where it may be ahead of the wall clock (a devnet whose time
+   * was moved, `relay time advance`): an approval's deadline then counts from the later of the two,
+   * as the relayer and the vault check it against that chain's time.
+   */
+  chainTime?: () => Promise<number>;
 }
 
 export function createRelaySource(options: RelaySourceOptions): ReviewSource {
@@ -74,7 +80,8 @@ export function createRelaySource(options: RelaySourceOptions): ReviewSource {
       if (domain.chainId !== item.chainId) {
         throw new Error(`review ${requestId} is on chain ${item.chainId}, but the RPC URL serves chain ${domain.chainId}`);
       }
-      const deadline = BigInt(Math.floor(now() / 1000) + windowSeconds);
+      const from = Math.max(Math.floor(now() / 1000), (await options.chainTime?.()) ?? 0);
+      const deadline = BigInt(from + windowSeconds);
       const signature = await signReviewApproval(owner, domain, { intentHash: item.intentHash, deadline });
       return asOwner(() => client.approveReview(requestId, { deadline, signature }, { signal }), signal);
     },

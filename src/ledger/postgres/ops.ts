@@ -1,7 +1,7 @@
 // The Store's operations on PostgreSQL, with the SQLite ledger's semantics (src/ledger/ledger.ts).
 // The same class serves the store itself (each call its own transaction on the pool) and the `tx`
 // of Store.transaction (each call on that transaction's client): the Session decides which.
-import type { LeaseFence, StoreOps } from "../../relayer/store.ts";
+import type { LeaseFence, StoreClock, StoreOps } from "../../relayer/store.ts";
 import type { ClaimOutcome } from "../idempotency.ts";
 import { reviewExpiredReason, submittableStatuses, type Submission, type SubmissionResult } from "../ledger.ts";
 import type { Refusal } from "../refusals.ts";
@@ -22,15 +22,16 @@ import { leaseIsCurrent } from "./leases.ts";
 
 export class PostgresOps implements StoreOps {
   protected readonly session: Session;
-  readonly #now: () => number;
+  /** The wall clock (what belongs to no chain) and each chain's (its windows, arrivals, lapses). */
+  readonly #clock: StoreClock;
   /** Whether every call joins one transaction (intent locks then last until it ends). */
   readonly #inTransaction: boolean;
   /** The instance the requests recorded here belong to (instances.ts). */
   protected readonly instance: string;
 
-  constructor(session: Session, now: () => number, inTransaction: boolean, instance: string) {
+  constructor(session: Session, clock: StoreClock, inTransaction: boolean, instance: string) {
     this.session = session;
-    this.#now = now;
+    this.#clock = clock;
     this.#inTransaction = inTransaction;
     this.instance = instance;
   }
@@ -38,7 +39,7 @@ export class PostgresOps implements StoreOps {
   createRequest(input: NewRequest): Promise<RequestRecord> {
     return this.session.atomic(async (q) => {
       if (this.#inTransaction) await intents.lockIntent(q, input.chainId, input.vault, input.intentHash);
-      return requests.createRequest(q, input, this.#now(), this.instance);
+      return requests.createRequest(q, input, this.#clock.chainNow(input.chainId), this.#clock.now(), this.instance);
     });
   }
 
@@ -57,7 +58,7 @@ export class PostgresOps implements StoreOps {
 
   /** Compare-and-set; moving to `rejected` also releases the spend, in the same transaction. */
   async #transition(q: Query, id: string, from: readonly Status[], to: Status, fields: TransitionFields): Promise<RequestRecord | undefined> {
-    const updated = await requests.transitionRequest(q, id, from, to, fields, this.#now());
+    const updated = await requests.transitionRequest(q, id, from, to, fields, this.#clock.now());
     if (updated && to === "rejected") await spend.releaseSpend(q, id);
     return updated;
   }
@@ -101,7 +102,7 @@ export class PostgresOps implements StoreOps {
           from,
           "submitting",
           { signer: submission.signer, nonce: submission.nonce, txHash: submission.txHash },
-          this.#now(),
+          this.#clock.now(),
         );
       }
       return { ok: true, request: { ...last!, rawTx: submission.rawTx.toLowerCase() } };
@@ -137,7 +138,7 @@ export class PostgresOps implements StoreOps {
     return this.session.read((q) => requests.listUnsettled(q));
   }
 
-  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#now() - 86_400_000): Promise<BotHistoryRow> {
+  botHistory(chainId: number, vault: string, bot: string, counterparty: string, since = this.#clock.chainNow(chainId) - 86_400_000): Promise<BotHistoryRow> {
     return this.session.read((q) => requests.botHistory(q, chainId, vault, bot, counterparty, since));
   }
 
@@ -146,12 +147,13 @@ export class PostgresOps implements StoreOps {
   }
 
   /**
-   * Rejects every held request whose review window ended at or before `now`. On the store each
-   * rejection is its own transaction (instances expiring at once never wait on one another's
-   * batches); in a transaction they all join it.
+   * Rejects every held request whose review window ended at or before `now`, by default the time on
+   * the request's own chain. On the store each rejection is its own transaction (instances expiring
+   * at once never wait on one another's batches); in a transaction they all join it.
    */
-  async expireReviews(now: number = this.#now()): Promise<RequestRecord[]> {
-    const ids = await this.session.read((q) => requests.expiringReviewIds(q, now));
+  async expireReviews(now?: number): Promise<RequestRecord[]> {
+    const nowOn = now === undefined ? (chainId: number) => this.#clock.chainNow(chainId) : () => now;
+    const ids = await this.session.read((q) => requests.expiringReviewIds(q, nowOn, now ?? this.#clock.latestNow()));
     const expired: RequestRecord[] = [];
     for (const id of ids) {
       const updated = await this.rejectReview(id, reviewExpiredReason);
@@ -171,14 +173,14 @@ export class PostgresOps implements StoreOps {
       if (!request) return undefined;
       await intents.lockIntent(q, request.chainId, request.vault, request.intentHash);
       const updated = await this.#transition(q, id, ["held"], "rejected", { reason });
-      if (updated) await intents.recordRefusal(q, updated.chainId, updated.vault, updated.intentHash, updated.id, reason, this.#now());
+      if (updated) await intents.recordRefusal(q, updated.chainId, updated.vault, updated.intentHash, updated.id, reason, this.#clock.chainNow(updated.chainId));
       return updated;
     });
   }
 
   /** See Store.claimReview: one conditional update, so two instances cannot both claim. */
   claimReview(id: string, untilMs: number): Promise<RequestRecord | undefined> {
-    return this.session.atomic((q) => requests.claimReview(q, id, untilMs, this.#now()));
+    return this.session.atomic((q) => requests.claimReview(q, id, untilMs, this.#clock.now()));
   }
 
   releaseReview(id: string): Promise<void> {
@@ -202,7 +204,7 @@ export class PostgresOps implements StoreOps {
   }
 
   recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance> {
-    return this.session.atomic((q) => terms.recordTermsAcceptance(q, input, this.#now()));
+    return this.session.atomic((q) => terms.recordTermsAcceptance(q, input, this.#clock.now()));
   }
 
   findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined> {
@@ -214,7 +216,7 @@ export class PostgresOps implements StoreOps {
   }
 
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
-    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#now(), this.instance));
+    return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#clock.now(), this.instance));
   }
 
   completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {
@@ -226,11 +228,11 @@ export class PostgresOps implements StoreOps {
   }
 
   pruneIdempotency(olderThanMs: number): Promise<number> {
-    return this.session.atomic((q) => idempotency.pruneIdempotency(q, olderThanMs, this.#now()));
+    return this.session.atomic((q) => idempotency.pruneIdempotency(q, olderThanMs, this.#clock.now()));
   }
 
   reserveSpend(entry: SpendEntry, limits: SpendLimits): Promise<ReserveResult> {
-    return this.session.atomic((q) => spend.reserveSpend(q, entry, limits, this.#now()));
+    return this.session.atomic((q) => spend.reserveSpend(q, entry, limits, this.#clock.chainNow(entry.chainId)));
   }
 
   releaseSpend(requestId: string): Promise<boolean> {
@@ -238,7 +240,7 @@ export class PostgresOps implements StoreOps {
   }
 
   spentInWindow(query: WindowQuery): Promise<WindowTotals> {
-    return this.session.read((q) => spend.spentInWindow(q, query, this.#now()));
+    return this.session.read((q) => spend.spentInWindow(q, query, this.#clock.chainNow(query.chainId)));
   }
 
   nextNonce(chainId: number, signer: string, chainPendingNonce: bigint): Promise<bigint> {
@@ -254,7 +256,7 @@ export class PostgresOps implements StoreOps {
   recordReplacement(original: string, txHash: string, rawTx: string, fence?: LeaseFence): Promise<Replacement | undefined> {
     return this.session.atomic(async (q) => {
       if (fence && !(await leaseIsCurrent(q, fence.chainId, fence.signer, fence.leaseToken))) return undefined;
-      return replacements.recordReplacement(q, original, txHash, rawTx, this.#now());
+      return replacements.recordReplacement(q, original, txHash, rawTx, this.#clock.now());
     });
   }
 

@@ -49,8 +49,11 @@ export function requestFromRow(row: Row): RequestRecord {
   return record;
 }
 
-/** Inserts a request (status `received` unless given) and returns it. */
-export async function createRequest(q: Query, input: NewRequest, now: number, instance: string | null = null): Promise<RequestRecord> {
+/**
+ * Inserts a request (status `received` unless given) and returns it: it arrived at `arrived` (its
+ * chain's clock) and last changed at `now` (the wall clock; see RequestRecord).
+ */
+export async function createRequest(q: Query, input: NewRequest, arrived: number, now: number, instance: string | null = null): Promise<RequestRecord> {
   if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
   const status = input.status ?? "received";
   if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
@@ -58,7 +61,7 @@ export async function createRequest(q: Query, input: NewRequest, now: number, in
   const rows = await q(
     `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status,
        usd_value, body, held_because, created_at, updated_at, deadline, review_expires_at, instance)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $14, $15, $16) RETURNING *`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17, $14, $15, $16) RETURNING *`,
     [
       input.id ?? newRequestId(),
       input.kind,
@@ -72,10 +75,11 @@ export async function createRequest(q: Query, input: NewRequest, now: number, in
       input.usdValue.toString(),
       input.body,
       input.heldBecause ?? null,
-      now,
+      arrived,
       input.deadline.toString(),
       input.reviewExpiresAt ?? null,
       instance,
+      now,
     ],
   );
   return requestFromRow(rows[0]!);
@@ -200,13 +204,16 @@ export async function listReviews(q: Query, filter: ReviewFilter): Promise<Reque
   return rows.map(requestFromRow);
 }
 
-/** Ids of held requests whose review window ended at or before `now`. */
-export async function expiringReviewIds(q: Query, now: number): Promise<string[]> {
+/**
+ * Ids of held requests whose review window ended at or before `nowOn(chainId)`, the time on the
+ * request's own chain, of those that ended by `latest` (no chain's time is later).
+ */
+export async function expiringReviewIds(q: Query, nowOn: (chainId: number) => number, latest: number): Promise<string[]> {
   const rows = await q(
-    "SELECT id FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= $1 ORDER BY created_at, seq",
-    [now],
+    "SELECT id, chain_id, review_expires_at FROM requests WHERE status = 'held' AND review_expires_at IS NOT NULL AND review_expires_at <= $1 ORDER BY created_at, seq",
+    [latest],
   );
-  return rows.map((row) => String(row.id));
+  return rows.filter((row) => Number(row.review_expires_at) <= nowOn(Number(row.chain_id))).map((row) => String(row.id));
 }
 
 /** A bot's recent history on a vault, for the verification agents. `counterparty` is lower-case. */

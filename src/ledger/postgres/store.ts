@@ -2,7 +2,7 @@
 // the schema migrated on open, the operations of ops.ts, and transactions on one pooled client.
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import type { Store, StoreOps, StoreTransactionOptions } from "../../relayer/store.ts";
+import type { Store, StoreClock, StoreOps, StoreTransactionOptions } from "../../relayer/store.ts";
 import { PostgresOps } from "./ops.ts";
 import { heartbeat, pruneInstances } from "./instances.ts";
 import { listInterrupted } from "./requests.ts";
@@ -13,8 +13,12 @@ import { PoolSession, TxSession, withTransaction } from "./session.ts";
 
 /** Options of {@link openPostgresStore}. */
 export interface PostgresStoreOptions {
-  /** Clock in unix milliseconds; defaults to `Date.now`. Tests and devnets inject their own. */
+  /** The wall clock in unix milliseconds (StoreClock.now); defaults to `Date.now`. Tests inject their own. */
   now?: () => number;
+  /** Chain `chainId`'s clock in unix milliseconds (StoreClock.chainNow; a devnet's follows its time); defaults to `now`. */
+  chainNow?: (chainId: number) => number;
+  /** StoreClock.latestNow; defaults to `now`, or without bound with a `chainNow`. */
+  latestNow?: () => number;
   /** Connections in the pool; default 10. */
   poolSize?: number;
   /**
@@ -27,17 +31,17 @@ export interface PostgresStoreOptions {
 export class PostgresStore extends PostgresOps implements Store {
   readonly #pool: pg.Pool;
   #closed: Promise<void> | undefined;
-  readonly #now: () => number;
+  readonly #clock: StoreClock;
 
   /** `instance`: this process's id among the instances sharing the database (unique per process). */
-  constructor(pool: pg.Pool, now: () => number, instance: string = randomUUID()) {
-    super(new PoolSession(pool), now, false, instance);
+  constructor(pool: pg.Pool, clock: StoreClock, instance: string = randomUUID()) {
+    super(new PoolSession(pool), clock, false, instance);
     this.#pool = pool;
-    this.#now = now;
+    this.#clock = clock;
   }
 
   now(): number {
-    return this.#now();
+    return this.#clock.now();
   }
 
   /**
@@ -49,7 +53,7 @@ export class PostgresStore extends PostgresOps implements Store {
     return withTransaction(this.#pool, options.durable !== false, async (client) => {
       const session = new TxSession(client);
       try {
-        return await fn(new PostgresOps(session, this.#now, true, this.instance));
+        return await fn(new PostgresOps(session, this.#clock, true, this.instance));
       } finally {
         await session.end();
       }
@@ -81,7 +85,7 @@ export class PostgresStore extends PostgresOps implements Store {
 
   /** A durable commit: PostgreSQL flushes its log in order, so every earlier commit is durable with it. */
   async sync(): Promise<void> {
-    await this.#pool.query("UPDATE store_sync SET at = $1 WHERE id = 1", [this.#now()]);
+    await this.#pool.query("UPDATE store_sync SET at = $1 WHERE id = 1", [this.#clock.now()]);
   }
 
   /** Resolves once the database answers (for /readyz); rejects when it cannot be reached. */
@@ -129,5 +133,11 @@ export async function openPostgresPool(url: string, options: { poolSize?: number
 /** Connects to `url` (postgres://…), migrates the schema if needed, and returns the store. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<PostgresStore> {
   const pool = await openPostgresPool(url, options);
-  return new PostgresStore(pool, options.now ?? Date.now);
+  const now = options.now ?? Date.now;
+  const { chainNow, latestNow } = options;
+  return new PostgresStore(pool, {
+    now,
+    chainNow: chainNow ?? (() => now()),
+    latestNow: latestNow ?? (chainNow ? () => Number.MAX_SAFE_INTEGER : now),
+  });
 }

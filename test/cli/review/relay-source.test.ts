@@ -20,7 +20,7 @@ let server: ScriptedServer;
 beforeAll(async () => (server = await startScriptedServer()));
 afterAll(() => server.close());
 
-function setup(domainChainId = 84532) {
+function setup(domainChainId = 84532, chainTime?: () => Promise<number>) {
   const client = new RelayClient({ baseUrl: server.url, retry: { maxAttempts: 1 } });
   let signIns = 0;
   const source = createRelaySource({
@@ -34,6 +34,7 @@ function setup(domainChainId = 84532) {
     filter: { chainId: 84532 },
     approvalWindowSeconds: 600,
     now: () => NOW_MS,
+    ...(chainTime ? { chainTime } : {}),
   });
   server.received.length = 0;
   return { source, signIns: () => signIns };
@@ -86,6 +87,17 @@ describe("createRelaySource", () => {
     expect(body.approval.deadline).toBe(String(NOW_MS / 1000 + 600));
     const digest = intentDigest(domain, "ReviewApproval", { intentHash: item.intentHash, deadline: BigInt(body.approval.deadline) });
     expect(recoverSigner(digest, body.approval.signature)).toBe(owner.address);
+  });
+
+  it("counts the approval's deadline from the chain's time where it is ahead (a devnet moved 25 h), else from the wall clock", async () => {
+    const ahead = NOW_MS / 1000 + 25 * 3_600;
+    for (const [chainTime, from] of [[ahead, ahead], [NOW_MS / 1000 - 30, NOW_MS / 1000]] as const) {
+      const { source } = setup(84532, async () => chainTime);
+      server.script({ status: 200, body: heldPayment("req_a", 5) }, { status: 200, body: { requestId: "req_a", status: "approved", txHash: `0x${"12".repeat(32)}` } });
+      await source.approve("req_a");
+      const body = JSON.parse(server.received.at(-1)!.body) as { approval: { deadline: string } };
+      expect(body.approval.deadline).toBe(String(from + 600));
+    }
   });
 
   it("refuses to approve when the RPC serves another chain than the review's", async () => {

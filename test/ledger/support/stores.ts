@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll } from "vitest";
 import { openLedger } from "../../../src/ledger/index.ts";
 import { openPostgresStore } from "../../../src/ledger/postgres/index.ts";
-import type { Store } from "../../../src/relayer/store.ts";
+import type { Store, StoreClock } from "../../../src/relayer/store.ts";
 import { startPostgres, type PostgresServer } from "../../support/postgres.ts";
 import { onCleanup, tempDir } from "../support.ts";
 
@@ -20,19 +20,25 @@ export interface OpenedStore {
   connect(now?: () => number): Promise<Store>;
 }
 
+/** Each chain's clock, apart from the wall clock. */
+export type ChainClocks = Pick<StoreClock, "chainNow" | "latestNow">;
+
 export interface StoreFactory {
   /** Shown in the test names. */
   readonly name: string;
-  /** A fresh, empty store whose clock is `now` (unix ms), closed after the test. */
-  fresh(now?: () => number): Promise<OpenedStore>;
+  /**
+   * A fresh, empty store whose clock is `now` (unix ms), closed after the test; with `chains`, each
+   * chain's clock is `chains.chainNow` (StoreClock) and `now` is the wall clock only.
+   */
+  fresh(now?: () => number, chains?: ChainClocks): Promise<OpenedStore>;
 }
 
 export const sqliteStore: StoreFactory = {
   name: "sqlite",
-  async fresh(now) {
+  async fresh(now, chains) {
     const file = path.join(tempDir(), "ledger.sqlite");
     const connect = async (clock?: () => number): Promise<Store> => {
-      const store = openLedger(file, clock ? { now: clock } : {});
+      const store = openLedger(file, { ...(clock ? { now: clock } : {}), ...chains });
       onCleanup(() => store.close());
       return store;
     };
@@ -49,11 +55,11 @@ afterAll(async () => {
 
 export const postgresStore: StoreFactory = {
   name: "postgres",
-  async fresh(now) {
+  async fresh(now, chains) {
     server ??= startPostgres();
     const url = await (await server).newDatabase();
     const connect = async (clock?: () => number): Promise<Store> => {
-      const store = await openPostgresStore(url, clock ? { now: clock } : {});
+      const store = await openPostgresStore(url, { ...(clock ? { now: clock } : {}), ...chains });
       onCleanup(() => store.close());
       return store;
     };
