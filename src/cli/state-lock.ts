@@ -6,7 +6,8 @@
 // before writing anything; the commands that only rewrite cli.json (pay, status, profiles) take no
 // lock: they replace that one file atomically and delete nothing.
 //
-// Each claim of a role is a file `<stateDir>/locks/<role>.<generation>` holding the owner's pid, the
+// Each claim of a role is a file `<stateDir>/<role>.lock.<generation>` (0600, like every file in a
+// state directory; no subdirectory, so the directory keeps holding private files only) holding the owner's pid, the
 // start time of that pid (from /proc/<pid>/stat, so a pid reused by another program is not taken
 // for the owner) and the URLs it serves. The highest generation is the claim that counts. A claim is
 // created whole (a private temporary file hard-linked into place, which fails if the name exists),
@@ -21,8 +22,6 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, writePrivateFile } from "../privat
 import { CliError } from "./io.ts";
 
 export type LockRole = "devnet" | "relayer";
-
-export const LOCKS_DIR = "locks";
 
 /** What a claim file holds. */
 export interface LockRecord {
@@ -52,7 +51,7 @@ const ATTEMPTS = 50;
  * <urls>)` when a live process holds it. Nothing is written when the role is held.
  */
 export function acquireStateLock(stateDir: string, role: LockRole, command: string): StateLock {
-  const dir = path.join(stateDir, LOCKS_DIR);
+  const dir = stateDir;
   const record: LockRecord = { pid: process.pid, ...startTimeField(process.pid), command, urls: [] };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const generations = claimsOf(dir, role);
@@ -129,7 +128,7 @@ function heldLock(role: LockRole, file: string, record: LockRecord): StateLock {
 }
 
 function claimFile(dir: string, role: LockRole, generation: number): string {
-  return path.join(dir, `${role}.${generation}`);
+  return path.join(dir, `${role}.lock.${generation}`);
 }
 
 /** The generations of `role`'s claims in `dir`, ascending; none when the directory does not exist. */
@@ -141,7 +140,7 @@ function claimsOf(dir: string, role: LockRole): number[] {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const pattern = new RegExp(`^${role}\\.([1-9][0-9]{0,14})$`);
+  const pattern = new RegExp(`^${role}\\.lock\\.([1-9][0-9]{0,14})$`);
   return names.flatMap((name) => {
     const match = pattern.exec(name);
     return match ? [Number(match[1])] : [];
@@ -174,7 +173,7 @@ function readClaim(file: string): LockRecord | "gone" | "invalid" {
 /** Creates `file` holding `record`, whole, unless it exists (then false). */
 function createExclusive(dir: string, file: string, record: LockRecord): boolean {
   mkdirSync(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = path.join(dir, `.claim.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
+  const temporary = path.join(dir, `.lock.${process.pid}.${randomBytes(6).toString("hex")}.tmp`);
   writeFileSync(temporary, JSON.stringify(record), { mode: PRIVATE_FILE_MODE, flag: "wx" });
   try {
     linkSync(temporary, file);

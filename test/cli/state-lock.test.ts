@@ -6,7 +6,7 @@
 // exactly one serves.
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, type Address, type Hex } from "viem";
@@ -15,7 +15,7 @@ import { clientsFor } from "../../src/chain/clients.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
-import { acquireStateLock, LOCKS_DIR, type StateLock } from "../../src/cli/state-lock.ts";
+import { acquireStateLock, type StateLock } from "../../src/cli/state-lock.ts";
 import { runMain, spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
@@ -86,6 +86,9 @@ async function quietFingerprint(stateDir: string, names: readonly string[]): Pro
   throw new Error("the state directory never settled");
 }
 
+/** The claim files of `role` in `stateDir`. */
+const claims = (stateDir: string, role: "devnet" | "relayer") => readdirSync(stateDir).filter((n) => n.startsWith(`${role}.lock.`)).sort();
+
 const WATCHED = ["ledger.sqlite", "ledger.sqlite-wal", "devnet.json", "devnet-84532.json", "auth-secret"];
 
 describe("relay devnet, relay serve --rpc-url, and a second relay serve on the same directory", () => {
@@ -128,13 +131,13 @@ describe("relay devnet, relay serve --rpc-url, and a second relay serve on the s
     first.child.kill("SIGKILL");
     expect((await first.exited).signal).toBe("SIGKILL");
     // The dead process's claim is still there: kill -9 runs no clean-up.
-    expect(readdirSync(path.join(stateDir, LOCKS_DIR)).filter((n) => n.startsWith("relayer."))).toHaveLength(1);
+    expect(claims(stateDir, "relayer")).toHaveLength(1);
 
     const third = start(serveArgs);
     await third.waitFor(/relay: ready/);
     const thirdUrl = relayerUrlOf(third);
     expect(await paymentStatus(thirdUrl, requestId)).toMatchObject({ status: 200, body: { requestId, status: "approved" } });
-    expect(readdirSync(path.join(stateDir, LOCKS_DIR)).filter((n) => n.startsWith("relayer."))).toHaveLength(1);
+    expect(claims(stateDir, "relayer")).toHaveLength(1);
 
     // The devnet's own role was never in question: it still runs, and a second `relay devnet` is refused.
     const secondDevnet = start(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
@@ -144,7 +147,7 @@ describe("relay devnet, relay serve --rpc-url, and a second relay serve on the s
     third.child.kill("SIGTERM");
     expect((await third.exited).code).toBe(0);
     // A clean exit gives the role up.
-    expect(readdirSync(path.join(stateDir, LOCKS_DIR)).filter((n) => n.startsWith("relayer."))).toEqual([]);
+    expect(claims(stateDir, "relayer")).toEqual([]);
   }, 240_000);
 
   it("two started at the same instant: exactly one serves, the other names it", async () => {
@@ -211,8 +214,7 @@ describe("claims", () => {
     return lock;
   };
   const writeClaim = (stateDir: string, name: string, record: object) => {
-    mkdirSync(path.join(stateDir, LOCKS_DIR), { recursive: true });
-    writeFileSync(path.join(stateDir, LOCKS_DIR, name), JSON.stringify(record));
+    writeFileSync(path.join(stateDir, name), JSON.stringify(record), { mode: 0o600 });
   };
   const ownStartTime = () => readFileSync("/proc/self/stat", "utf8").split(") ")[1]!.split(" ")[19]!;
 
@@ -224,25 +226,25 @@ describe("claims", () => {
     // The other role is another owner's.
     claim(stateDir, "devnet");
     lock.release();
-    expect(claim(stateDir, "relayer").file).toBe(path.join(stateDir, LOCKS_DIR, "relayer.1"));
+    expect(claim(stateDir, "relayer").file).toBe(path.join(stateDir, "relayer.lock.1"));
   });
 
   it("a claim by a process that has ended is superseded, and removed", () => {
     const stateDir = tempDir("relay-claims-");
     const ended = spawnSync(process.execPath, ["-e", ""]);
-    writeClaim(stateDir, "relayer.4", { pid: ended.pid, startTime: "1", command: "serve", urls: ["http://127.0.0.1:9"] });
+    writeClaim(stateDir, "relayer.lock.4", { pid: ended.pid, startTime: "1", command: "serve", urls: ["http://127.0.0.1:9"] });
     const lock = claim(stateDir, "relayer");
-    expect(lock.file).toBe(path.join(stateDir, LOCKS_DIR, "relayer.5"));
-    expect(readdirSync(path.join(stateDir, LOCKS_DIR))).toEqual(["relayer.5"]);
+    expect(lock.file).toBe(path.join(stateDir, "relayer.lock.5"));
+    expect(readdirSync(stateDir)).toEqual(["relayer.lock.5"]);
   });
 
   it("a claim whose pid now belongs to another program (another start time) is superseded", () => {
     const stateDir = tempDir("relay-claims-");
     // This very pid, but recorded as started at another time: the pid was reused.
-    writeClaim(stateDir, "devnet.1", { pid: process.pid, startTime: String(Number(ownStartTime()) - 1), command: "devnet", urls: [] });
-    expect(claim(stateDir, "devnet").file).toBe(path.join(stateDir, LOCKS_DIR, "devnet.2"));
+    writeClaim(stateDir, "devnet.lock.1", { pid: process.pid, startTime: String(Number(ownStartTime()) - 1), command: "devnet", urls: [] });
+    expect(claim(stateDir, "devnet").file).toBe(path.join(stateDir, "devnet.lock.2"));
     // With the right start time it is this process's, alive.
-    writeClaim(stateDir, "relayer.1", { pid: process.pid, startTime: ownStartTime(), command: "serve", urls: [] });
+    writeClaim(stateDir, "relayer.lock.1", { pid: process.pid, startTime: ownStartTime(), command: "serve", urls: [] });
     expect(() => acquireStateLock(stateDir, "relayer", "test")).toThrow(`already running here (pid ${process.pid}, serve still starting)`);
   });
 
@@ -261,6 +263,6 @@ describe("claims", () => {
       expect(run.output.stderr).toBe(`relay: already running here (pid ${process.pid}, http://127.0.0.1:8545)\n`);
     }
     expect(names()).toEqual(before);
-    expect(readdirSync(path.join(stateDir, LOCKS_DIR))).toEqual(["devnet.1"]);
+    expect(before).toEqual(["devnet.lock.1"]);
   });
 });
