@@ -12,6 +12,7 @@ import { defaultDeadline, randomRef, signSwapIntent } from "../../packages/clien
 import type { SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { balanceOf, calldata, get, post, startEnv, swapBody, type Env } from "../relayer/harness.ts";
 import { readOf } from "../relayer/harness-extra.ts";
+import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
 import { deployer } from "./support/devnet-admin.ts";
 import { asRelayer } from "./support/leaked-relayer.ts";
 
@@ -107,5 +108,12 @@ describe("one default rebalance list: the API, the relayer and the vault agree",
     const res = await get(`${env.url}/v1/chains`);
     const listed = (res.body.chains[0].defaultRebalanceTokens as Array<{ address: Address }>).map((t) => t.address);
     expect(listed).toEqual(await registryList());
+  });
+
+  it("a relayer configuration cannot carry a list of its own: defaultRebalanceTokens is refused, not silently ignored", () => {
+    const chain = { ...chainFromManifest(env.manifest), defaultRebalanceTokens: [env.token("WBTC")] };
+    expect(() => parseRelayerConfig({ stateDir: "/tmp/unused", chains: [chain] })).toThrow(
+      "invalid relayer configuration: chains.0.defaultRebalanceTokens: is no longer a relayer setting: a vault without its own rebalance list uses the registry's (ServiceRegistry.addDefaultRebalanceToken), which the relayer reads",
+    );
   });
 });
