@@ -210,7 +210,7 @@ export interface BotStatus {
 /** A token of a chain, as `GET /v1/chains` lists it. */
 export interface ChainToken {
   address: Address;
-  /** Absent for a default rebalance token the relayer's configuration lists by address only. */
+  /** Absent for a default rebalance token the relayer's configuration does not list (the registry names it by address only). */
   symbol?: string;
   decimals?: number;
 }
