@@ -55,17 +55,16 @@ export function acquireStateLock(stateDir: string, role: LockRole, command: stri
   const record: LockRecord = { pid: process.pid, ...startTimeField(process.pid), command, urls: [] };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const generations = claimsOf(dir, role);
-    const top = generations.at(-1);
-    if (top !== undefined) {
-      const holder = readClaim(claimFile(dir, role, top));
-      // Released between the listing and the read: look again.
-      if (holder === "gone") continue;
-      if (holder !== "invalid" && isAlive(holder)) throw alreadyRunning(holder);
-    }
-    const next = (top ?? 0) + 1;
+    // Normally only the highest can be alive (each was claimed over dead ones), but every claim is
+    // asked: a stray file with a higher number must not hide a live owner.
+    const holders = generations.map((generation) => readClaim(claimFile(dir, role, generation)));
+    const live = holders.find((h): h is LockRecord => typeof h === "object" && isAlive(h));
+    if (live !== undefined) throw alreadyRunning(live);
+    const next = (generations.at(-1) ?? 0) + 1;
     const file = claimFile(dir, role, next);
+    // Lost the race for this generation: its winner is alive (or already gone); look again.
     if (!createExclusive(dir, file, record)) continue;
-    // Every lower generation was superseded while dead (each was claimed only over a dead one).
+    // The claims read above were all dead; nobody else removes or claims below ours.
     for (const old of generations) rmSync(claimFile(dir, role, old), { force: true });
     return heldLock(role, file, record);
   }

@@ -229,6 +229,18 @@ describe("claims", () => {
     expect(claim(stateDir, "relayer").file).toBe(path.join(stateDir, "relayer.lock.1"));
   });
 
+  it("a damaged or stray claim numbered above a live one neither hides the live owner nor blocks a start", () => {
+    const stateDir = tempDir("relay-claims-");
+    const lock = claim(stateDir, "relayer");
+    lock.setUrls(["http://127.0.0.1:3"]);
+    writeClaim(stateDir, "relayer.lock.9", { not: "a claim" });
+    expect(() => acquireStateLock(stateDir, "relayer", "test")).toThrow(`already running here (pid ${process.pid}, http://127.0.0.1:3)`);
+    lock.release();
+    // With the owner gone, the damaged one protects nothing: superseded and removed.
+    expect(claim(stateDir, "relayer").file).toBe(path.join(stateDir, "relayer.lock.10"));
+    expect(claims(stateDir, "relayer")).toEqual(["relayer.lock.10"]);
+  });
+
   it("a claim by a process that has ended is superseded, and removed", () => {
     const stateDir = tempDir("relay-claims-");
     const ended = spawnSync(process.execPath, ["-e", ""]);
