@@ -6,15 +6,15 @@
 // before writing anything; the commands that only rewrite cli.json (pay, status, profiles) take no
 // lock: they replace that one file atomically and delete nothing.
 //
-// Each claim of a role is a file `<stateDir>/<role>.lock.<generation>` (0600, like every file in a
-// state directory; no subdirectory, so the directory keeps holding private files only) holding the owner's pid, the
-// start time of that pid (from /proc/<pid>/stat, so a pid reused by another program is not taken
-// for the owner) and the URLs it serves. The highest generation is the claim that counts. A claim is
-// created whole (a private temporary file hard-linked into place, which fails if the name exists),
-// so of two processes starting at once exactly one gets the next generation and the other, reading
-// it, finds a live owner. A stale claim (its process killed with -9) is never deleted to make room:
-// the next generation supersedes it, so there is no moment where two processes each think they
-// removed the other's file. Stale lower generations are removed by the winner.
+// Each claim of a role is a file `<stateDir>/<role>.lock.<generation>` (0600 like every file there;
+// no subdirectory, so the directory keeps holding private files only). It holds the owner's pid, the
+// start time of that pid (from /proc/<pid>/stat, so a pid reused by another program is not taken for
+// the owner) and the URLs it serves. A claim is created whole (a private temporary file hard-linked
+// into place, which fails if the name exists), so of two processes starting at once exactly one gets
+// the next generation and the other, reading it, finds a live owner. A stale claim (its process
+// killed with -9) is never deleted to make room: the next generation supersedes it, so there is no
+// moment where two processes each think they removed the other's file. The winner then removes the
+// dead claims it read.
 import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import path from "node:path";
@@ -50,8 +50,7 @@ const ATTEMPTS = 50;
  * Claims `role` of `stateDir` for this process, or throws CliError `already running here (pid N,
  * <urls>)` when a live process holds it. Nothing is written when the role is held.
  */
-export function acquireStateLock(stateDir: string, role: LockRole, command: string): StateLock {
-  const dir = stateDir;
+export function acquireStateLock(dir: string, role: LockRole, command: string): StateLock {
   const record: LockRecord = { pid: process.pid, ...startTimeField(process.pid), command, urls: [] };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const generations = claimsOf(dir, role);
