@@ -9,8 +9,8 @@ import {IPriceFeed} from "./interfaces/IPriceFeed.sol";
 import {IServiceRegistry} from "./interfaces/IServiceRegistry.sol";
 
 /// @title ServiceRegistry
-/// @notice Network-wide settings shared by every vault: authorized relayers, default tokens,
-/// globally approved protocols, swap routers and USD price feeds.
+/// @notice Network-wide settings shared by every vault: authorized relayers, default tokens, the
+/// default rebalance whitelist, globally approved protocols, swap routers and USD price feeds.
 contract ServiceRegistry is IServiceRegistry, Ownable {
     using EnumerableSet for EnumerableSet.AddressSet;
 
@@ -23,6 +23,8 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     event RelayerRemoved(address indexed relayer);
     event DefaultTokenApproved(address indexed token);
     event DefaultTokenRemoved(address indexed token);
+    event DefaultRebalanceTokenAdded(address indexed token);
+    event DefaultRebalanceTokenRemoved(address indexed token);
     event ProtocolApproved(address indexed protocol);
     event ProtocolRevoked(address indexed protocol);
     event SwapRouterAdded(address indexed router);
@@ -32,6 +34,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
 
     mapping(address => bool) private _relayers;
     EnumerableSet.AddressSet private _defaultTokens;
+    EnumerableSet.AddressSet private _defaultRebalanceTokens;
     mapping(address => bool) private _protocols;
     mapping(address => bool) private _swapRouters;
     mapping(address => address) private _priceFeeds;
@@ -90,6 +93,34 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     /// @notice All default tokens, in insertion order (removal may reorder).
     function getDefaultTokens() external view returns (address[] memory) {
         return _defaultTokens.values();
+    }
+
+    // ----------------------------------------------------------------- default rebalance whitelist
+
+    // The rebalance whitelist of every vault that sets none of its own. Its own list, not the default
+    // tokens: those are also what protocol calls may `approve` and what a call's outflows are measured
+    // on, a wider set than the tokens a bot may swap into unasked. Vaults check it on-chain
+    // (isRebalanceAllowed) and the relayer reads it from here: one list.
+
+    /// @notice Adds `token` to the default rebalance whitelist.
+    function addDefaultRebalanceToken(address token) external onlyOwner {
+        if (token == address(0)) revert ZeroAddress();
+        if (_defaultRebalanceTokens.add(token)) emit DefaultRebalanceTokenAdded(token);
+    }
+
+    /// @notice Removes `token` from the default rebalance whitelist.
+    function removeDefaultRebalanceToken(address token) external onlyOwner {
+        if (_defaultRebalanceTokens.remove(token)) emit DefaultRebalanceTokenRemoved(token);
+    }
+
+    /// @notice Whether `token` is on the default rebalance whitelist.
+    function isDefaultRebalanceToken(address token) external view returns (bool) {
+        return _defaultRebalanceTokens.contains(token);
+    }
+
+    /// @notice The default rebalance whitelist, in insertion order (removal may reorder).
+    function getDefaultRebalanceTokens() external view returns (address[] memory) {
+        return _defaultRebalanceTokens.values();
     }
 
     // ----------------------------------------------------------------- protocols

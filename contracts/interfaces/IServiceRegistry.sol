@@ -6,6 +6,7 @@ interface IServiceRegistry {
     function isAuthorized(address relayer) external view returns (bool);
     function isDefaultToken(address token) external view returns (bool);
     function getDefaultTokens() external view returns (address[] memory);
+    function isDefaultRebalanceToken(address token) external view returns (bool);
     function isApprovedProtocol(address protocol) external view returns (bool);
     function isApprovedSwapRouter(address router) external view returns (bool);
     function priceFeed(address token) external view returns (address);

@@ -27,7 +27,7 @@ interface ILensVault {
     function usedIntents(bytes32 intentHash) external view returns (bool);
     function isProtocolApprovedByVault(address protocol) external view returns (bool);
     function rebalanceTokenCount() external view returns (uint256);
-    function isRebalanceToken(address token) external view returns (bool);
+    function isRebalanceAllowed(address token) external view returns (bool);
     function cancelledIntents(bytes32 intentHash) external view returns (bool);
     function swapSlippageBps() external view returns (uint256);
     function swapFloor(address fromToken, address toToken, uint256 amountIn) external view returns (uint256);
@@ -70,7 +70,7 @@ abstract contract PolicyReader {
         uint256 usdValue; // sum over tokens, 6 decimals
         bool protocolApproved; // for any call: approved by the vault or globally by the registry
         uint256 rebalanceTokenCount;
-        bool toTokenOnVaultList;
+        bool toTokenAllowed; // the vault's own answer: its rebalance list, else the registry's default one
         bool protocolIsDefaultToken; // a registry default token: `approve` calls on it need no approval
         bool intentCancelled; // the owner or operator cancelled the intent on-chain
         bool priceStale; // some token's feed is stale or non-positive (then priced is false too)
@@ -161,7 +161,7 @@ abstract contract PolicyReader {
     /// @dev A swap query: tokens = [fromToken], amounts = [maxFromAmount].
     function _readSwap(Query memory q, Snapshot memory s) private view {
         ILensVault v = ILensVault(q.vault);
-        s.toTokenOnVaultList = v.isRebalanceToken(q.toToken);
+        s.toTokenAllowed = v.isRebalanceAllowed(q.toToken);
         s.swapSlippageBps = v.swapSlippageBps();
         s.swapLimit = v.getBotSwapLimit(q.bot);
         if (q.tokens.length == 0) return;

@@ -266,10 +266,11 @@ abstract contract VaultPolicy is VaultBase {
         return _rebalanceTokens.contains(token);
     }
 
-    /// @notice Effective rule: the vault's list when non-empty, else the registry's default tokens.
+    /// @notice Effective rule: the vault's list when non-empty, else the registry's default rebalance
+    /// whitelist (not its default tokens, a wider set). The relayer asks this same function.
     function isRebalanceAllowed(address token) public view returns (bool) {
         if (_rebalanceTokens.length() > 0) return _rebalanceTokens.contains(token);
-        return _isDefaultToken(token);
+        return _registry.isDefaultRebalanceToken(token);
     }
 
     /// @dev Registry reads, each from one call site (the vault's code is near the 24 KiB limit).

@@ -264,14 +264,14 @@ export const responseSchemas = {
       routers: { type: "array", items: address("Swap router"), description: "Swap routers the relayer routes through" },
       devnet: bool("A development chain: metadata.scenario overrides are honoured there"),
       tokens: { type: "array", items: ref("ChainToken"), description: "Tokens the relayer knows on this chain" },
-      defaultRebalanceTokens: { type: "array", items: ref("ChainToken"), description: "Rebalance whitelist of a vault that sets none" },
+      defaultRebalanceTokens: { type: "array", items: ref("ChainToken"), description: "Rebalance whitelist of a vault that sets none: the registry's, which the vaults enforce; absent while the chain does not answer" },
       domain: object(
         { name: text("EIP-712 domain name of the factory's vaults"), version: text('EIP-712 domain version ("1")') },
         [],
         { description: "The vaults' EIP-712 domain (chainId: this chain; verifyingContract: the vault); absent while the chain does not answer" },
       ),
     },
-    ["domain"],
+    ["defaultRebalanceTokens", "domain"],
   ),
   ChainList: object({ chains: { type: "array", items: ref("ChainInfo"), description: "Every chain the relayer serves" } }),
 } as const satisfies Record<string, Schema>;

@@ -8,6 +8,9 @@ import { createSender, type Sender } from "../chain/sender.ts";
 import type { KeyPair } from "./accounts.ts";
 import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, type TokenSpec, type TokenSymbol } from "./tokens.ts";
 
+/** The registry's default rebalance whitelist, in this order (DESIGN.md: USDC, WETH, USDT). */
+export const DEFAULT_REBALANCE_SYMBOLS: readonly TokenSymbol[] = ["USDC", "WETH", "USDT"];
+
 export interface SuiteOptions {
   clients: Clients;
   deployer: KeyPair;
@@ -48,6 +51,11 @@ export async function deploySuite(options: SuiteOptions): Promise<Suite> {
     const { address } = tokens[token.symbol];
     await deployer.call(registry, "ServiceRegistry", "setPriceFeed", [address, priceFeeds[token.symbol]]);
     await deployer.call(registry, "ServiceRegistry", "approveDefaultToken", [address]);
+  }
+  // The rebalance whitelist of every vault that sets none of its own (the vault checks it on-chain
+  // and the relayer reads it): the stablecoins and ETH, not every default token.
+  for (const symbol of DEFAULT_REBALANCE_SYMBOLS) {
+    await deployer.call(registry, "ServiceRegistry", "addDefaultRebalanceToken", [tokens[symbol].address]);
   }
   await deployer.call(registry, "ServiceRegistry", "setPriceFeed", [zeroAddress, priceFeeds.ETH]);
   await deployer.call(registry, "ServiceRegistry", "addRelayer", [options.relayer]);

@@ -19,7 +19,7 @@ import { clientsFor, type Clients } from "../chain/clients.ts";
 import type { SpendingLimit } from "../chain/vault-config.ts";
 import type { VaultDomain } from "../../packages/client/src/intent-types.ts";
 import { readVaultDomain } from "../../packages/client/src/sign.ts";
-import { defaultRebalanceTokens, type ChainConfig } from "./config.ts";
+import type { ChainConfig } from "./config.ts";
 import { rpcFailure } from "./rpc-errors.ts";
 import { decodeSnapshots } from "./snapshot-codec.ts";
 import { decodeReadAndSimulate, readAndSimulateCalldata, type LensQuery } from "./simulating-lens-codec.ts";
@@ -52,7 +52,8 @@ export interface PolicySnapshot {
   /** Approved for any call, by the vault or globally by the registry. */
   protocolApproved: boolean;
   rebalanceTokenCount: bigint;
-  toTokenOnVaultList: boolean;
+  /** The vault's isRebalanceAllowed(toToken): its own list, else the registry's default one. */
+  toTokenAllowed: boolean;
   /** A registry default token: `approve` calls on it are allowed without approval. */
   protocolIsDefaultToken: boolean;
   /** The owner or operator cancelled the intent on-chain (vault.cancelledIntents). */
@@ -120,7 +121,6 @@ export class ChainRuntime {
   readonly config: ChainConfig;
   readonly clients: Clients;
   readonly signers: readonly LocalAccount[];
-  readonly defaultRebalanceTokens: readonly Address[];
   /** New blocks, for whoever waits for a receipt (block-watch.ts). */
   readonly blocks: BlockWatch;
   readonly #domains = new Map<string, VaultDomain>();
@@ -131,7 +131,6 @@ export class ChainRuntime {
     this.config = config;
     this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId, { timeoutMs: config.rpcTimeoutMs });
     this.signers = config.relayerKeys.map((key) => privateKeyToAccount(key as Hex));
-    this.defaultRebalanceTokens = defaultRebalanceTokens(config);
     this.blocks = new BlockWatch(() => this.latestBlock(), provider ? undefined : config.rpcUrl);
   }
 

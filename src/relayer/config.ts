@@ -30,8 +30,14 @@ const chainSchema = z.object({
   routers: z.array(address).default([]),
   relayerKeys: z.array(privateKey).min(1, "at least one relayer key is required"),
   tokens: z.record(z.string(), z.object({ address, decimals: z.number().int().min(0).max(77) })).default({}),
-  /** The rebalance whitelist when a vault sets none; default USDC, WETH, USDT of `tokens`. */
-  defaultRebalanceTokens: z.array(address).optional(),
+  /**
+   * No longer a setting: the rebalance whitelist of a vault that sets none is the registry's
+   * (getDefaultRebalanceTokens), the list the vault enforces. A relayer-side list could only differ
+   * from it, so a configuration that still gives one is refused rather than silently ignored.
+   */
+  defaultRebalanceTokens: z
+    .undefined({ error: "is no longer a relayer setting: a vault without its own rebalance list uses the registry's (ServiceRegistry.addDefaultRebalanceToken), which the relayer reads" })
+    .optional(),
 });
 
 export const relayerConfigSchema = z.object({
@@ -142,15 +148,6 @@ export function chainFromManifest(manifest: Manifest, rpcUrl: string = manifest.
     relayerKeys: [manifest.accounts.relayer.privateKey],
     tokens: manifest.tokens,
   };
-}
-
-/** The default rebalance list of a chain: its USDC, WETH and USDT, where configured. */
-export function defaultRebalanceTokens(chain: ChainConfig): Address[] {
-  if (chain.defaultRebalanceTokens) return [...chain.defaultRebalanceTokens];
-  return ["USDC", "WETH", "USDT"].flatMap((symbol) => {
-    const token = chain.tokens[symbol];
-    return token ? [token.address] : [];
-  });
 }
 
 export type { Address, Hex };

@@ -81,6 +81,10 @@ export class VaultReads {
     };
   }
 
+  /**
+   * The vault's effective rebalance whitelist: its own list, else the default one of the registry
+   * it checks against (the list its isRebalanceAllowed falls back to, read from the same place).
+   */
   async rebalanceTokens(vault: Address): Promise<Record<string, unknown>> {
     await this.#requireVault(vault);
     const count = await this.#read<bigint>(vault, vaultAbi, "rebalanceTokenCount");
@@ -88,14 +92,19 @@ export class VaultReads {
       const tokens = await this.#read<Address[]>(vault, vaultAbi, "getRebalanceTokens");
       return { source: "on_chain", tokens: tokens.map((t) => getAddress(t)), rebalanceTokenCount: Number(count) };
     }
-    return { source: "default", tokens: [...this.#chain.defaultRebalanceTokens], rebalanceTokenCount: 0 };
+    const registry = await this.#read<Address>(vault, vaultAbi, "registry");
+    const tokens = await this.#read<Address[]>(registry, registryAbi, "getDefaultRebalanceTokens");
+    return { source: "default", tokens: tokens.map((t) => getAddress(t)), rebalanceTokenCount: 0 };
   }
 
+  /** Whether the vault itself allows swaps into `token` (isRebalanceAllowed, the rule it enforces). */
   async rebalanceToken(vault: Address, token: Address): Promise<Record<string, unknown>> {
     await this.#requireVault(vault);
-    const count = await this.#read<bigint>(vault, vaultAbi, "rebalanceTokenCount");
-    if (count > 0n) return { allowed: await this.#read<boolean>(vault, vaultAbi, "isRebalanceToken", [token]), source: "on_chain" };
-    return { allowed: this.#chain.defaultRebalanceTokens.some((t) => t.toLowerCase() === token.toLowerCase()), source: "default" };
+    const [count, allowed] = await Promise.all([
+      this.#read<bigint>(vault, vaultAbi, "rebalanceTokenCount"),
+      this.#read<boolean>(vault, vaultAbi, "isRebalanceAllowed", [token]),
+    ]);
+    return { allowed, source: count > 0n ? "on_chain" : "default" };
   }
 
   async balance(vault: Address, token: Address): Promise<Record<string, unknown>> {

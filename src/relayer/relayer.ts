@@ -289,7 +289,7 @@ export class Relayer {
     // its own intent's, then, once its swap is checked, a swap-and-pay's swap intent's.
     let swapLeg: CheckedSwapLeg | undefined;
     try {
-      checkPolicy(request, snapshot, chain);
+      checkPolicy(request, snapshot);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
       swapLeg = isSwapAndPay(request)
@@ -373,7 +373,7 @@ export class Relayer {
       priced: snapshot.priced && valuation.priced,
       priceStale: snapshot.priceStale || valuation.priceStale,
     };
-    checkValue(request, valued, chain);
+    checkValue(request, valued);
     return { snapshot: valued, outflows: valuation.outflows, ...unpriced };
   }
 

@@ -63,7 +63,7 @@ export async function checkSwapLeg(
   const snapshot = await chain.snapshot(snapshotQuery(swap, intentHash), blockNumber);
   checkDeadline(swap, limits.nowSeconds, snapshot, limits.maxDeadlineSeconds);
   checkBotAndVault(swap, snapshot);
-  checkPolicy(swap, snapshot, chain);
+  checkPolicy(swap, snapshot);
   checkBalance([swap.intent.fromToken], [swap.intent.maxFromAmount], snapshot);
   const route = await chooseRoute(chain, swap, blockNumber, snapshot.swapFloor);
   return { swap, intentHash, snapshot, route };

@@ -7,7 +7,7 @@
 // swap request (checkPolicy and chooseRoute, not a copy of them):
 // - from a configured ERC-20 of the chain (chain.config.tokens), other than the payment token, of
 //   which the vault holds enough to yield the whole payment amount at the best router quote;
-// - into the payment token, which must be on the vault's rebalance whitelist (or the chain's
+// - into the payment token, which must be on the vault's rebalance whitelist (or the registry's
 //   default one when the vault sets none);
 // - worth at most the bot's maxRebalanceAmount, with priced (not stale) feeds;
 // - quoting at least the vault's slippage floor for the amount swapped.
@@ -71,7 +71,7 @@ export async function findSwapOptions(chain: ChainRuntime, request: PaymentReque
   const options: SwapOption[] = [];
   for (const [i, s] of sized.entries()) {
     const swap = swapOf(request, s.fromToken, s.maxFromAmount);
-    if (!allowedBySwapPolicy(swap, snapshots[i]!, chain.defaultRebalanceTokens)) continue;
+    if (!allowedBySwapPolicy(swap, snapshots[i]!)) continue;
     const quotedOut = await routeFor(chain, swap, blockNumber, snapshots[i]!.swapFloor);
     if (quotedOut === undefined) continue;
     options.push({ ...s, quotedOut, toToken: token, minToAmount: amount });
@@ -104,9 +104,9 @@ function swapQuery(request: PaymentRequest, fromToken: Address, maxFromAmount: b
 }
 
 /** Whether a swap request would pass checkPolicy (a refusal there means: not an option). */
-function allowedBySwapPolicy(swap: SwapRequest, snapshot: PolicySnapshot, defaults: readonly Address[]): boolean {
+function allowedBySwapPolicy(swap: SwapRequest, snapshot: PolicySnapshot): boolean {
   try {
-    checkPolicy(swap, snapshot, { defaultRebalanceTokens: defaults });
+    checkPolicy(swap, snapshot);
     return true;
   } catch (error) {
     if (isRelayError(error)) return false;

@@ -186,6 +186,8 @@ export async function setupFixture(options: { chainId?: number; domainName?: str
   const reg = (fn: string, args: readonly unknown[]) => write(owner, registry, "ServiceRegistry", fn, args);
   await reg("addRelayer", [relayer.address]);
   for (const t of [tokens.usdc, tokens.dai, tokens.weth]) await reg("approveDefaultToken", [t]);
+  // The default rebalance whitelist is its own, narrower list: DAI is a default token but not on it.
+  for (const t of [tokens.usdc, tokens.weth]) await reg("addDefaultRebalanceToken", [t]);
   for (const k of ["usdc", "dai", "weth", "wbtc"] as const) await reg("setPriceFeed", [tokens[k], feeds[k]]);
   await reg("setPriceFeed", [zeroAddress, feeds.eth]);
   await reg("addSwapRouter", [router]);

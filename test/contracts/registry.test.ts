@@ -17,6 +17,7 @@ describe("ServiceRegistry and mocks", () => {
       ["addRelayer", [f.stranger.address]], ["removeRelayer", [f.relayer.address]], ["approveDefaultToken", [f.tokens.wbtc]],
       ["removeDefaultToken", [f.tokens.usdc]], ["approveProtocol", [f.lending]], ["revokeProtocol", [f.lending]],
       ["addSwapRouter", [f.stranger.address]], ["removeSwapRouter", [f.router]], ["setPriceFeed", [f.tokens.usdc, zeroAddress]],
+      ["addDefaultRebalanceToken", [f.tokens.wbtc]], ["removeDefaultRebalanceToken", [f.tokens.usdc]],
     ] as const) {
       const r = await revertOf(() => f.simulate(f.stranger, f.registry, "ServiceRegistry", fn, args));
       expect([fn, r.name]).toEqual([fn, "OwnableUnauthorizedAccount"]);
@@ -28,6 +29,7 @@ describe("ServiceRegistry and mocks", () => {
     const cases = [
       ["addRelayer", "removeRelayer", "isAuthorized", "RelayerAdded"],
       ["approveDefaultToken", "removeDefaultToken", "isDefaultToken", "DefaultTokenApproved"],
+      ["addDefaultRebalanceToken", "removeDefaultRebalanceToken", "isDefaultRebalanceToken", "DefaultRebalanceTokenAdded"],
       ["approveProtocol", "revokeProtocol", "isApprovedProtocol", "ProtocolApproved"],
       ["addSwapRouter", "removeSwapRouter", "isApprovedSwapRouter", "SwapRouterAdded"],
     ] as const;
@@ -40,6 +42,8 @@ describe("ServiceRegistry and mocks", () => {
       expect(await f.read(f.registry, "ServiceRegistry", view, [x])).toBe(false);
     }
     expect(await f.read(f.registry, "ServiceRegistry", "getDefaultTokens")).toEqual([f.tokens.usdc, f.tokens.dai, f.tokens.weth]);
+    expect(await f.read(f.registry, "ServiceRegistry", "getDefaultRebalanceTokens")).toEqual([f.tokens.usdc, f.tokens.weth]);
+    expect((await revertOf(() => f.simulate(f.owner, f.registry, "ServiceRegistry", "addDefaultRebalanceToken", [zeroAddress]))).name).toBe("ZeroAddress");
     expect((await revertOf(() => f.simulate(f.owner, f.registry, "ServiceRegistry", "addRelayer", [zeroAddress]))).name).toBe("ZeroAddress");
   });
 

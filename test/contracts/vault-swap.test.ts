@@ -91,10 +91,19 @@ describe("ServiceVault swaps", () => {
   });
 
   describe("rebalance whitelist", () => {
-    it("with no vault list, the registry default tokens apply", async () => {
+    it("with no vault list, the registry's default rebalance whitelist applies (not its wider default tokens)", async () => {
       expect(await f.read(f.vault, "ServiceVault", "isRebalanceAllowed", [f.tokens.weth])).toBe(true);
       expect(await f.read(f.vault, "ServiceVault", "isRebalanceAllowed", [f.tokens.wbtc])).toBe(false);
       expect(await refused(await intentFor({ toToken: f.tokens.wbtc }))).toEqual({ name: "RebalanceTokenNotAllowed", args: [f.tokens.wbtc] });
+      // DAI is a registry default token (protocol calls may approve it) but not a default rebalance token.
+      expect(await f.read(f.registry, "ServiceRegistry", "isDefaultToken", [f.tokens.dai])).toBe(true);
+      expect(await f.read(f.vault, "ServiceVault", "isRebalanceAllowed", [f.tokens.dai])).toBe(false);
+      expect(await refused(await intentFor({ toToken: f.tokens.dai }))).toEqual({ name: "RebalanceTokenNotAllowed", args: [f.tokens.dai] });
+      // The registry's owner changes the list for every vault without one of its own.
+      await f.write(f.owner, f.registry, "ServiceRegistry", "addDefaultRebalanceToken", [f.tokens.dai]);
+      expect(await f.read(f.vault, "ServiceVault", "isRebalanceAllowed", [f.tokens.dai])).toBe(true);
+      await f.write(f.owner, f.registry, "ServiceRegistry", "removeDefaultRebalanceToken", [f.tokens.dai]);
+      expect(await f.read(f.vault, "ServiceVault", "isRebalanceAllowed", [f.tokens.dai])).toBe(false);
     });
 
     it("a non-empty vault list replaces the registry defaults entirely", async () => {

@@ -10,14 +10,12 @@ import type { PolicySnapshot } from "../../src/relayer/chain-runtime.ts";
 import { intentKinds } from "../../packages/client/src/intent-types.ts";
 import { kinds } from "../../src/relayer/kinds/index.ts";
 import { checkPolicy, checkValue, policyRules } from "../../src/relayer/policy/index.ts";
-import type { PolicyContext } from "../../src/relayer/policy/rule.ts";
 import { buildOpenApiDocument } from "../../src/server/openapi.ts";
 
 const VAULT: Address = "0x5FbDB2315678afecb367f032d93F642f64180aa3";
 const BOT: Address = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const TOKEN: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const PAYEE: Address = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
-const context: PolicyContext = { defaultRebalanceTokens: [] };
 
 const envelope = { chainId: 84532, vaultAddress: VAULT, signature: "0x" as const, idempotencyKey: "k" };
 const payment: PaymentRequest = { ...envelope, kind: "payment", intent: { bot: BOT, to: PAYEE, token: TOKEN, amount: 1n, deadline: 1n, ref: `0x${"00".repeat(32)}` } };
@@ -38,7 +36,7 @@ function passing(): PolicySnapshot {
     blockNumber: 1n, timestamp: 1n, isVault: true, paused: false, botActive: true,
     config: { maxPerTxAmount: 1000n, maxRebalanceAmount: 1000n, spendingLimits: [], aiTriggerThreshold: 0n, requireAiVerification: false, requireHumanReview: false },
     vaultLimits: [], destinationAllowed: true, destinationReason: "", balances: [], intentUsed: false, priced: true, usdValue: 100n,
-    protocolApproved: true, rebalanceTokenCount: 1n, toTokenOnVaultList: true, protocolIsDefaultToken: false, intentCancelled: false,
+    protocolApproved: true, rebalanceTokenCount: 1n, toTokenAllowed: true, protocolIsDefaultToken: false, intentCancelled: false,
     priceStale: false, swapSlippageBps: 0n, swapFloor: 0n, swapLimit: { amount: 0n, maxCount: 0n, windowSeconds: 0n },
   };
 }
@@ -53,7 +51,7 @@ const failures: Record<string, (s: PolicySnapshot, r: RelayRequest) => RelayRequ
   "payment-destination": (s) => void (s.destinationAllowed = false),
   "transfer-destination": (s) => void (s.destinationAllowed = false),
   "protocol-approval": (s) => void (s.protocolApproved = false),
-  "rebalance-token": (s) => void (s.toTokenOnVaultList = false),
+  "rebalance-token": (s) => void (s.toTokenAllowed = false),
   "rebalance-limit": (s) => void (s.config = { ...s.config, maxRebalanceAmount: 50n }),
 };
 
@@ -119,9 +117,9 @@ describe("policy rules", () => {
         let request = requests[kind]!;
         for (const name of order.slice(first)) request = failures[name]!(snapshot, request) ?? request;
         const expected = policyRules.find((r) => r.name === order[first])!.codes;
-        expect(expected, `${kind}: ${order.slice(first).join(", ")}`).toContain(codeOf(() => checkPolicy(request, snapshot, context)));
+        expect(expected, `${kind}: ${order.slice(first).join(", ")}`).toContain(codeOf(() => checkPolicy(request, snapshot)));
       }
-      expect(codeOf(() => checkPolicy(requests[kind]!, passing(), context)), kind).toBeUndefined();
+      expect(codeOf(() => checkPolicy(requests[kind]!, passing())), kind).toBeUndefined();
     }
   });
 
@@ -131,7 +129,7 @@ describe("policy rules", () => {
         for (const fail of Object.values(failures)) {
           const snapshot = passing();
           const request = fail(snapshot, requests[kind]!) ?? requests[kind]!;
-          const code = codeOf(() => rule.check(request, snapshot, context));
+          const code = codeOf(() => rule.check(request, snapshot));
           if (code !== undefined) expect(rule.codes, rule.name).toContain(code);
         }
       }
@@ -143,7 +141,7 @@ describe("policy rules", () => {
     failures["per-tx-limit"]!(snapshot, execute);
     failures["transfer-destination"]!(snapshot, execute);
     failures["protocol-approval"]!(snapshot, execute);
-    expect(codeOf(() => checkValue(execute, snapshot, context))).toBe("EXCEEDS_PER_TX_LIMIT");
-    expect(codeOf(() => checkValue(execute, { ...snapshot, config: passing().config }, context))).toBeUndefined();
+    expect(codeOf(() => checkValue(execute, snapshot))).toBe("EXCEEDS_PER_TX_LIMIT");
+    expect(codeOf(() => checkValue(execute, { ...snapshot, config: passing().config }))).toBeUndefined();
   });
 });

@@ -30,7 +30,7 @@ const snapshot = fc.record({
   usdValue: u256,
   protocolApproved: fc.boolean(),
   rebalanceTokenCount: u256,
-  toTokenOnVaultList: fc.boolean(),
+  toTokenAllowed: fc.boolean(),
   protocolIsDefaultToken: fc.boolean(),
   intentCancelled: fc.boolean(),
   priceStale: fc.boolean(),

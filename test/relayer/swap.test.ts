@@ -1,6 +1,6 @@
 // POST /v1/swap end to end: in-vault rebalancing through the devnet's swap router, priced from the
 // feeds. The fast path with balances checked on-chain, the status read, and the swap refusals:
-// no route, slippage, the rebalance whitelist (relayer default, then the owner's on-chain list)
+// no route, slippage, the rebalance whitelist (the registry's default, then the owner's on-chain list)
 // and the bot's rebalance cap.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";

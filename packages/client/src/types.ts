@@ -210,7 +210,7 @@ export interface BotStatus {
 /** A token of a chain, as `GET /v1/chains` lists it. */
 export interface ChainToken {
   address: Address;
-  /** Absent for a default rebalance token the relayer's configuration lists by address only. */
+  /** Absent for a default rebalance token the relayer's configuration does not list (the registry names it by address only). */
   symbol?: string;
   decimals?: number;
 }
@@ -229,8 +229,8 @@ export interface ChainInfo {
   devnet: boolean;
   /** The tokens the relayer knows on this chain, by symbol. */
   tokens: ChainToken[];
-  /** The rebalance whitelist of a vault that sets none of its own. */
-  defaultRebalanceTokens: ChainToken[];
+  /** The rebalance whitelist of a vault that sets none of its own (the registry's, which the vaults enforce); absent while the chain does not answer. */
+  defaultRebalanceTokens?: ChainToken[];
   /** The vaults' EIP-712 domain name and version (chainId and verifyingContract are the chain's and the vault's); absent while the chain does not answer. */
   domain?: { name: string; version: string };
 }

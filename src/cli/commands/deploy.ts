@@ -13,6 +13,7 @@ import type { KeyPair } from "../../devnet/accounts.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
 import { privateStateDir } from "../../private-files.ts";
 import { resolveStateDir } from "../state-dir.ts";
+import { withStateLocks } from "../state-lock.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 
 export interface DeployCommandOptions {
@@ -32,6 +33,15 @@ export interface DeployCommandOptions {
 const pair = (privateKey: Hex): KeyPair => ({ address: privateKeyToAccount(privateKey).address, privateKey });
 
 export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<void> {
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
+  // It replaces the directory's manifests: not while a devnet (or another deploy) owns them.
+  await withStateLocks(stateDir, ["devnet"], "deploy", async (locks) => {
+    locks.setUrls([options.rpcUrl]);
+    await deployLocked(options, stateDir, io);
+  });
+}
+
+async function deployLocked(options: DeployCommandOptions, stateDir: string, io: CliIO): Promise<void> {
   let chainId: number;
   try {
     chainId = await clientsFor(options.rpcUrl, 1).publicClient.getChainId();
@@ -73,7 +83,6 @@ export async function deploy(options: DeployCommandOptions, io: CliIO): Promise<
     accounts: { owner, operator, relayer, deployer, bots },
     devnet,
   });
-  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
   const file = manifestPath(stateDir);
   privateStateDir(stateDir);
   writeManifest(file, manifest);

@@ -8,6 +8,7 @@ import { formatBanner } from "../../devnet/banner.ts";
 import { chainManifestPath } from "../../devnet/manifest.ts";
 import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { resolveStateDir } from "../state-dir.ts";
+import { withStateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
 import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
 
@@ -30,7 +31,10 @@ export function devnetChainIds(options: Pick<DevnetCommandOptions, "chainId">): 
   return options.chainId !== undefined && options.chainId.length > 0 ? options.chainId : [DEFAULT_DEVNET_CHAIN_ID];
 }
 
-/** Starts every chain of the devnet, one after the other; on a failure the ones started are closed. */
+/**
+ * Starts every chain of the devnet, one after the other; on a failure the ones started are closed.
+ * The caller holds the state directory's devnet lock: this replaces its manifests.
+ */
 export async function launchDevnets(options: DevnetCommandOptions, io: CliIO): Promise<Devnet[]> {
   const chainIds = devnetChainIds(options);
   if (chainIds.length > 1 && options.fork !== undefined) {
@@ -87,12 +91,16 @@ export function announceReady(devnets: readonly Devnet[], options: { json?: bool
 }
 
 export async function devnet(options: DevnetCommandOptions, io: CliIO): Promise<void> {
-  const running = await launchDevnets(options, io);
-  try {
-    announceReady(running, options, io);
-    await waitForAbort(io.signal);
-    io.stderr.write("relay: shutting down\n");
-  } finally {
-    await closeAll(running);
-  }
+  const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
+  await withStateLocks(stateDir, ["devnet"], "devnet", async (locks) => {
+    const running = await launchDevnets(options, io);
+    try {
+      locks.setUrls(running.map((d) => d.manifest.rpcUrl));
+      announceReady(running, options, io);
+      await waitForAbort(io.signal);
+      io.stderr.write("relay: shutting down\n");
+    } finally {
+      await closeAll(running);
+    }
+  });
 }

@@ -9,6 +9,7 @@ import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifes
 import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../app/service.ts";
 import { resolveStateDir } from "../state-dir.ts";
+import { withStateLocks, type StateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
 import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
@@ -98,7 +99,14 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
 
 async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise<void> {
   const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
+  // It starts its own chains (the manifests) and serves them (the ledger): both roles, before any
+  // file is touched, so a second `relay serve` here never deletes a running one's ledger.
+  return withStateLocks(stateDir, ["devnet", "relayer"], "serve", (locks) => serveWithDevnetLocked(options, stateDir, locks, io));
+}
+
+async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: string, locks: StateLocks, io: CliIO): Promise<void> {
   // Each devnet start is a fresh chain: a ledger from an earlier chain describes nothing on this one.
+  // Only its owner deletes it: the relayer lock is held, so no relay process has it open.
   rmSync(ledgerPath(stateDir), { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(ledgerPath(stateDir) + suffix, { force: true });
   const devnets = await launchDevnets(options, io);
@@ -108,6 +116,7 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
     relayer = await run(options, config, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
     setRelayerUrl(relayer.url);
+    locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
     announceReady(devnets, options, io);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
@@ -122,6 +131,11 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
 
 async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, io: CliIO): Promise<void> {
   const stateDir = resolveStateDir(options.stateDir, io.env, io.cwd);
+  // The ledger's owner; the manifest stays the devnet's (a `relay devnet` may run here meanwhile).
+  return withStateLocks(stateDir, ["relayer"], "serve", (locks) => serveExistingChainLocked(options, rpcUrl, stateDir, locks, io));
+}
+
+async function serveExistingChainLocked(options: ServeCommandOptions, rpcUrl: string, stateDir: string, locks: StateLocks, io: CliIO): Promise<void> {
   const file = manifestPath(stateDir);
   let manifest: Manifest;
   try {
@@ -140,6 +154,7 @@ async function serveExistingChain(options: ServeCommandOptions, rpcUrl: string, 
   try {
     const serving = withRelayerUrl({ ...manifest, rpcUrl }, relayer.url);
     writeManifest(file, serving);
+    locks.setUrls([relayer.url, rpcUrl]);
     if (options.json) io.stdout.write(`${JSON.stringify(serving)}\n`);
     io.stderr.write(`relay: ready — relayer ${relayer.url} chain ${chainId} rpc ${rpcUrl}\n`);
     await waitForAbort(io.signal);
@@ -171,12 +186,18 @@ async function serveFromConfigFile(options: ServeCommandOptions, file: string, i
   } catch (error) {
     throw new CliError((error as Error).message);
   }
+  // The configuration may name its own state directory: that one is the ledger's.
+  return withStateLocks(config.stateDir, ["relayer"], "serve", (locks) => serveConfigLocked(options, config, locks, io));
+}
+
+async function serveConfigLocked(options: ServeCommandOptions, config: RelayerConfig, locks: StateLocks, io: CliIO): Promise<void> {
   for (const chain of config.chains) {
     const id = await fetchChainId(chain.rpcUrl);
     if (id !== chain.chainId) throw new CliError(`the chain at ${chain.rpcUrl} has id ${id}, not ${chain.chainId} as configured`);
   }
   const relayer = await run(options, config, io);
   try {
+    locks.setUrls([relayer.url, ...config.chains.map((c) => c.rpcUrl)]);
     if (options.json) io.stdout.write(`${JSON.stringify({ relayerUrl: relayer.url, chainIds: config.chains.map((c) => c.chainId) })}\n`);
     io.stderr.write(`relay: ready — relayer ${relayer.url} chains ${config.chains.map((c) => c.chainId).join(", ")}\n`);
     await waitForAbort(io.signal);

@@ -17,7 +17,7 @@ import { perTxLimit } from "./per-tx.ts";
 import { usablePrices } from "./prices.ts";
 import { protocolApproval } from "./protocol.ts";
 import { rebalanceLimit, rebalanceToken } from "./rebalance.ts";
-import { appliesTo, type PolicyContext, type PolicyRule } from "./rule.ts";
+import { appliesTo, type PolicyRule } from "./rule.ts";
 
 export const policyRules: readonly PolicyRule[] = [
   usablePrices,
@@ -30,16 +30,16 @@ export const policyRules: readonly PolicyRule[] = [
 ];
 
 /** Every rule for the request's kind, in order; throws the first failure. */
-export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot, context: PolicyContext): void {
-  for (const rule of policyRules) if (appliesTo(rule, request)) rule.check(request, snapshot, context);
+export function checkPolicy(request: RelayRequest, snapshot: PolicySnapshot): void {
+  for (const rule of policyRules) if (appliesTo(rule, request)) rule.check(request, snapshot);
 }
 
 /**
  * The rules that depend on the request's USD value, run again when an execute's value is raised to
  * what its simulation moves out of the vault (outflows.ts).
  */
-export function checkValue(request: RelayRequest, snapshot: PolicySnapshot, context: PolicyContext): void {
-  for (const rule of policyRules) if (rule.valued && appliesTo(rule, request)) rule.check(request, snapshot, context);
+export function checkValue(request: RelayRequest, snapshot: PolicySnapshot): void {
+  for (const rule of policyRules) if (rule.valued && appliesTo(rule, request)) rule.check(request, snapshot);
 }
 
 /** The codes the rules for these kinds can answer, in list order (openapi.ts). */
@@ -47,4 +47,4 @@ export function policyCodesOf(kinds: readonly IntentKind[]): ErrorCode[] {
   return [...new Set(policyRules.filter((r) => r.kinds.some((k) => kinds.includes(k))).flatMap((r) => r.codes))];
 }
 
-export type { PolicyContext, PolicyRule } from "./rule.ts";
+export type { PolicyRule } from "./rule.ts";

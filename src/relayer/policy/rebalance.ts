@@ -1,6 +1,8 @@
-// A swap's output token must be on the vault's rebalance whitelist (the on-chain one, else the
-// chain's default list), and its value within the bot's maxRebalanceAmount (0 = none). Its volume
-// window is reserved with the request (spend-windows.ts).
+// A swap's output token must be on the vault's rebalance whitelist (its own, else the registry's
+// default one), as the vault itself answers it (isRebalanceAllowed, read by the lens): the relayer
+// keeps no list of its own that could differ from the one the vault enforces. Its value must be
+// within the bot's maxRebalanceAmount (0 = none). Its volume window is reserved with the request
+// (spend-windows.ts).
 import { relayError } from "../../errors.ts";
 import { formatUsd } from "../usd.ts";
 import { rule } from "./rule.ts";
@@ -9,13 +11,10 @@ export const rebalanceToken = rule({
   name: "rebalance-token",
   kinds: ["swap"],
   codes: ["REBALANCE_TOKEN_NOT_ALLOWED"],
-  check(request, snapshot, { defaultRebalanceTokens }) {
-    const toToken = request.intent.toToken;
-    const allowed = snapshot.rebalanceTokenCount > 0n
-      ? snapshot.toTokenOnVaultList
-      : defaultRebalanceTokens.some((t) => t.toLowerCase() === toToken.toLowerCase());
-    if (!allowed) {
-      throw relayError("REBALANCE_TOKEN_NOT_ALLOWED", `toToken ${toToken} is not on the vault's ${snapshot.rebalanceTokenCount > 0n ? "on-chain" : "default"} rebalance whitelist`);
+  check(request, snapshot) {
+    if (!snapshot.toTokenAllowed) {
+      const list = snapshot.rebalanceTokenCount > 0n ? "on-chain" : "default (the registry's)";
+      throw relayError("REBALANCE_TOKEN_NOT_ALLOWED", `toToken ${request.intent.toToken} is not on the vault's ${list} rebalance whitelist`);
     }
   },
 });

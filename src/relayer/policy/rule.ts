@@ -1,18 +1,12 @@
 // One policy rule: a check of a request against the vault's policy as read in its snapshot (one
-// block, chain-runtime.ts), for the kinds it applies to, throwing one of the codes it declares.
+// block, chain-runtime.ts), for the kinds it applies to, throwing one of the codes it declares. A
+// rule reads the chain's answer, never a list of its own: what the vault enforces is what it checks.
 // The ordered list of rules is policy/index.ts; openapi.ts lists each rule's codes on the routes of
 // its kinds.
-import type { Address } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest, RequestByKind } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
 import type { PolicySnapshot } from "../chain-runtime.ts";
-
-/** What a rule may read besides the request and its snapshot: the chain's configuration. */
-export interface PolicyContext {
-  /** The rebalance whitelist of a vault that has none on-chain (the chain's config). */
-  defaultRebalanceTokens: readonly Address[];
-}
 
 export interface PolicyRule<K extends IntentKind = IntentKind> {
   /** Names the rule in tests and in the order of policy/index.ts. */
@@ -26,7 +20,7 @@ export interface PolicyRule<K extends IntentKind = IntentKind> {
    */
   readonly valued?: boolean;
   /** Throws the RelayError of the first failure; returns when the request passes. */
-  check(request: RequestByKind[K], snapshot: PolicySnapshot, context: PolicyContext): void;
+  check(request: RequestByKind[K], snapshot: PolicySnapshot): void;
 }
 
 /** A rule as the list holds it, its request typed by the kinds it names. */
