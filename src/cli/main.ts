@@ -6,6 +6,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { projectRoot } from "../paths.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
+import { visibleStream } from "./safe-text.ts";
 import { collectChainIds, parseDatabaseUrl, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { stateDirOption } from "./state-dir.ts";
 import { registerBotCommands } from "./register/bot.ts";
@@ -16,7 +17,10 @@ import { registerTermsCommands } from "./register/terms.ts";
 import { registerTimeCommands } from "./register/time.ts";
 import { registerReview } from "./review/register.ts";
 
-export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+export async function main(argv: readonly string[], given: CliIO): Promise<number> {
+  // Every command writes through this boundary: control characters a command forgot to escape in a
+  // value it prints are made visible here (safe-text.ts), on stdout and stderr alike.
+  const io: CliIO = { ...given, stdout: visibleStream(given.stdout), stderr: visibleStream(given.stderr) };
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: "user" });
