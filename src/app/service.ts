@@ -163,7 +163,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       if (draining) reply.header("connection", "close");
     });
     registerClientRateLimit(app, shared?.clientRateLimiter ?? new RateLimiter(config.rateLimits));
-    registerMetrics(app, metrics);
+    registerMetrics(app, metrics, { token: config.metricsToken });
     registerIntentRoutes(app, relayer);
     registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
     registerChainRoutes(app, new ChainDirectory(chains.values()));

@@ -93,6 +93,15 @@ export const relayerConfigSchema = z.object({
       url: z.string().url().max(512).regex(/^https?:\/\/\S+$/, "must be an http(s) URL without spaces").optional(),
     })
     .optional(),
+  /**
+   * The bearer token GET /metrics wants for its detailed series (server/metrics.ts); without it a
+   * caller gets only what says nothing about any vault. Unset: nobody gets the detailed series.
+   * A secret: never logged, never in an answer.
+   */
+  metricsToken: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, "must be 16 to 256 printable ASCII characters, without spaces")
+    .optional(),
   /** Watching the relayer's own transactions until they are mined (see stuck-watch.ts and reconcile.ts). */
   inFlight: z
     .object({
