@@ -96,7 +96,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     const configFile = path.join(stateDir, "bench-config.json");
     writeFileSync(configFile, JSON.stringify({
       chains: [chainFromManifest(manifest, options.serveRpcUrl ?? options.rpcUrl)],
-      rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited },
+      rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited, reads: unlimited },
       metricsToken,
     }));
 

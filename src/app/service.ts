@@ -165,7 +165,8 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     registerClientRateLimit(app, shared?.clientRateLimiter ?? new RateLimiter(config.rateLimits));
     registerMetrics(app, metrics, { token: config.metricsToken });
     registerIntentRoutes(app, relayer);
-    registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
+    // The open chain reads spend from the same limiter, in a bucket of their own per client address.
+    registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])), rateLimiter);
     registerChainRoutes(app, new ChainDirectory(chains.values()));
     registerAuthRoutes(app, authRef);
     registerReviewRoutes(app, reviews, authRef);

@@ -48,6 +48,8 @@ export const relayerConfigSchema = z.object({
        * of bad signatures cannot slow the others down.
        */
       unauthenticated: bucket.default({ ...defaultRateLimits.unauthenticated }),
+      /** Per client address: the open reads that reach the chain (GET /v1/vault/…; see rate-limiter.ts). */
+      reads: bucket.default({ ...defaultRateLimits.reads }),
     })
     // The one set of defaults (rate-limiter.ts).
     .default({
@@ -55,6 +57,7 @@ export const relayerConfigSchema = z.object({
       vault: { ...defaultRateLimits.vault },
       client: { ...defaultRateLimits.client },
       unauthenticated: { ...defaultRateLimits.unauthenticated },
+      reads: { ...defaultRateLimits.reads },
     }),
   ai: z
     .object({
