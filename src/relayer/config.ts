@@ -4,7 +4,7 @@ import { z } from "zod";
 import { getAddress, type Address, type Hex } from "viem";
 import { isSupportedChainId } from "../devnet/tokens.ts";
 import type { Manifest } from "../devnet/manifest.ts";
-import { defaultRateLimits } from "./rate-limiter.ts";
+import { defaultRateLimits, MAX_READ_COST } from "./rate-limiter.ts";
 
 const address = z
   .string()
@@ -49,7 +49,9 @@ export const relayerConfigSchema = z.object({
        */
       unauthenticated: bucket.default({ ...defaultRateLimits.unauthenticated }),
       /** Per client address: the open reads that reach the chain (GET /v1/vault/…; see rate-limiter.ts). */
-      reads: bucket.default({ ...defaultRateLimits.reads }),
+      reads: bucket
+        .refine((b) => b.capacity === 0 || b.refillPerSecond === 0 || b.capacity >= MAX_READ_COST, `capacity must be 0 (unlimited) or at least ${MAX_READ_COST}: a read of ${MAX_READ_COST} balances spends ${MAX_READ_COST} tokens`)
+        .default({ ...defaultRateLimits.reads }),
     })
     // The one set of defaults (rate-limiter.ts).
     .default({

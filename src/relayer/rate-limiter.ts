@@ -118,12 +118,17 @@ export async function spendUnauthenticated(limiter: RateLimiter, client: string,
   if (!result.ok) await refuseAfter(pauseMs, result);
 }
 
+/** Most tokens one read spends (a read of 50 balances); the reads bucket's capacity must hold them. */
+export const MAX_READ_COST = 50;
+
 /**
- * Spends a token of `client`'s bucket for chain reads before a read is made; 429 RATE_LIMITED (after
- * the same pause as unauthenticated work, for the same reason) when it is empty.
+ * Spends `cost` tokens (1 to MAX_READ_COST: one per balance a read reads) of `client`'s bucket for
+ * chain reads before a read is made; 429 RATE_LIMITED (after the same pause as unauthenticated work,
+ * for the same reason) when it holds fewer.
  */
-export async function spendRead(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
-  const take = limiter.take([{ scope: "reads", key: client }]);
+export async function spendRead(limiter: RateLimiter, client: string, cost = 1, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
+  const key: RateLimitKey = { scope: "reads", key: client };
+  const take = limiter.take(Array.from({ length: Math.min(Math.max(1, cost), MAX_READ_COST) }, () => key));
   const result = take instanceof Promise ? await take : take;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }

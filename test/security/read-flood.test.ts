@@ -9,6 +9,7 @@
 // The chain shows that the flood moved nothing. The bot's latency under such a flood is measured by
 // bench/read-flood.bench.ts, not asserted here.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
 import { defaultRateLimits } from "../../src/relayer/rate-limiter.ts";
 import { balanceOf, fresh, paymentBody, startEnv, type Env } from "../relayer/harness.ts";
 import { loopbackClient, mapConcurrent, tally, type LoopbackAnswer, type LoopbackClient } from "./support/loopback-client.ts";
@@ -108,5 +109,24 @@ describe("a flood of open reads", () => {
     expect(rpc.count("eth_call")).toBe(calls);
     const good = await prober.get(`${env.url}/v1/vault/${env.vault}/info`);
     expect(good.status, good.text).toBe(200);
+  });
+
+  it("a read of many balances spends a token per balance: two reads of 50 empty the burst, the third is 429", async () => {
+    expect(BUCKET.capacity).toBe(100);
+    const reader = client("127.0.0.5");
+    const url = () => `${env.url}/v1/vault/${env.vault}/balances?tokens=${Array.from({ length: 50 }, () => fresh()).join(",")}`;
+    expect((await reader.get(url())).status).toBe(200);
+    expect((await reader.get(url())).status).toBe(200);
+    const calls = rpc.count("eth_call");
+    const third = await reader.get(url());
+    expect(third.status, third.text).toBe(429);
+    expect(third.body.code).toBe("RATE_LIMITED");
+    expect(rpc.count("eth_call")).toBe(calls);
+  });
+
+  it("a reads bucket too small for a read of 50 balances is refused at start", () => {
+    expect(() => parseRelayerConfig({ stateDir: "/tmp/x", chains: [chainFromManifest(env.manifest)], rateLimits: { ...defaultRateLimits, reads: { capacity: 10, refillPerSecond: 5 } } })).toThrow(
+      /rateLimits\.reads: capacity must be 0 \(unlimited\) or at least 50/,
+    );
   });
 });

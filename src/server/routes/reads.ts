@@ -2,8 +2,8 @@
 // the relayer serves exactly one chain.
 //
 // Each read is one or more chain reads, asked for without credentials: a route first checks its
-// request (a malformed one is refused before it costs anything), then spends a token of its client
-// address's bucket for reads (429 RATE_LIMITED past its burst, rate-limiter.ts), then shares the read
+// request (a malformed one is refused before it costs anything), then spends a token (one per
+// balance for /balances) of its client address's bucket for reads (429 RATE_LIMITED past its burst, rate-limiter.ts), then shares the read
 // with any identical one under way (in-flight.ts). So one address's flood of reads cannot keep the
 // node busy and slow down the payments of every bot.
 import type { FastifyInstance, FastifyRequest } from "fastify";
@@ -15,8 +15,8 @@ import { clientKey } from "./intents.ts";
 
 type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, string | undefined> }>;
 
-/** A checked read: its chain, its arguments (for sharing), and the read itself. */
-type Prepared = [chainId: number, args: readonly string[], read: () => Promise<unknown>];
+/** A checked read: its chain, its arguments (for sharing), the read itself, and its cost if not 1 token. */
+type Prepared = [chainId: number, args: readonly string[], read: () => Promise<unknown>, cost?: number];
 
 export function registerReadRoutes(app: FastifyInstance, readsByChain: ReadonlyMap<number, VaultReads>, limiter: RateLimiter): void {
   const chainOf = (request: Req): [number, VaultReads] => {
@@ -34,8 +34,8 @@ export function registerReadRoutes(app: FastifyInstance, readsByChain: ReadonlyM
   const inFlight = new InFlight();
   const get = (path: string, prepare: (request: Req) => Prepared) =>
     app.get(path, async (request) => {
-      const [chainId, args, read] = prepare(request as Req);
-      await spendRead(limiter, clientKey(request));
+      const [chainId, args, read, cost] = prepare(request as Req);
+      await spendRead(limiter, clientKey(request), cost);
       return inFlight.share(`${chainId} ${path} ${args.join(" ")}`, read);
     });
 
@@ -66,7 +66,8 @@ export function registerReadRoutes(app: FastifyInstance, readsByChain: ReadonlyM
     const [chainId, reads] = chainOf(r);
     const v = vault(r);
     const tokens = list.map((t, i) => addressParam(`tokens[${i}]`, t));
-    return [chainId, [v, ...tokens], () => reads.balances(v, tokens)];
+    // One token per balance read: a list of 50 is 50 reads.
+    return [chainId, [v, ...tokens], () => reads.balances(v, tokens), tokens.length];
   });
   get("/v1/vault/:address/bot/:bot/status", (r) => {
     const [chainId, reads] = chainOf(r);
