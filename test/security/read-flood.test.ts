@@ -124,6 +124,15 @@ describe("a flood of open reads", () => {
     expect(rpc.count("eth_call")).toBe(calls);
   });
 
+  it("concurrent readiness probes (open, never rate-limited) share one read of the chain's head", async () => {
+    const prober = client("127.0.0.6", 100);
+    const heads = rpc.count("eth_blockNumber");
+    const answers = await Promise.all(Array.from({ length: 100 }, () => prober.get(`${env.url}/readyz`)));
+    expect(tally(answers)).toEqual({ "200 ready": 100 });
+    // Unshared, each probe would read the head once: 100 reads.
+    expect(rpc.count("eth_blockNumber") - heads).toBeLessThanOrEqual(20);
+  });
+
   it("a reads bucket too small for a read of 50 balances is refused at start", () => {
     expect(() => parseRelayerConfig({ stateDir: "/tmp/x", chains: [chainFromManifest(env.manifest)], rateLimits: { ...defaultRateLimits, reads: { capacity: 10, refillPerSecond: 5 } } })).toThrow(
       /rateLimits\.reads: capacity must be 0 \(unlimited\) or at least 50/,
