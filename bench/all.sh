@@ -2,7 +2,8 @@
 # `npm run bench`: every benchmark, one after another, each printing its figures and the target
 # beside its ratio: relayer throughput and latency against direct transactions, signature
 # authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
-# address's flood of bad signatures against its quiet latency.
+# address's flood of bad signatures against its quiet latency, and under another address's flood of
+# open chain reads against the same.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
@@ -18,6 +19,8 @@ echo "== the spend windows on a busy vault: record + reserve against a quiet vau
 run bench/busy-vault.bench.ts
 echo "== a bot's p50 under a flood of bad signatures from another address vs quiet"
 run bench/auth-flood.bench.ts
+echo "== a bot's p50 under a flood of 200 open chain reads from another address vs quiet"
+run bench/read-flood.bench.ts
 echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executePayment"
 run bench/gas.bench.ts
 echo "== relay serve --rpc-url resident memory on a ledger of a million requests"

@@ -133,7 +133,7 @@ async function run(relay: RelayProcess): Promise<void> {
   // Latency: one at a time, alternating, on the same stretch of chain.
   const raws = await directTransactions(LATENCY_SAMPLES);
   const latencyBodies = await relayerBodies(LATENCY_SAMPLES);
-  const stepsBefore = await stepTotals(pool);
+  const stepsBefore = await stepTotals(pool, relay.metricsToken);
   const directMs: number[] = [];
   const relayedMs: number[] = [];
   for (let i = 0; i < LATENCY_SAMPLES; i++) {
@@ -144,7 +144,7 @@ async function run(relay: RelayProcess): Promise<void> {
     await sendRelayer(latencyBodies[i]!);
     relayedMs.push(performance.now() - t);
   }
-  const stepsAfter = await stepTotals(pool);
+  const stepsAfter = await stepTotals(pool, relay.metricsToken);
 
   await pool.close();
   await node.close();
@@ -160,8 +160,8 @@ async function run(relay: RelayProcess): Promise<void> {
 type StepTotals = Map<string, { sum: number; count: number }>;
 
 /** The relay process's relay_step_duration_seconds sums and counts, by step. */
-async function stepTotals(pool: Pool): Promise<StepTotals> {
-  const res = await pool.request({ path: "/metrics", method: "GET" });
+async function stepTotals(pool: Pool, metricsToken: string): Promise<StepTotals> {
+  const res = await pool.request({ path: "/metrics", method: "GET", headers: { authorization: `Bearer ${metricsToken}` } });
   const text = await res.body.text();
   const totals: StepTotals = new Map();
   for (const [, part, step, value] of text.matchAll(/^relay_step_duration_seconds_(sum|count)\{step="([a-z]+)"\} (\S+)$/gm)) {

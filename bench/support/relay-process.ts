@@ -19,6 +19,7 @@
 // (`nodeArgs`, e.g. ["--cpu-prof", "--cpu-prof-dir", dir]) reach the relay process itself.
 // Use it under scripts/run.sh (process.execPath is then the project's node). Linux only for cpuMicros.
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -34,6 +35,8 @@ export interface RelayProcess {
   pid: number;
   manifest: Manifest;
   stateDir: string;
+  /** The bearer token for /metrics's detailed series (config metricsToken), made for this process. */
+  metricsToken: string;
   /** CPU time of the relay process so far, user + system, all threads, in microseconds. */
   cpuMicros(): number;
   /** The last 16 KiB of the relay process's stderr. */
@@ -89,10 +92,12 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
     const manifest = relayDeploy(options.rpcUrl, stateDir);
 
     const unlimited = { capacity: 0, refillPerSecond: 0 };
+    const metricsToken = randomBytes(24).toString("hex");
     const configFile = path.join(stateDir, "bench-config.json");
     writeFileSync(configFile, JSON.stringify({
       chains: [chainFromManifest(manifest, options.serveRpcUrl ?? options.rpcUrl)],
-      rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited },
+      rateLimits: { bot: unlimited, vault: unlimited, client: unlimited, unauthenticated: unlimited, reads: unlimited },
+      metricsToken,
     }));
 
     const port = await freePort();
@@ -113,6 +118,7 @@ export async function startRelayProcess(options: RelayProcessOptions): Promise<R
       pid,
       manifest,
       stateDir,
+      metricsToken,
       cpuMicros: () => processCpuMicros(pid),
       output: () => stderr,
       stop: async () => {

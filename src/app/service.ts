@@ -21,6 +21,7 @@ import { registerAuthRoutes } from "../server/routes/auth.ts";
 import { registerChainRoutes } from "../server/routes/chains.ts";
 import { registerIntentRoutes } from "../server/routes/intents.ts";
 import { registerReadRoutes } from "../server/routes/reads.ts";
+import { InFlight } from "../relayer/in-flight.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
 import { registerTermsRoutes } from "../server/routes/terms.ts";
 import { createScanner } from "../relayer/ai/index.ts";
@@ -165,16 +166,20 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       if (draining) reply.header("connection", "close");
     });
     registerClientRateLimit(app, shared?.clientRateLimiter ?? new RateLimiter(config.rateLimits));
-    registerMetrics(app, metrics);
+    registerMetrics(app, metrics, { token: config.metricsToken });
     registerIntentRoutes(app, relayer);
-    registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])));
+    // The open chain reads spend from the same limiter, in a bucket of their own per client address.
+    registerReadRoutes(app, new Map([...chains].map(([id, chain]) => [id, new VaultReads(chain)])), rateLimiter);
     registerChainRoutes(app, new ChainDirectory(chains.values()));
     registerAuthRoutes(app, authRef);
     registerReviewRoutes(app, reviews, authRef);
     registerTermsRoutes(app, terms);
     registerOpenApiRoute(app, buildOpenApiDocument({ chainIds: [...chains.keys()] }));
+    // /readyz is open and not rate-limited (probes must work while a client is throttled): concurrent
+    // probes share one read of each chain's head, so a flood of them costs the node one read at a time.
+    const readiness = new InFlight();
     app.get("/readyz", async (_request, reply) => {
-      const checks = await Promise.all(
+      const checks = await readiness.share("chains", () => Promise.all(
         [...chains.values()].map(async (chain) => {
           try {
             const block = await chain.clients.publicClient.getBlockNumber({ cacheTime: 0 });
@@ -183,7 +188,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
             return { chainId: chain.chainId, ok: false };
           }
         }),
-      );
+      ));
       // The database: the SQLite ledger is open while the relayer runs; PostgreSQL must answer.
       const database = shared
         ? await shared.store.ping().then(() => ({ kind: "postgres", ok: true }), () => ({ kind: "postgres", ok: false }))

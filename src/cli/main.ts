@@ -6,6 +6,7 @@ import { Argument, Command, CommanderError, Option } from "commander";
 import { projectRoot } from "../paths.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
+import { visibleStream } from "./safe-text.ts";
 import { collectChainIds, parseDatabaseUrl, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { stateDirOption } from "./state-dir.ts";
 import { registerBotCommands } from "./register/bot.ts";
@@ -16,7 +17,10 @@ import { registerTermsCommands } from "./register/terms.ts";
 import { registerTimeCommands } from "./register/time.ts";
 import { registerReview } from "./review/register.ts";
 
-export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+export async function main(argv: readonly string[], given: CliIO): Promise<number> {
+  // Every command writes through this boundary: control characters a command forgot to escape in a
+  // value it prints are made visible here (safe-text.ts), on stdout and stderr alike.
+  const io: CliIO = { ...given, stdout: visibleStream(given.stdout), stderr: visibleStream(given.stderr) };
   const program = buildProgram(io);
   try {
     await program.parseAsync([...argv], { from: "user" });
@@ -74,6 +78,7 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--request-timeout-ms <ms>", "how long a client may take to send a whole request before a 408 (default 10000)").argParser(parsePositiveInt("--request-timeout-ms")))
       .option("--terms-version <version>", "require vault owners to accept this version of the relayer's terms (POST /v1/tos/accept) before their vaults' intents run")
       .addOption(new Option("--terms-url <url>", "where those terms are published (with --terms-version)").argParser(parseUrl("--terms-url")))
+      .addOption(new Option("--metrics-token <token>", "the bearer token GET /metrics wants for its detailed series (16 to 256 characters); without it /metrics shows only relay_up and the start time. Prefer the environment variable: a flag is visible to other users in the process list").env("RELAY_METRICS_TOKEN"))
       .option("--allow-dev-keys", "start even when a relayer key is one of the public development keys and the chain is not a development node")
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));

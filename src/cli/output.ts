@@ -3,9 +3,19 @@
 import { RelayApiError, RelayUnreachableError, StillPendingError } from "../../packages/client/src/errors.ts";
 import type { RequestStatus } from "../../packages/client/src/types.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
+import { visible } from "./safe-text.ts";
 
-/** Print a result: `value` as one line of JSON with `--json`, else the text lines (aligned `key  value`). */
-export function printResult(io: CliIO, options: { json?: boolean }, value: unknown, lines: readonly (readonly [string, string | undefined])[]): void {
+/**
+ * One line of text output: a key, its value (left out when undefined), and optionally a style applied
+ * to the value once it is made visible (a colour: the style's escape codes are the only ones printed).
+ */
+export type Field = readonly [key: string, value: string | undefined, style?: (shown: string) => string];
+
+/**
+ * Print a result: `value` as one line of JSON with `--json` (JSON escapes control characters itself;
+ * main's boundary escapes the rest), else the text lines (aligned `key  value`).
+ */
+export function printResult(io: CliIO, options: { json?: boolean }, value: unknown, lines: readonly Field[]): void {
   if (options.json) {
     io.stdout.write(`${JSON.stringify(value, jsonReplacer)}\n`);
     return;
@@ -13,11 +23,14 @@ export function printResult(io: CliIO, options: { json?: boolean }, value: unkno
   io.stdout.write(formatFields(lines));
 }
 
-/** `key  value` lines with the values aligned; fields whose value is undefined are left out. */
-export function formatFields(lines: readonly (readonly [string, string | undefined])[]): string {
-  const shown = lines.filter((line): line is readonly [string, string] => line[1] !== undefined);
+/**
+ * `key  value` lines with the values aligned; fields whose value is undefined are left out. Values are
+ * made visible (safe-text.ts): a value may be a bot's or the relayer's words, and one value is one line.
+ */
+export function formatFields(lines: readonly Field[]): string {
+  const shown = lines.filter((line): line is readonly [string, string, ((shown: string) => string)?] => line[1] !== undefined);
   const width = Math.max(0, ...shown.map(([key]) => key.length));
-  return shown.map(([key, value]) => `${key.padEnd(width)}  ${value}\n`).join("");
+  return shown.map(([key, value, style]) => `${key.padEnd(width)}  ${style === undefined ? visible(value) : style(visible(value))}\n`).join("");
 }
 
 /** bigints as decimal strings. */
@@ -38,7 +51,7 @@ export function exitCodeForStatus(status: RequestStatus): number {
  */
 export function cliErrorFromClient(error: unknown): CliError | undefined {
   if (error instanceof RelayApiError) {
-    return new CliError(`relayer refused: ${error.message.split("\n")[0]}`, EXIT.REJECTED);
+    return new CliError(`relayer refused: ${visible(error.message.split("\n")[0] ?? "")}`, EXIT.REJECTED);
   }
   if (error instanceof RelayUnreachableError) {
     const why = error.timedOut ? "no answer in time" : "connection failed";

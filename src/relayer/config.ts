@@ -4,7 +4,7 @@ import { z } from "zod";
 import { getAddress, type Address, type Hex } from "viem";
 import { isSupportedChainId } from "../devnet/tokens.ts";
 import type { Manifest } from "../devnet/manifest.ts";
-import { defaultRateLimits } from "./rate-limiter.ts";
+import { defaultRateLimits, MAX_READ_COST } from "./rate-limiter.ts";
 
 const address = z
   .string()
@@ -54,6 +54,10 @@ export const relayerConfigSchema = z.object({
        * of bad signatures cannot slow the others down.
        */
       unauthenticated: bucket.default({ ...defaultRateLimits.unauthenticated }),
+      /** Per client address: the open reads that reach the chain (GET /v1/vault/…; see rate-limiter.ts). */
+      reads: bucket
+        .refine((b) => b.capacity === 0 || b.refillPerSecond === 0 || b.capacity >= MAX_READ_COST, `capacity must be 0 (unlimited) or at least ${MAX_READ_COST}: a read of ${MAX_READ_COST} balances spends ${MAX_READ_COST} tokens`)
+        .default({ ...defaultRateLimits.reads }),
     })
     // The one set of defaults (rate-limiter.ts).
     .default({
@@ -61,6 +65,7 @@ export const relayerConfigSchema = z.object({
       vault: { ...defaultRateLimits.vault },
       client: { ...defaultRateLimits.client },
       unauthenticated: { ...defaultRateLimits.unauthenticated },
+      reads: { ...defaultRateLimits.reads },
     }),
   ai: z
     .object({
@@ -98,6 +103,15 @@ export const relayerConfigSchema = z.object({
       version: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._+-]{0,63}$/, "must be 1 to 64 letters, digits, '.', '_', '+' or '-'"),
       url: z.string().url().max(512).regex(/^https?:\/\/\S+$/, "must be an http(s) URL without spaces").optional(),
     })
+    .optional(),
+  /**
+   * The bearer token GET /metrics wants for its detailed series (server/metrics.ts); without it a
+   * caller gets only what says nothing about any vault. Unset: nobody gets the detailed series.
+   * A secret: never logged, never in an answer.
+   */
+  metricsToken: z
+    .string()
+    .regex(/^[\x21-\x7e]{16,256}$/, "must be 16 to 256 printable ASCII characters, without spaces")
     .optional(),
   /** Watching the relayer's own transactions until they are mined (see stuck-watch.ts and reconcile.ts). */
   inFlight: z

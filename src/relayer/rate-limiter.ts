@@ -11,7 +11,7 @@ export interface BucketSpec {
   refillPerSecond: number;
 }
 
-export type RateLimitScope = "bot" | "vault" | "client" | "unauthenticated";
+export type RateLimitScope = "bot" | "vault" | "client" | "unauthenticated" | "reads";
 
 export interface RateLimitConfig {
   bot: BucketSpec;
@@ -27,19 +27,30 @@ export interface RateLimitConfig {
    * down the clients at other addresses.
    */
   unauthenticated: BucketSpec;
+  /**
+   * Per client IP address: the open reads that reach the chain (GET /v1/vault/…, each one or more
+   * eth_calls), charged once a read is known to be well-formed and before it is made. Without it one
+   * address's flood of reads would keep the node busy and slow every payment; its rate sits far below
+   * what the node answers, and concurrent identical reads share one read besides (routes/reads.ts).
+   * Reads of the relayer's own records (a request's status, /v1/chains) cost no more than the client
+   * bucket's check itself and are left to that bucket.
+   */
+  reads: BucketSpec;
 }
 
 /**
  * The defaults (config.ts applies them): a bot may burst 100 requests and sustain 50 per second; a
  * vault (all its bots together) 400 and 200 per second; one client address 2000 and 1000 per
  * second. Unauthenticated work: 50 and 20 per second per client address (a bot with a good key
- * spends from it only for its first request to each vault).
+ * spends from it only for its first request to each vault). Chain reads: 100 and 20 per second per
+ * client address (a dashboard polling a few vaults stays far below).
  */
 export const defaultRateLimits: RateLimitConfig = Object.freeze({
   bot: Object.freeze({ capacity: 100, refillPerSecond: 50 }),
   vault: Object.freeze({ capacity: 400, refillPerSecond: 200 }),
   client: Object.freeze({ capacity: 2000, refillPerSecond: 1000 }),
   unauthenticated: Object.freeze({ capacity: 50, refillPerSecond: 20 }),
+  reads: Object.freeze({ capacity: 100, refillPerSecond: 20 }),
 });
 
 export interface RateLimitKey {
@@ -64,7 +75,9 @@ export interface RateLimiter {
 export function rateLimitedError(refusal: { scope: RateLimitScope; retryAfterSeconds: number }): RelayError {
   const details = refusal.scope === "unauthenticated"
     ? "too many requests with bad signatures, or for vaults not seen before, from this client address"
-    : `${refusal.scope} rate limit exceeded`;
+    : refusal.scope === "reads"
+      ? "too many reads of the chain from this client address"
+      : `${refusal.scope} rate limit exceeded`;
   return relayError("RATE_LIMITED", details, { retryAfterSeconds: refusal.retryAfterSeconds });
 }
 
@@ -101,6 +114,21 @@ export async function admitUnauthenticated(limiter: RateLimiter, client: string,
 /** Spends a token of `client`'s bucket for unauthenticated work; 429 RATE_LIMITED (after the pause) when it is empty. */
 export async function spendUnauthenticated(limiter: RateLimiter, client: string, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
   const take = limiter.take([{ scope: "unauthenticated", key: client }]);
+  const result = take instanceof Promise ? await take : take;
+  if (!result.ok) await refuseAfter(pauseMs, result);
+}
+
+/** Most tokens one read spends (a read of 50 balances); the reads bucket's capacity must hold them. */
+export const MAX_READ_COST = 50;
+
+/**
+ * Spends `cost` tokens (1 to MAX_READ_COST: one per balance a read reads) of `client`'s bucket for
+ * chain reads before a read is made; 429 RATE_LIMITED (after the same pause as unauthenticated work,
+ * for the same reason) when it holds fewer.
+ */
+export async function spendRead(limiter: RateLimiter, client: string, cost = 1, pauseMs = UNAUTHENTICATED_REFUSAL_PAUSE_MS): Promise<void> {
+  const key: RateLimitKey = { scope: "reads", key: client };
+  const take = limiter.take(Array.from({ length: Math.min(Math.max(1, cost), MAX_READ_COST) }, () => key));
   const result = take instanceof Promise ? await take : take;
   if (!result.ok) await refuseAfter(pauseMs, result);
 }

@@ -2,10 +2,21 @@
 // transactions, the time of each step of a relayed intent, AI scans and the review queue, plus the
 // usual process metrics. Every one is fed by the running relayer (app/service.ts wires them).
 //
+// Who may read what: every series but two says something about some vault's requests. On a relayer
+// serving one vault, `relay_reviews_pending` going from 7 to 8 says that vault's bot was just held, the
+// intent and HTTP counters say when its bots pay and how it went, the step timings and transaction
+// counters when its payments settle. So a caller without credentials gets only `relay_up` and
+// `process_start_time_seconds` (the relayer is up, since when), which no request changes; the
+// detailed series need the operator's bearer token (config `metricsToken`, `relay serve
+// --metrics-token` or RELAY_METRICS_TOKEN), compared in constant time. A wrong token is 401
+// UNAUTHORIZED; with no token configured, nobody gets the detailed series.
+//
 // Route labels are the route's pattern (`/v1/payments/:requestId`), never the raw URL, and requests
 // that match no route are labelled "unmatched", so the number of series stays bounded whatever
 // clients send. Unusual HTTP methods are labelled "OTHER" for the same reason.
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { relayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { ErrorCode } from "../errors.ts";
 import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from "./prometheus.ts";
@@ -113,11 +124,22 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT"
 /** Label of a request's route: its pattern, or "unmatched" when no route matched (a 404). */
 export const UNMATCHED_ROUTE = "unmatched";
 
+/** What GET /metrics answers a caller without credentials: nothing any request changes. */
+export const PUBLIC_METRICS: ReadonlySet<string> = new Set(["relay_up", "process_start_time_seconds"]);
+
+export interface MetricsAccess {
+  /** The bearer token that unlocks the detailed series; unset, nobody gets them. */
+  token?: string | undefined;
+}
+
 /**
  * Times every response (an onResponse hook, labelled by route pattern) and serves the registry at
- * GET /metrics as text/plain; version=0.0.4. Call before the app is ready.
+ * GET /metrics as text/plain; version=0.0.4: every series with the configured bearer token, only
+ * PUBLIC_METRICS without an Authorization header, 401 UNAUTHORIZED with any other. Call before the
+ * app is ready.
  */
-export function registerMetrics(app: FastifyInstance, metrics: RelayerMetrics): void {
+export function registerMetrics(app: FastifyInstance, metrics: RelayerMetrics, access: MetricsAccess = {}): void {
+  const allowed = access.token === undefined ? undefined : digest(access.token);
   app.addHook("onResponse", async (request, reply) => {
     const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER";
     const pattern = request.routeOptions.url;
@@ -126,8 +148,25 @@ export function registerMetrics(app: FastifyInstance, metrics: RelayerMetrics): 
     metrics.httpRequestDuration.observe({ method, route }, reply.elapsedTime / 1000);
   });
 
-  app.get("/metrics", async (_request, reply) => {
-    const text = await metrics.registry.expose();
+  app.get("/metrics", async (request, reply) => {
+    const authorization = request.headers.authorization;
+    if (authorization !== undefined) checkToken(authorization, allowed);
+    const text = await metrics.registry.expose(authorization === undefined ? PUBLIC_METRICS : undefined);
     return reply.type(CONTENT_TYPE).send(text);
   });
+}
+
+// Digests of equal length, compared in constant time: neither the token nor its length leaks
+// through the time a wrong guess takes. The token never appears in an answer.
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}
+
+function checkToken(authorization: string, allowed: Buffer | undefined): void {
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization);
+  if (match === null) throw relayError("UNAUTHORIZED", 'the Authorization header must be "Bearer <metrics token>"');
+  const given = digest(match[1]!);
+  // With no token configured a digest is still compared, so the answer takes the same time.
+  const ok = timingSafeEqual(given, allowed ?? digest("")) && allowed !== undefined;
+  if (!ok) throw relayError("UNAUTHORIZED", "the metrics token is not valid for this relayer");
 }

@@ -193,8 +193,9 @@ const operations: readonly Operation[] = [
     ok: "Health", errors: ["INTERNAL_ERROR", "SERVICE_UNAVAILABLE"],
   },
   {
-    method: "get", path: "/metrics", id: "metrics", summary: "Prometheus metrics", tag: "operations",
-    ok: { type: "text/plain; version=0.0.4", schema: { type: "string" } }, errors: ["INTERNAL_ERROR"],
+    method: "get", path: "/metrics", id: "metrics",
+    summary: "Prometheus metrics: relay_up and the start time without credentials; every series with the operator's bearer token (metricsToken)",
+    tag: "operations", ok: { type: "text/plain; version=0.0.4", schema: { type: "string" } }, errors: ["INTERNAL_ERROR", "UNAUTHORIZED"],
   },
   {
     method: "get", path: "/v1/openapi.json", id: "openapi", summary: "This document", tag: "operations",

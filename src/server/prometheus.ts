@@ -237,9 +237,12 @@ export class Registry {
     return this.#add(new Histogram<L>(name, help, labelNames, buckets));
   }
 
-  /** The text exposition of every metric, in registration order, after running collect callbacks. */
-  async expose(): Promise<string> {
-    const metrics = [...this.#metrics.values()];
+  /**
+   * The text exposition of every metric (or of those named in `only`), in registration order, after
+   * running their collect callbacks.
+   */
+  async expose(only?: ReadonlySet<string>): Promise<string> {
+    const metrics = [...this.#metrics.values()].filter((metric) => only === undefined || only.has(metric.name));
     await Promise.all(metrics.map((metric) => metric.collect()));
     return metrics.flatMap((metric) => metric.expose()).join("\n") + "\n";
   }

@@ -1,6 +1,7 @@
 // Token-bucket rate limits (DESIGN.md section 7), in this process: one bucket per bot address, per vault address and
-// per client IP, and a second, small one per client IP for unauthenticated work (a signature that
-// fails, a chain read needed before a signature can be checked). A bucket holds at most `capacity`
+// per client IP, a second, small one per client IP for unauthenticated work (a signature that
+// fails, a chain read needed before a signature can be checked), and a third per client IP for the
+// open reads that reach the chain (GET /v1/vault/…). A bucket holds at most `capacity`
 // tokens and regains `refillPerSecond` tokens each second; every request takes one token from each
 // bucket it names, all of them or none.
 //
@@ -37,7 +38,7 @@ export class RateLimiter implements Limiter {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(config: RateLimitConfig, now: () => number = Date.now, maxKeys: number = DEFAULT_MAX_KEYS) {
-    for (const scope of ["bot", "vault", "client", "unauthenticated"] as const) {
+    for (const scope of ["bot", "vault", "client", "unauthenticated", "reads"] as const) {
       const { capacity, refillPerSecond } = config[scope];
       if (!(capacity >= 0 && Number.isFinite(capacity)) || !(refillPerSecond >= 0 && Number.isFinite(refillPerSecond))) {
         throw new RangeError(`rate limit for ${scope} needs a finite capacity and refill of 0 or more`);

@@ -13,6 +13,8 @@ import { clusterRun } from "./deployment.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
 const cluster = clusterRun();
+/** The operator's token: /metrics gives its detailed series only with it (test/security/metrics.test.ts). */
+const METRICS_TOKEN = "operations-metrics-token-0123456789";
 
 /** A loopback port nothing listens on: bound, read, then released. */
 async function closedPort(): Promise<number> {
@@ -27,7 +29,7 @@ describe("operations", () => {
   let env: Env;
 
   beforeAll(async () => {
-    env = await startEnv();
+    env = await startEnv({ metricsToken: METRICS_TOKEN });
   });
   afterAll(() => env?.close());
 
@@ -71,7 +73,7 @@ describe("operations", () => {
     const scrapes = async () => {
       const all = [];
       for (const url of env.instanceUrls) {
-        const res = await get(`${url}/metrics`);
+        const res = await get(`${url}/metrics`, { authorization: `Bearer ${METRICS_TOKEN}` });
         expect(res.status).toBe(200);
         expect(res.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
         all.push(parse(res.text));

@@ -5,6 +5,9 @@ import { buildApp } from "../../src/server/app.ts";
 import { createRelayerMetrics, registerMetrics } from "../../src/server/metrics.ts";
 import { find, parse } from "../helpers/exposition.ts";
 
+const TOKEN = "a-metrics-token-for-tests-0123";
+const operator = { authorization: `Bearer ${TOKEN}` };
+
 describe("relayer metrics", () => {
   it("exposes every relayer metric with its type", async () => {
     const metrics = createRelayerMetrics();
@@ -45,13 +48,13 @@ describe("relayer metrics", () => {
   it("labels HTTP requests by route pattern, 'unmatched' for 404s, and serves GET /metrics", async () => {
     const metrics = createRelayerMetrics();
     const app = buildApp({ chainIds: [84532] });
-    registerMetrics(app, metrics);
+    registerMetrics(app, metrics, { token: TOKEN });
     app.get("/v1/payments/:requestId", async (request) => ({ requestId: (request.params as { requestId: string }).requestId }));
     try {
       expect((await app.inject({ method: "GET", url: "/v1/payments/abc" })).statusCode).toBe(200);
       expect((await app.inject({ method: "GET", url: "/v1/payments/def?x=1" })).statusCode).toBe(200);
       expect((await app.inject({ method: "GET", url: "/v1/no/such/route" })).statusCode).toBe(404);
-      const res = await app.inject({ method: "GET", url: "/metrics" });
+      const res = await app.inject({ method: "GET", url: "/metrics", headers: operator });
       expect(res.statusCode).toBe(200);
       expect(res.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/);
       const { samples } = parse(res.body);
@@ -66,8 +69,32 @@ describe("relayer metrics", () => {
       const buckets = find(samples, "relay_http_request_duration_seconds_bucket", { route: "/v1/payments/:requestId" });
       expect(buckets.at(-1)).toMatchObject({ labels: { le: "+Inf" }, value: 2 });
 
-      const again = parse((await app.inject({ method: "GET", url: "/metrics" })).body);
+      const again = parse((await app.inject({ method: "GET", url: "/metrics", headers: operator })).body);
       expect(find(again.samples, "relay_http_requests_total", { route: "/metrics", status: "200" })[0]?.value).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("without credentials serves only relay_up and the start time; with the token every series; any other Authorization is 401", async () => {
+    const metrics = createRelayerMetrics();
+    metrics.countIntent("payment", "pending_review");
+    metrics.reviewsPending.onCollect((g) => g.set(8));
+    const app = buildApp({ chainIds: [84532] });
+    registerMetrics(app, metrics, { token: TOKEN });
+    try {
+      const open = await app.inject({ method: "GET", url: "/metrics" });
+      expect(open.statusCode).toBe(200);
+      expect([...parse(open.body).types.keys()]).toEqual(["process_start_time_seconds", "relay_up"]);
+      const full = parse((await app.inject({ method: "GET", url: "/metrics", headers: { authorization: `bearer  ${TOKEN} ` } })).body);
+      expect(find(full.samples, "relay_reviews_pending")[0]?.value).toBe(8);
+      expect(find(full.samples, "relay_intents_total", { outcome: "pending_review" })[0]?.value).toBe(1);
+      for (const authorization of [`Bearer ${TOKEN}0`, "Bearer", TOKEN, ""]) {
+        const res = await app.inject({ method: "GET", url: "/metrics", headers: { authorization } });
+        expect(res.statusCode, authorization).toBe(401);
+        expect(res.json()).toEqual({ error: "Authentication required", code: "UNAUTHORIZED", details: expect.any(String) });
+        expect(res.body).not.toContain(TOKEN);
+      }
     } finally {
       await app.close();
     }

@@ -7,6 +7,7 @@ import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
 import { exitCodeForStatus, printResult } from "../output.ts";
 import { startProgress } from "../progress.ts";
 import { colourOn, paintStatus } from "../colour.ts";
+import { visible } from "../safe-text.ts";
 import type { Settings } from "../settings.ts";
 
 export type AnyResponse = PaymentResponse | ExecuteResponse;
@@ -66,7 +67,7 @@ export async function follow(client: RelayClient, kind: RequestKind, response: A
 export function showRequest(kind: RequestKind, response: AnyResponse, flags: WaitFlags, io: CliIO): void {
   const payment = response as PaymentResponse;
   printResult(io, flags, response, [
-    ["status", paintStatus(response.status, colourOn(io.stdout, io.env, flags))],
+    ["status", response.status, (shown) => paintStatus(shown, colourOn(io.stdout, io.env, flags))],
     ["requestId", response.requestId],
     ["kind", kind],
     ["txHash", response.txHash],
@@ -77,7 +78,7 @@ export function showRequest(kind: RequestKind, response: AnyResponse, flags: Wai
   if (response.status === "pending_review" && !flags.wait) {
     io.stderr.write(`relay: held for review; follow it with \`relay status ${response.requestId} --wait\`\n`);
   }
-  if (response.status === "rejected") io.stderr.write(`relay: ${kind} ${response.requestId} ${rejectedBecause(response.reason)}\n`);
+  if (response.status === "rejected") io.stderr.write(`relay: ${kind} ${visible(response.requestId)} ${rejectedBecause(response.reason)}\n`);
   const code = exitCodeForStatus(response.status);
   if (code !== EXIT.OK) exitWith(code);
 }
@@ -85,5 +86,7 @@ export function showRequest(kind: RequestKind, response: AnyResponse, flags: Wai
 /** "rejected by the owner: …" reads on after the request's id as it is; other reasons follow "was rejected: ". */
 function rejectedBecause(reason: string | undefined): string {
   if (reason === undefined || reason === "") return "was rejected";
-  return reason.startsWith("rejected ") ? reason : `was rejected: ${reason}`;
+  // The owner's or the relayer's words, on one line.
+  const shown = visible(reason);
+  return shown.startsWith("rejected ") ? shown : `was rejected: ${shown}`;
 }

@@ -36,6 +36,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   publicUrl?: string;
   /** With databaseUrl: how long a key lease and this instance's heartbeat last unless renewed. */
   leaseTtlMs?: number;
+  /** The bearer token for GET /metrics's detailed series (config `metricsToken`; RELAY_METRICS_TOKEN). */
+  metricsToken?: string;
 }
 
 export async function serve(options: ServeCommandOptions, io: CliIO): Promise<void> {
@@ -60,6 +62,7 @@ function flagSettings(options: ServeCommandOptions) {
     ...(options.maxDeadline === undefined ? {} : { maxDeadlineSeconds: options.maxDeadline }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...termsSettings(options),
+    ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
   };
 }
 

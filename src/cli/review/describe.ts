@@ -9,10 +9,13 @@
 // JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute,
 // `call` is the relayer's decoding of the calldata and `outflows` what its simulation saw leave the
 // vault: they are shown as the relayer wrote them (its `summary` and `text` fields), never decoded
-// again here. The off-chain fields (invoiceId, orderId, recipientLabel, resourceUrl, x402Funding) are
-// the bot's words: shown with their control characters made visible. Missing extras are simply not shown.
+// again here. Missing extras are simply not shown. Much of an item is the bot's words (memo, metadata,
+// protocolName, the off-chain fields) or read from contracts the bot chose (token symbols in `amounts`,
+// the decoded call, the outflows): every string of the view is made visible (../safe-text.ts), so
+// whatever shows a view shows no control character raw.
 import { formatUnits } from "../../../packages/client/src/units.ts";
 import type { ReviewItem } from "../../../packages/client/src/types.ts";
+import { visible, visibleDeep } from "../safe-text.ts";
 
 export interface TokenInfo {
   symbol: string;
@@ -102,7 +105,7 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), 
   const book = withRelayerTokens(tokens, item.amounts);
   const does = whatItDoes(item.kind, intent, book, call);
   const { summary, amounts, recipient } = withSwap(does, (item as Fields).swap, book);
-  return {
+  return visibleDeep<ReviewView>({
     requestId: item.requestId,
     kind: item.kind,
     status: item.status,
@@ -115,13 +118,12 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), 
     amounts,
     recipient,
     valueUsd: usdText(item),
-    // The bot's words: shown on the list line too, so control characters are made visible.
-    memo: shown(item.memo),
+    memo: str(item.memo),
     metadata: Object.entries(item.metadata ?? {}).map(([key, value]) => [key, String(value)]),
-    invoiceId: shown(item.invoiceId),
-    orderId: shown(item.orderId),
-    recipientLabel: shown(item.recipientLabel),
-    resourceUrl: shown(item.resourceUrl),
+    invoiceId: str(item.invoiceId),
+    orderId: str(item.orderId),
+    recipientLabel: str(item.recipientLabel),
+    resourceUrl: str(item.resourceUrl),
     x402Funding: isRecord(item.x402Funding) ? leaves(item.x402Funding, "") : [],
     call,
     outflows: Array.isArray(item.outflows) ? item.outflows.filter(isRecord).map((o) => str(o.text) ?? "?") : [],
@@ -130,7 +132,7 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), 
     createdAt: toMs(item.createdAt),
     expiresAt: toMs(item.reviewExpiresAt ?? item.expiresAt),
     deadline: toMs(item.deadline),
-  };
+  });
 }
 
 function whatItDoes(kind: string, f: Fields, tokens: TokenBook, call: CallView | undefined): { summary: string; amounts: string[]; recipient: string | undefined } {
@@ -251,21 +253,6 @@ function verdicts(raw: unknown): AgentVerdict[] {
   }));
 }
 
-// A bot-chosen text is shown to the owner: terminal control sequences and bidirectional overrides in
-// it could redraw the screen or reorder what the owner reads, so each one is shown as "�".
-// eslint-disable-next-line no-control-regex
-const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-
-/** A bot-chosen text made safe to print. */
-export function printable(text: string): string {
-  return text.replace(UNPRINTABLE, "\ufffd");
-}
-
-function shown(value: unknown): string | undefined {
-  const text = str(value);
-  return text === undefined ? undefined : printable(text);
-}
-
 /** One `[path, value]` per leaf of a JSON value: strings as they are, other values as JSON. */
 function leaves(value: unknown, path: string): Array<[string, string]> {
   if (Array.isArray(value)) {
@@ -275,9 +262,9 @@ function leaves(value: unknown, path: string): Array<[string, string]> {
   if (isRecord(value)) {
     const entries = Object.entries(value);
     if (entries.length === 0) return [[path, "{}"]];
-    return entries.flatMap(([key, item]) => leaves(item, path === "" ? printable(key) : `${path}.${printable(key)}`));
+    return entries.flatMap(([key, item]) => leaves(item, path === "" ? visible(key) : `${path}.${visible(key)}`));
   }
-  return [[path, typeof value === "string" ? printable(value) : String(JSON.stringify(value))]];
+  return [[path, typeof value === "string" ? value : String(JSON.stringify(value))]];
 }
 
 /** A time as unix ms: numbers below 1e12 are taken as seconds; strings as integers or ISO dates. */

@@ -1,11 +1,14 @@
 // Plain-text output of the non-interactive review commands (`relay review list|show|approve|reject`).
+// Every cell and value is made visible (../safe-text.ts) where the line is built: a view's strings
+// already are, and a value added here later cannot forget it.
 import type { ReviewDecisionResponse } from "../../../packages/client/src/types.ts";
+import { visible } from "../safe-text.ts";
 import { botLabel, timeLeft, type ReviewView } from "./describe.ts";
 
 /** One line per review: id, kind, what it does, USD value, time left; or a sentence when there are none. */
 export function formatList(views: readonly ReviewView[], nowMs: number): string {
   if (views.length === 0) return "No reviews pending.\n";
-  const rows = views.map((v) => [v.requestId, v.kind, v.summary, v.valueUsd ?? "", timeLeft(v.expiresAt, nowMs)]);
+  const rows = views.map((v) => [v.requestId, v.kind, v.summary, v.valueUsd ?? "", timeLeft(v.expiresAt, nowMs)].map(visible));
   const header = ["ID", "KIND", "REQUEST", "USD", "TIME LEFT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join("  ");
@@ -36,10 +39,10 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
   ];
   const width = Math.max(...lines.map(([label]) => label.length));
   // An empty label continues the row above (x402Funding's further members).
-  const text = lines.map(([label, value]) => `${(label === "" ? "" : `${label}:`).padEnd(width + 1)} ${value}`);
-  if (v.outflows.length > 0) text.push(`Moves out of the vault: ${v.outflows.join(", ")}`);
+  const text = lines.map(([label, value]) => `${visible(label === "" ? "" : `${label}:`).padEnd(width + 1)} ${visible(value)}`);
+  if (v.outflows.length > 0) text.push(`Moves out of the vault: ${visible(v.outflows.join(", "))}`);
   text.push(v.agents.length === 0 ? "Agents:       (no verdicts)" : "Agents:");
-  for (const a of v.agents) text.push(`  ${a.agent}: ${a.approve ? "approve" : "reject"}${a.reason === "" ? "" : ` (${a.reason})`}`);
+  for (const a of v.agents) text.push(`  ${visible(a.agent)}: ${a.approve ? "approve" : "reject"}${a.reason === "" ? "" : ` (${visible(a.reason)})`}`);
   return text.join("\n") + "\n";
 }
 
@@ -62,7 +65,7 @@ export function formatDecision(response: ReviewDecisionResponse): string {
   const parts = [`${response.requestId}: ${response.status}`];
   if (response.txHash !== undefined) parts.push(`tx ${response.txHash}`);
   if (response.reason !== undefined) parts.push(`reason: ${response.reason}`);
-  return parts.join(", ") + "\n";
+  return visible(parts.join(", ")) + "\n";
 }
 
 

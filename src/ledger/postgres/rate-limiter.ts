@@ -9,7 +9,7 @@ import type { RateLimitConfig, RateLimitKey, RateLimitScope, TakeResult } from "
 import { withTransaction } from "./session.ts";
 
 const ADDRESS_SCOPES: ReadonlySet<RateLimitScope> = new Set(["bot", "vault"]);
-const SCOPES: readonly RateLimitScope[] = ["bot", "vault", "client", "unauthenticated"];
+const SCOPES: readonly RateLimitScope[] = ["bot", "vault", "client", "unauthenticated", "reads"];
 /** Float slack so that a bucket refilled to 0.9999999999 by rounding still counts as holding a token. */
 const EPSILON = 1e-9;
 /** Takes between two sweeps of full buckets, per instance. */

@@ -1,9 +1,12 @@
 // The review screen against an in-memory source, driven by key presses through ink-testing-library.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import { render } from "ink-testing-library";
 import { createElement as h } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { botBook, tokenBook } from "../../../src/cli/review/describe.ts";
 import { ReviewApp } from "../../../src/cli/review/ui/app.ts";
+import { projectRoot } from "../../../src/paths.ts";
 import { BOT, CancellingSource, MemorySource, SPENDER, USDC, VAULT, heldApprove, heldPayment } from "./support/memory-source.ts";
 
 const tokens = tokenBook({ USDC: { address: USDC, decimals: 6 } });
@@ -64,7 +67,7 @@ describe("relay review screen", () => {
     // A long memo is cut to what the terminal's 100 columns leave, never the time left.
     expect(line("req_two")).toMatch(/by reviewed\s+“invoice 1002:[^”]*…”\s+24h 00m left$/);
     // A bot the manifest does not name is shown by its address; the bot's control characters are made visible.
-    expect(line("req_odd")).toMatch(/req_odd\s+payment pay 7\.25 USDC.*by 0x976E…0aa9\s+“bell\ufffd”/);
+    expect(line("req_odd")).toMatch(/req_odd\s+payment pay 7\.25 USDC.*by 0x976E…0aa9\s+“bell\\u0007”/);
     expect(line("req_one").replace("req_one", "")).not.toBe(line("req_two").replace("req_two", ""));
     await press(app, ENTER);
     expect(await frame(app, /Held because/)).toMatch(new RegExp(`Bot\\s+reviewed \\(${BOT}\\)`));
@@ -126,6 +129,39 @@ describe("relay review screen", () => {
     expect(text).toMatch(/amount\s+20,000 USDC \(20000000000 base units\)/);
     expect(text).toMatch(/Moves out of the vault: 20,000 USDC \(\$20,000\.00\)/);
     expect(text).toMatch(/Contract\s+0x036CbD53842c5426634e7929541eC2318f3dCF7e/);
+  });
+
+  it("shows a bot's memo, metadata and protocolName with their control characters visible: nothing erases, hides or reorders a line", async () => {
+    const payment = heldPayment("req_pay", 5, {
+      memo: "rent\u001b[2K\rAction: pay 1 USDC",
+      metadata: { "note\u001b[8m": "\u001b[8mapprove unlimited USDC", "x\u009b2J": "a\u202eb", multi: "one\nAction: fake" },
+    });
+    const execute = { ...heldApprove("req_exe", 20_000_000_000n), protocolName: "Uni\u001b[2K\r\u001b[8m\u200b" };
+    const app = start(new MemorySource([payment, execute]));
+    const list = await frame(app, /req_exe/);
+    // What the terminal receives: colours and layout from Ink, but none of the bot's sequences.
+    const raw = app.frames.join("");
+    for (const sequence of ["\u001b[2K", "\u001b[8m", "\u009b", "\u202e", "\u200b", "\r"]) expect(raw).not.toContain(sequence);
+    expect(list).toMatch(/“rent\\u001b\[2K\\rAction: pay 1 USDC”|“rent\\u001b\[2K\\rAc[^”]*…”/);
+    expect(list).toMatch(/req_exe .*\(Uni\\u001b\[2K\\r\\u001b\[8m\\u200b\)/);
+    await press(app, ENTER);
+    const detail = await frame(app, /Held because/);
+    expect(detail).toMatch(/Memo\s+rent\\u001b\[2K\\rAction: pay 1 USDC/);
+    expect(detail).toMatch(/note\\u001b\[8m: \\u001b\[8mapprove unlimited USDC/);
+    expect(detail).toMatch(/x\\u009b2J: a\\u202eb/);
+    expect(detail).toMatch(/multi: one\\nAction: fake/);
+    // The bot's "Action:" text never begins a line of its own.
+    expect(detail.split("\n").filter((line) => /^\W*Action\b/.test(line))).toHaveLength(1);
+    const all = app.frames.join("");
+    for (const sequence of ["\u001b[2K", "\u001b[8m", "\u009b", "\u202e", "\u200b", "\r"]) expect(all).not.toContain(sequence);
+  });
+
+  it("every component of the screen takes Text from ui/text.ts, which makes strings visible, never Ink's own", () => {
+    const dir = path.join(projectRoot, "src", "cli", "review", "ui");
+    for (const file of readdirSync(dir).filter((f) => f.endsWith(".ts") && f !== "text.ts")) {
+      const source = readFileSync(path.join(dir, file), "utf8");
+      expect(source, file).not.toMatch(/import\s*\{[^}]*\bText\b[^}]*\}\s*from\s*"ink"/);
+    }
   });
 
   it("approves the selected review only after confirmation", async () => {

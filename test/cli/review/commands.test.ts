@@ -85,10 +85,65 @@ describe("relay review", () => {
     expect(code).toBe(EXIT.OK);
     expect(stdout).toMatch(/^Invoice: +INV-2024-0042$/m);
     expect(stdout).toMatch(/^Order: +order_9f8e$/m);
-    expect(stdout).toMatch(/^Label: +Acme\ufffd\[2J Data \(the bot's label for the recipient, not verified\)$/m);
+    expect(stdout).toMatch(/^Label: +Acme\\u001b\[2J Data \(the bot's label for the recipient, not verified\)$/m);
     expect(stdout).not.toContain("\u001b");
     expect(stdout).toMatch(/^Resource: +https:\/\/api\.example\.com\/reports\/42$/m);
     expect(stdout).toMatch(/^x402 funding: +network: base-sepolia\n +amount: 4000000\n +maxTimeoutSeconds: 60\n +extra\.name: USDC\n +tags\[0\]: a$/m);
+  });
+
+  describe("a bot's words that try to drive the owner's terminal", () => {
+    // An erase-line that would redraw the "Action:" line, a concealed span hiding the real action, the
+    // 8-bit CSI, a right-to-left override and a newline that would start a fake line.
+    const hostile = {
+      memo: "rent\u001b[2K\rAction: pay 1 USDC",
+      metadata: { "note\u001b[8m": "\u001b[8mapprove unlimited USDC", "x\u009b2J": "a\u202eb", multi: "one\nAction: pay 1 USDC" },
+    };
+    // No raw control, bidi or invisible character (a line's own newline excepted).
+    // eslint-disable-next-line no-control-regex
+    const RAW = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff]/;
+
+    it("show prints the memo, metadata and an execute's protocolName with every control character visible, one line each", async () => {
+      const { code, stdout } = await review(["show", "req_h"], { status: 200, body: heldPayment("req_h", 5, hostile) });
+      expect(code).toBe(EXIT.OK);
+      expect(stdout).not.toMatch(RAW);
+      expect(stdout).toMatch(/^Memo: +rent\\u001b\[2K\\rAction: pay 1 USDC$/m);
+      expect(stdout).toMatch(/^ {2}note\\u001b\[8m: +\\u001b\[8mapprove unlimited USDC$/m);
+      expect(stdout).toMatch(/^ {2}x\\u009b2J: +a\\u202eb$/m);
+      expect(stdout).toMatch(/^ {2}multi: +one\\nAction: pay 1 USDC$/m);
+      // The only Action line is the relayer's own.
+      expect(stdout.match(/^Action:/gm)).toEqual(["Action:"]);
+      expect(stdout).toMatch(/^Action: +pay 5 USDC to 0x7099…79C8$/m);
+
+      const execute = { ...heldApprove("req_x", 20_000_000_000n), protocolName: "Uniswap\u001b[2K\r\u001b[8m\u202e" };
+      const shown = await review(["show", "req_x"], { status: 200, body: execute });
+      expect(shown.code).toBe(EXIT.OK);
+      expect(shown.stdout).not.toMatch(RAW);
+      expect(shown.stdout).toMatch(/^Action: +call 0x036C…CF7e \(Uniswap\\u001b\[2K\\r\\u001b\[8m\\u202e\): approve\(spender 0x90F7…b906, amount 20,000 USDC\)$/m);
+    });
+
+    it("list prints them visibly too, one line per review; --json keeps the original text", async () => {
+      const execute = { ...heldApprove("req_x", 20_000_000_000n), protocolName: "Uni\u001b[2K\nreq_fake" };
+      const reviews = [heldPayment("req_h", 5, hostile), execute];
+      const { code, stdout } = await review(["list"], { status: 200, body: { reviews } });
+      expect(code).toBe(EXIT.OK);
+      expect(stdout).not.toMatch(RAW);
+      expect(stdout.trimEnd().split("\n")).toHaveLength(3);
+      expect(stdout).toMatch(/^req_x +execute +call 0x036C…CF7e \(Uni\\u001b\[2K\\nreq_fake\)/m);
+
+      const json = await review(["list", "--json"], { status: 200, body: { reviews } });
+      expect(json.stdout).not.toMatch(RAW);
+      expect(JSON.parse(json.stdout)).toEqual({ reviews });
+    });
+
+    it("the relayer's error details are one visible line", async () => {
+      const { code, stderr } = await review(["show", "req_h"], {
+        status: 404,
+        body: { error: "not found", code: "NOT_FOUND", details: "no review req_h\u001b[2K\r\u009b1A" },
+      });
+      expect(code).toBe(EXIT.REJECTED);
+      expect(stderr).not.toMatch(RAW);
+      expect(stderr).toBe("relay: relayer refused: NOT_FOUND: not found (no review req_h\\u001b[2K\\r\\u009b1A)\n");
+    });
   });
 
   it("show prints an execute's decoded call: the function, the spender, the amount in human units, and what leaves the vault", async () => {

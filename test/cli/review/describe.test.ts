@@ -23,7 +23,7 @@ describe("describeReview", () => {
   });
 
   it("makes the memo's control characters visible", () => {
-    expect(describeReview(heldPayment("req_a", 1, { memo: "rent\u001b[2J" }), tokens).memo).toBe("rent\ufffd[2J");
+    expect(describeReview(heldPayment("req_a", 1, { memo: "rent\u001b[2J" }), tokens).memo).toBe("rent\\u001b[2J");
     expect(describeReview(heldPayment("req_a", 1, { memo: "" }), tokens).memo).toBeUndefined();
   });
 

@@ -30,11 +30,11 @@ describe("relay review in a terminal", () => {
   let manifest: Manifest;
   const intents = new Map<string, Hex>();
   // A payment of the manifest's `reviewed` bot, held for the owner; its request id.
-  const pay = async (to: Address, amount: bigint, memo: string): Promise<string> => {
+  const pay = async (to: Address, amount: bigint, memo: string, metadata?: Record<string, string>): Promise<string> => {
     const { publicClient, vault, usdc, bot, relayer } = chainOf(manifest);
     const domain = await readVaultDomain(publicClient, vault);
     const intent = { bot: bot.address, to, token: usdc, amount, deadline: defaultDeadline(), ref: randomRef() };
-    const body = await signPaymentRequest(bot, domain, intent, { memo });
+    const body = await signPaymentRequest(bot, domain, intent, { memo, ...(metadata === undefined ? {} : { metadata }) });
     const response = await relayer.submitPayment(body);
     expect(response.status).toBe("pending_review");
     intents.set(response.requestId, hashIntent("payment", domain, intent));
@@ -114,6 +114,38 @@ describe("relay review in a terminal", () => {
     expect(await balance(PAYEE_B)).toBe(before.b);
     expect(await cancelledOnChain(intents.get(rejectId)!)).toBe(true);
     expect(await cancelledOnChain(intents.get(approveId)!)).toBe(false);
+  });
+
+  it("shows a bot's escape sequences as text in a real terminal: the Action line stands, nothing is hidden or reversed", async () => {
+    const { publicClient, usdc } = chainOf(manifest);
+    const balance = () => publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [PAYEE_B] });
+    const before = await balance();
+    const id = await pay(PAYEE_B, 1_000_000n, "rent\u001b[2K\rAction: pay 1 USDC", {
+      "note\u001b[8m": "\u001b[8mapprove unlimited USDC",
+      rtl: "abc\u202edef\u009b2J",
+      multi: "one\nAction: fake",
+    });
+    const terminal = open();
+    const screen = await terminal.waitFor(/1 pending.*● online/, 60_000);
+    expect(screen).toMatch(new RegExp(`${id}.*pay 1 USDC to 0x15d3…6A65.*“rent\\\\u001b\\[2K\\\\rAction`));
+    await select(terminal, id);
+    terminal.keys("Enter");
+    const detail = await terminal.waitFor(/Held because/);
+    expect(detail).toMatch(/Action\s+pay 1 USDC to 0x15d3…6A65/);
+    expect(detail).toMatch(/note\\u001b\[8m: \\u001b\[8mapprove unlimited USDC/);
+    expect(detail).toMatch(/rtl: abc\\u202edef\\u009b2J/);
+    expect(detail).toMatch(/multi: one\\nAction: fake/);
+    // The one line that begins with "Action" is the relayer's own.
+    expect(detail.split("\n").filter((line) => /^\W*Action\b/.test(line))).toHaveLength(1);
+    terminal.keys("r");
+    await terminal.waitFor(/Reason for rejecting/);
+    terminal.type("hostile memo");
+    terminal.keys("Enter");
+    await terminal.waitFor(/\[Y\/n\]/);
+    terminal.keys("n");
+    await terminal.waitFor(/0 pending/, 60_000);
+    terminal.keys("q");
+    expect(await balance()).toBe(before);
   });
 
   it("keeps the header on a 12-row terminal while the selection moves down 30 held payments", async () => {

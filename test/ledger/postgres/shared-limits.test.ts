@@ -30,6 +30,7 @@ const config = (over: Partial<RateLimitConfig> = {}): RateLimitConfig => ({
   vault: { capacity: 3, refillPerSecond: 0.5 },
   client: { capacity: 0, refillPerSecond: 0 },
   unauthenticated: { capacity: 0, refillPerSecond: 0 },
+  reads: { capacity: 0, refillPerSecond: 0 },
   ...over,
 });
 

@@ -2,7 +2,8 @@
 // what its simulation saw leave the vault), for how much, to whom, why it was held, the bot's
 // off-chain fields (invoice, order, recipient label, resource URL, x402 funding), what each agent
 // said, and how long is left to decide.
-import { Box, Text } from "ink";
+import { Box } from "ink";
+import { Text } from "./text.ts";
 import { createElement as h, type ReactElement } from "react";
 import { botLabel, timeLeft, type ReviewView } from "../describe.ts";
 import { offChainRows } from "../format.ts";

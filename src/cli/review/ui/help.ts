@@ -1,5 +1,6 @@
 // The keyboard help of the review screen.
-import { Box, Text } from "ink";
+import { Box } from "ink";
+import { Text } from "./text.ts";
 import { createElement as h, type ReactElement } from "react";
 
 export const KEYS: ReadonlyArray<[string, string]> = [

@@ -2,7 +2,8 @@
 // which bot asks (its manifest name), the bot's memo and the time left; in that order, as a narrow
 // terminal cuts the end of the line. On a terminal too short for
 // all of them, only a window of `rows` lines is drawn, scrolled so that the selection stays in it.
-import { Box, Text } from "ink";
+import { Box } from "ink";
+import { Text } from "./text.ts";
 import { createElement as h, type ReactElement } from "react";
 import { botLabel, timeLeft, type ReviewView } from "../describe.ts";
 

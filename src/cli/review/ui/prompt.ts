@@ -1,5 +1,6 @@
 // The questions the review screen asks: "approve this?", "why reject it?" and "cancel it on-chain too?".
-import { Box, Text } from "ink";
+import { Box } from "ink";
+import { Text } from "./text.ts";
 import { createElement as h, type ReactElement } from "react";
 
 export function ConfirmPrompt({ summary }: { summary: string }): ReactElement {

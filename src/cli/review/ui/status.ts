@@ -1,6 +1,7 @@
 // The header and footer of the review screen: how many reviews wait, whether the relayer answers,
 // and the outcome of the last action.
-import { Box, Text } from "ink";
+import { Box } from "ink";
+import { Text } from "./text.ts";
 import { createElement as h, type ReactElement } from "react";
 import type { Connection } from "./use-feed.ts";
 
