@@ -1,6 +1,6 @@
 // The RelayClient-backed ReviewSource against a scripted HTTP server: lazy sign-in, one new sign-in
 // after a 401, and approvals signed by the owner on the vault's domain.
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RelayApiError } from "../../../packages/client/src/errors.ts";
@@ -75,7 +75,7 @@ describe("createRelaySource", () => {
 
   /** A held payment whose intent is whole and whose intentHash is that intent's digest on `domain`. */
   function consistentPayment(id: string, usdc: number) {
-    const intent = { bot: BOT, to: PAYEE, token: USDC, amount: BigInt(usdc * 1_000_000), deadline: 1_700_000_300n, ref: `0x${"cd".repeat(32)}` as Hex };
+    const intent = { bot: BOT as Address, to: PAYEE as Address, token: USDC as Address, amount: BigInt(usdc * 1_000_000), deadline: 1_700_000_300n, ref: `0x${"cd".repeat(32)}` as Hex };
     const intentHash = intentDigest(domain, "PaymentIntent", intent);
     return heldPayment(id, usdc, { intentHash, intent: { ...intent, amount: String(intent.amount), deadline: String(intent.deadline) } });
   }
