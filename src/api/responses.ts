@@ -183,6 +183,7 @@ export const responseSchemas = {
       recipientLabel: text("Who the bot says the recipient is; a label, never checked against the address"),
       resourceUrl: text("The http(s) URL of what is paid for, as the bot sent it"),
       x402Funding: { type: "object", additionalProperties: true, description: "The x402 payment the request funds, as the bot sent it" },
+      callData: { type: "string", pattern: "^0x([0-9a-fA-F]{2})*$", description: "Execute only: the calldata the intent's calldataHash commits to, for the owner's side to check and decode itself" },
       call: ref("ReviewCall"),
       outflows: {
         type: "array",
@@ -190,7 +191,7 @@ export const responseSchemas = {
         description: "Execute only, when the relayer simulated it: every token amount the call moves out of the vault",
       },
     },
-    ["memo", "metadata", "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding", "call", "outflows"],
+    ["memo", "metadata", "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding", "callData", "call", "outflows"],
     {
       additionalProperties: true,
       description: "A held request. The relayer adds the intent in base and human units, its USD value and the agents' verdicts.",

@@ -156,7 +156,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     let draining = false;
     let auth: OwnerAuth | undefined;
     const authRef = lazyAuth(() => auth);
-    const app = buildApp({ chainIds: [...chains.keys()], requestTimeoutMs: config.requestTimeoutMs });
+    const app = buildApp({ chainIds: [...chains.keys()], requestTimeoutMs: config.requestTimeoutMs, trustedProxies: config.trustedProxies });
     app.addHook("onRequest", async (request) => {
       if (draining && request.url !== "/healthz") throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry shortly", { retryAfterSeconds: 1 });
     });

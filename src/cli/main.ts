@@ -7,7 +7,7 @@ import { projectRoot } from "../paths.ts";
 import { CliError, EXIT, type CliIO } from "./io.ts";
 import { cliErrorFromClient } from "./output.ts";
 import { visibleStream } from "./safe-text.ts";
-import { collectChainIds, parseDatabaseUrl, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
+import { collectChainIds, collectProxies, parseDatabaseUrl, parseDomainName, parsePort, parsePositiveInt, parsePrivateKey, parseUrl } from "./options.ts";
 import { stateDirOption } from "./state-dir.ts";
 import { registerBotCommands } from "./register/bot.ts";
 import { registerVaultCommands } from "./register/vault.ts";
@@ -68,6 +68,7 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--rpc-url <url>", "serve against this one chain, with the deployment in the state directory's manifest (several chains: --config)").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL"))
       .option("--config <file>", "a JSON relayer configuration: several chains, relayer keys, limits")
       .addOption(new Option("--public-url <url>", "the address clients reach this relayer at, when it is behind a proxy (the owners' sign-in messages name it; default: its own http://127.0.0.1:<port>)").argParser(parseUrl("--public-url")).env("RELAY_PUBLIC_URL"))
+      .addOption(new Option("--trust-proxy <address>", "a reverse proxy in front of the relayer (IP or CIDR; repeat or comma-separate): requests from it are charged to the client its X-Forwarded-For names").argParser(collectProxies).env("RELAY_TRUST_PROXY"))
       .addOption(new Option("--database-url <url>", "keep the ledger in PostgreSQL (postgres://…), shared by every instance started with it (default: SQLite in the state directory)").argParser(parseDatabaseUrl("--database-url")).env("RELAY_DATABASE_URL"))
       .addOption(new Option("--lease-ttl-ms <ms>", "with --database-url: how long a relayer key's lease and this instance's heartbeat last unless renewed (default 10000): how soon another instance takes over a dead one's keys and requests").argParser(parsePositiveInt("--lease-ttl-ms")).env("RELAY_LEASE_TTL_MS"))
       .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the verification agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))

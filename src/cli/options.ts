@@ -1,5 +1,6 @@
 // Parsers for option values: each returns the typed value or throws a usage error naming the option.
 import { CliError, EXIT } from "./io.ts";
+import { isIpOrCidr } from "../server/trusted-proxies.ts";
 import { SUPPORTED_CHAIN_IDS, isSupportedChainId } from "../devnet/tokens.ts";
 
 function usage(message: string): CliError {
@@ -43,6 +44,16 @@ export function collectChainIds(value: string, previous: number[] | undefined): 
     ids.push(id);
   }
   return ids;
+}
+
+/** `--trust-proxy`: repeatable, each value one or more comma-separated IPs or CIDR ranges. */
+export function collectProxies(value: string, previous: string[] | undefined): string[] {
+  const proxies = [...(previous ?? [])];
+  for (const part of value.split(",").map((p) => p.trim())) {
+    if (!isIpOrCidr(part)) throw usage(`--trust-proxy must be an IP address or a CIDR range (127.0.0.1, 10.0.0.0/8), got "${part}"`);
+    if (!proxies.includes(part)) proxies.push(part);
+  }
+  return proxies;
 }
 
 export function parseUrl(name: string) {

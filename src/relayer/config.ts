@@ -5,6 +5,7 @@ import { getAddress, type Address, type Hex } from "viem";
 import { isSupportedChainId } from "../devnet/tokens.ts";
 import type { Manifest } from "../devnet/manifest.ts";
 import { defaultRateLimits, MAX_READ_COST } from "./rate-limiter.ts";
+import { isIpOrCidr } from "../server/trusted-proxies.ts";
 
 const address = z
   .string()
@@ -86,6 +87,14 @@ export const relayerConfigSchema = z.object({
   receiptTimeoutMs: z.number().int().positive().default(120_000),
   /** How long a client may take to send a whole request (headers and body) before a 408. */
   requestTimeoutMs: z.number().int().positive().default(10_000),
+  /**
+   * The addresses (IPs or CIDR ranges) of reverse proxies in front of the relayer. A request that
+   * arrives from one of them is charged to the client its X-Forwarded-For names (the nearest address
+   * not itself a trusted proxy); any other request to the address it comes from. Without this,
+   * every client behind a proxy shares the proxy's buckets, and one client's flood throttles all.
+   * A header from a peer that is not listed is never believed, so a client cannot pick its bucket.
+   */
+  trustedProxies: z.array(z.string().refine(isIpOrCidr, "must be an IP address or a CIDR range (127.0.0.1, 10.0.0.0/8, ::1)")).default([]),
   /** Most fast-path payments coalesced into one `executePaymentBatch` transaction. */
   maxBatchSize: z.number().int().min(1).max(200).default(64),
   /**

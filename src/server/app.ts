@@ -20,6 +20,11 @@ export interface AppOptions {
   chainIds: readonly number[];
   /** A request not fully received within this time is answered 408 REQUEST_TIMEOUT and closed. */
   requestTimeoutMs?: number;
+  /**
+   * Reverse proxies (IPs or CIDR ranges) whose X-Forwarded-For is believed: `request.ip` is then the
+   * client the nearest trusted proxy names; from any other peer, the peer's own address.
+   */
+  trustedProxies?: readonly string[];
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -30,6 +35,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // While closing, Fastify would answer requests on open connections with its own 503 body; with
     // this off they reach the hooks, where a draining relayer answers 503 SERVICE_UNAVAILABLE.
     return503OnClosing: false,
+    // Only the listed proxies' X-Forwarded-For is read (right to left, stopping at the first address
+    // that is not a listed proxy); with none listed the header is ignored.
+    trustProxy: options.trustedProxies?.length ? [...options.trustedProxies] : false,
     // Slow headers and slow bodies (slowloris) both count against one deadline, checked often
     // enough that it is kept to within a quarter of itself (at most a second late).
     requestTimeout: requestTimeoutMs,

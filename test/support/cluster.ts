@@ -98,7 +98,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     // The proxy's port is chosen first: every instance names it as its public address, so an
     // owner's sign-in message for the proxy is accepted by whichever instance gets it.
     const proxyPort = await freePort();
-    const base = [...(databaseUrl ? ["--database-url", databaseUrl] : []), "--public-url", `http://127.0.0.1:${proxyPort}`];
+    const base = [...(databaseUrl ? ["--database-url", databaseUrl] : []), "--public-url", `http://127.0.0.1:${proxyPort}`, "--trust-proxy", "127.0.0.1"];
     // One at a time: the first instance creates the shared ledger's tables (its migrations).
     const instances: ClusterInstance[] = [];
     for (let i = 0; i < count; i++) {

@@ -32,6 +32,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   allowDevKeys?: boolean;
   /** Keep the ledger in PostgreSQL (postgres://…), shared with every other instance on it. */
   databaseUrl?: string;
+  /** Reverse proxies whose X-Forwarded-For names the client (config `trustedProxies`). */
+  trustProxy?: string[];
   /** The address clients reach this relayer at (a proxy in front of several instances). */
   publicUrl?: string;
   /** With databaseUrl: how long a key lease and this instance's heartbeat last unless renewed. */
@@ -61,6 +63,7 @@ function flagSettings(options: ServeCommandOptions) {
     ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),
     ...(options.maxDeadline === undefined ? {} : { maxDeadlineSeconds: options.maxDeadline }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.trustProxy === undefined ? {} : { trustedProxies: options.trustProxy }),
     ...termsSettings(options),
     ...(options.metricsToken === undefined ? {} : { metricsToken: options.metricsToken }),
   };

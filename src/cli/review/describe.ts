@@ -6,14 +6,18 @@
 // amount`; execute `protocol, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
 // minToAmount`), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
 // `usdValue` or `valueUsd` (dollars), `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as
-// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute,
-// `call` is the relayer's decoding of the calldata and `outflows` what its simulation saw leave the
-// vault: they are shown as the relayer wrote them (its `summary` and `text` fields), never decoded
-// again here. Missing extras are simply not shown. Much of an item is the bot's words (memo, metadata,
-// protocolName, the off-chain fields) or read from contracts the bot chose (token symbols in `amounts`,
-// the decoded call, the outflows): every string of the view is made visible (../safe-text.ts), so
-// whatever shows a view shows no control character raw.
+// JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute
+// whose item carries its `callData`, the call is decoded here, from the calldata itself, by the same
+// decoder the relayer uses (call-decode.ts): what the owner reads is what the calldata says, and the
+// approval checks that calldata against the signed intent (verify-item.ts). Without `callData`, `call`
+// is the relayer's decoding, shown as written; `outflows` (what its simulation saw leave the vault)
+// is always the relayer's. Missing extras are simply not shown. Much of an item is the bot's words
+// (memo, metadata, protocolName, the off-chain fields) or read from contracts the bot chose (token
+// symbols in `amounts`, the decoded call, the outflows): every string of the view is made visible
+// (../safe-text.ts), so whatever shows a view shows no control character raw.
+import { isAddress, type Hex } from "viem";
 import { formatUnits } from "../../../packages/client/src/units.ts";
+import { decodeCall } from "../../relayer/call-decode.ts";
 import type { ReviewItem } from "../../../packages/client/src/types.ts";
 import { visible, visibleDeep } from "../safe-text.ts";
 
@@ -101,8 +105,8 @@ type Fields = Record<string, unknown>;
 
 export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), bots: BotBook = new Map()): ReviewView {
   const intent: Fields = isRecord(item.intent) ? { ...item, ...item.intent } : item;
-  const call = callView(item.call);
   const book = withRelayerTokens(tokens, item.amounts);
+  const call = ownDecoding(item, intent, book) ?? callView(item.call);
   const does = whatItDoes(item.kind, intent, book, call);
   const { summary, amounts, recipient } = withSwap(does, (item as Fields).swap, book);
   return visibleDeep<ReviewView>({
@@ -164,6 +168,14 @@ function whatItDoes(kind: string, f: Fields, tokens: TokenBook, call: CallView |
 }
 
 // The relayer's decoding of an execute's calldata (see ReviewCall in the API's schemas).
+/** An execute's call decoded from the calldata the item carries; undefined when it carries none. */
+function ownDecoding(item: ReviewItem, intent: Fields, tokens: TokenBook): CallView | undefined {
+  const callData = item.callData;
+  const protocol = str(intent.protocol);
+  if (item.kind !== "execute" || typeof callData !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(callData) || protocol === undefined || !isAddress(protocol)) return undefined;
+  return callView(decodeCall(protocol, callData as Hex, { tokens, vault: isAddress(item.vault) ? item.vault : undefined }));
+}
+
 function callView(raw: unknown): CallView | undefined {
   if (!isRecord(raw)) return undefined;
   const summary = str(raw.summary) ?? "not decoded";

@@ -11,6 +11,7 @@ import { signReviewApproval, type TypedDataSigner } from "../../../packages/clie
 import type { ReviewDecisionResponse, ReviewItem } from "../../../packages/client/src/types.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import type { CancelTarget, ReviewSource } from "./source.ts";
+import { checkShownIntent } from "./verify-item.ts";
 
 /** How long the owner's approval stays valid on-chain, in seconds, unless told otherwise. */
 export const DEFAULT_APPROVAL_WINDOW_SECONDS = 3600;
@@ -80,6 +81,8 @@ export function createRelaySource(options: RelaySourceOptions): ReviewSource {
       if (domain.chainId !== item.chainId) {
         throw new Error(`review ${requestId} is on chain ${item.chainId}, but the RPC URL serves chain ${domain.chainId}`);
       }
+      // The hash signed must be the hash of the intent shown, on the domain read from the chain.
+      checkShownIntent(item, domain);
       const from = Math.max(Math.floor(now() / 1000), (await options.chainTime?.()) ?? 0);
       const deadline = BigInt(from + windowSeconds);
       const signature = await signReviewApproval(owner, domain, { intentHash: item.intentHash, deadline });

@@ -52,10 +52,11 @@ export const execute: KindDescriptor<ExecuteRequest> = {
     if (typeof intent.value === "string" && intent.value !== "0") amounts.push([zeroAddress, intent.value]);
     return amounts;
   },
-  // What the call does (decoded calldata) and what the simulation saw leave the vault.
+  // The calldata itself (its hash is in the intent: the owner's side checks it and decodes it on its
+  // own), what the call does (decoded calldata) and what the simulation saw leave the vault.
   reviewExtras(stored, view) {
     if (typeof stored.callData !== "string") return {};
-    const extras: Record<string, unknown> = { call: decodeCall(stored.intent.protocol as Address, stored.callData, { tokens: view.tokens, vault: view.vault }) };
+    const extras: Record<string, unknown> = { callData: stored.callData, call: decodeCall(stored.intent.protocol as Address, stored.callData, { tokens: view.tokens, vault: view.vault }) };
     const outflows = describeOutflows(stored.outflows, view.tokens);
     if (outflows !== undefined) extras.outflows = outflows;
     // What it moves that relay cannot price (NFTs, tokens with no feed), as its trace saw it.

@@ -1,6 +1,6 @@
 // The RelayClient-backed ReviewSource against a scripted HTTP server: lazy sign-in, one new sign-in
 // after a 401, and approvals signed by the owner on the vault's domain.
-import type { Hex } from "viem";
+import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RelayApiError } from "../../../packages/client/src/errors.ts";
@@ -10,7 +10,7 @@ import { createRelaySource } from "../../../src/cli/review/relay-source.ts";
 import { recoverSigner } from "../../../src/eip712/recover.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import { startScriptedServer, type ScriptedServer } from "../../client/support/scripted-server.ts";
-import { VAULT, heldPayment } from "./support/memory-source.ts";
+import { BOT, PAYEE, USDC, VAULT, heldPayment } from "./support/memory-source.ts";
 
 const owner = privateKeyToAccount("0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80");
 const domain: VaultDomain = { name: "ServiceVault", version: "1", chainId: 84532, verifyingContract: VAULT };
@@ -74,9 +74,16 @@ describe("createRelaySource", () => {
     expect(signIns()).toBe(2);
   });
 
+  /** A held payment whose intent is whole and whose intentHash is that intent's digest on `domain`. */
+  function consistentPayment(id: string, usdc: number) {
+    const intent = { bot: BOT as Address, to: PAYEE as Address, token: USDC as Address, amount: BigInt(usdc * 1_000_000), deadline: 1_700_000_300n, ref: `0x${"cd".repeat(32)}` as Hex };
+    const intentHash = intentDigest(domain, "PaymentIntent", intent);
+    return heldPayment(id, usdc, { intentHash, intent: { ...intent, amount: String(intent.amount), deadline: String(intent.deadline) } });
+  }
+
   it("approves with the owner's ReviewApproval over the item's intent hash on the vault's domain", async () => {
     const { source } = setup();
-    const item = heldPayment("req_a", 5);
+    const item = consistentPayment("req_a", 5);
     server.script({ status: 200, body: item }, { status: 200, body: { requestId: "req_a", status: "approved", txHash: `0x${"12".repeat(32)}` } });
     const response = await source.approve("req_a");
     expect(response.status).toBe("approved");
@@ -93,11 +100,20 @@ describe("createRelaySource", () => {
     const ahead = NOW_MS / 1000 + 25 * 3_600;
     for (const [chainTime, from] of [[ahead, ahead], [NOW_MS / 1000 - 30, NOW_MS / 1000]] as const) {
       const { source } = setup(84532, async () => chainTime);
-      server.script({ status: 200, body: heldPayment("req_a", 5) }, { status: 200, body: { requestId: "req_a", status: "approved", txHash: `0x${"12".repeat(32)}` } });
+      server.script({ status: 200, body: consistentPayment("req_a", 5) }, { status: 200, body: { requestId: "req_a", status: "approved", txHash: `0x${"12".repeat(32)}` } });
       await source.approve("req_a");
       const body = JSON.parse(server.received.at(-1)!.body) as { approval: { deadline: string } };
       expect(body.approval.deadline).toBe(String(from + 600));
     }
+  });
+
+  it("refuses to sign when the intent shown does not hash to the item's intent hash", async () => {
+    const { source } = setup();
+    const honest = consistentPayment("req_a", 500);
+    const shown = { ...honest, intent: { ...(honest.intent as Record<string, unknown>), amount: "1000000" } };
+    server.script({ status: 200, body: shown });
+    await expect(source.approve("req_a")).rejects.toThrow(/does not hash to the intent hash the approval would sign/);
+    expect(server.received.some((r) => r.url.endsWith("/approve"))).toBe(false);
   });
 
   it("refuses to approve when the RPC serves another chain than the review's", async () => {
