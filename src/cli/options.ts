@@ -1,6 +1,6 @@
 // Parsers for option values: each returns the typed value or throws a usage error naming the option.
 import { CliError, EXIT } from "./io.ts";
-import { isIpOrCidr } from "../server/trusted-proxies.ts";
+import { isIpOrCidr } from "../api/ip-ranges.ts";
 import { SUPPORTED_CHAIN_IDS, isSupportedChainId } from "../devnet/tokens.ts";
 
 function usage(message: string): CliError {

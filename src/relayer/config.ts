@@ -5,7 +5,7 @@ import { getAddress, type Address, type Hex } from "viem";
 import { isSupportedChainId } from "../devnet/tokens.ts";
 import type { Manifest } from "../devnet/manifest.ts";
 import { defaultRateLimits, MAX_READ_COST } from "./rate-limiter.ts";
-import { isIpOrCidr } from "../server/trusted-proxies.ts";
+import { isIpOrCidr } from "../api/ip-ranges.ts";
 
 const address = z
   .string()
