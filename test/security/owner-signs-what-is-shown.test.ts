@@ -97,7 +97,8 @@ describe("an owner approving through a relayer that lies", () => {
     });
 
     const shown = await live.relay(["review", "show", id, "--relayer-url", proxyUrl]);
-    expect(shown.stdout).not.toContain("unlimited");
+    // The call the screen decodes is the lie's (the relayer's own hold reason still names the grant).
+    expect(shown.stdout.match(/^Action:.*$/m)?.[0]).not.toContain("unlimited");
     const approved = await live.relay(["review", "approve", id, "--relayer-url", proxyUrl]);
     expect(approved.code).not.toBe(0);
     expect(approved.stderr).toMatch(/^relay: .*the calldata shown is not the calldata the intent commits to/m);
@@ -116,7 +117,8 @@ describe("an owner approving through a relayer that lies", () => {
     });
     const shown = await live.relay(["review", "show", id, "--relayer-url", proxyUrl]);
     expect(shown.code, shown.stderr).toBe(0);
-    expect(shown.stdout).toContain("unlimited");
+    const action = shown.stdout.match(/^Action:.*$/m)?.[0];
+    expect(action).toContain("unlimited");
     expect(shown.stdout).not.toContain("amount 1 USDC");
   });
 
