@@ -8,18 +8,24 @@ export interface RpcCounter {
   readonly provider: EIP1193Provider;
   /** Calls of `method` so far (all methods when left out). */
   count(method?: string): number;
+  /** From now on, answers `method` only after `ms` (0: at once again), as a slow node would. */
+  slow(method: string, ms: number): void;
 }
 
 export function countingProvider(inner: EIP1193Provider): RpcCounter {
   const counts = new Map<string, number>();
+  const delays = new Map<string, number>();
   const provider = {
-    request: (args: { method: string; params?: unknown }) => {
+    request: async (args: { method: string; params?: unknown }) => {
       counts.set(args.method, (counts.get(args.method) ?? 0) + 1);
+      const delay = delays.get(args.method) ?? 0;
+      if (delay > 0) await new Promise((resolve) => setTimeout(resolve, delay));
       return inner.request(args as never);
     },
   } as EIP1193Provider;
   return {
     provider,
+    slow: (method, ms) => void delays.set(method, ms),
     count: (method) => (method === undefined ? [...counts.values()].reduce((a, b) => a + b, 0) : (counts.get(method) ?? 0)),
   };
 }
