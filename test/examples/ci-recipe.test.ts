@@ -38,6 +38,7 @@ describe("the CI recipe in examples/ci", () => {
     expect(steps.map((s) => s.uses ?? s.name)).toEqual([
       "actions/checkout@v4",
       "actions/setup-node@v4",
+      "actions/cache@v4",
       "Install relay (the first run provisions its toolchain)",
       "Start a devnet and relayer in the background",
       "Wait until the relayer is ready",
@@ -80,6 +81,10 @@ describe("the CI recipe in examples/ci", () => {
       if (status !== 0) failed = true;
     }
     for (const result of results) expect(result.status, `step "${result.step}" failed:\n${result.output}`).toBe(0);
+    // The workspace holds what a cache hit restores (this checkout's provisioned .toolchain,
+    // node_modules and artifacts): the install step fetches, installs and compiles nothing.
+    const install = results.find((r) => r.step.startsWith("Install relay"))!;
+    expect(install.output).not.toMatch(/fetching|installing|compiling|provisioning/);
     expect(results.map((r) => r.step)).toHaveLength(steps.filter((s) => s.run !== undefined).length);
 
     // The relayer's process is gone, and it exited 0 on SIGTERM.
@@ -130,6 +135,75 @@ describe("the CI recipe in examples/ci", () => {
     );
     return { status: run.status, output: `${run.stdout}${run.stderr}${run.error ? String(run.error) : ""}`, exported };
   }
+});
+
+describe("the CI recipe's cache", () => {
+  const text = readFileSync(WORKFLOW, "utf8");
+  const cache = /- name: [^\n]*\n\s+uses: actions\/cache@v4\n\s+with:\n\s+path: \|\n((?:\s{12}\S[^\n]*\n)+)\s+key: ([^\n]+)\n/.exec(text);
+  const toolchain = readFileSync(path.join(projectRoot, "scripts", "toolchain.sh"), "utf8");
+
+  it("keeps the toolchain directory, node_modules and the compiled artifacts, the stamps that say they are current among them", () => {
+    expect(cache, "an actions/cache@v4 step with a block path: and a key:").not.toBeNull();
+    const paths = cache![1]!.trim().split(/\s+/);
+    expect(paths).toEqual([".toolchain", "node_modules", "artifacts"]);
+    // Where scripts/toolchain.sh writes Node, the dependencies' stamp and the build's stamp.
+    expect(toolchain).toContain('RELAY_TOOLCHAIN_DIR=${RELAY_TOOLCHAIN_DIR:-$RELAY_ROOT/.toolchain}');
+    for (const stamp of ["node_modules/.relay-install-stamp", "artifacts/.relay-build-stamp"]) {
+      expect(toolchain).toContain(`$RELAY_ROOT/${stamp}`);
+      expect(paths).toContain(stamp.split("/")[0]);
+    }
+  });
+
+  it("is keyed by every file the stamps are made from, and by the runner's system and processor", () => {
+    const key = cache![2]!;
+    expect(key).toMatch(/^relay-\$\{\{ runner\.os \}\}-\$\{\{ runner\.arch \}\}-\$\{\{ hashFiles\(.*\) \}\}$/);
+    const hashed = [...key.matchAll(/'([^']+)'/g)].map((m) => m[1]);
+    // The files each stamp hashes (relay_hash's arguments in scripts/toolchain.sh), contracts/ whole.
+    const inputs = new Set([...toolchain.matchAll(/relay_hash (?:\$\(.*?contracts.*?\) )?([\w.\- ]+)\)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)));
+    expect([...inputs].sort()).toEqual(["hardhat.config.ts", "package-lock.json", "package.json"]);
+    for (const file of inputs) expect(hashed).toContain(file);
+    expect(hashed).toContain("contracts/**");
+  });
+});
+
+describe("the CI recipe's wait for relay", () => {
+  const wait = workflowSteps(readFileSync(WORKFLOW, "utf8")).find((s) => s.name === "Wait until the relayer is ready")!;
+
+  // The wait step alone, against a relay that never becomes ready: no manifest, a log to show.
+  function runWait(extra: Record<string, string>, exitCode?: string) {
+    const runnerTemp = mkdtempSync(path.join(tmpdir(), "relay-ci-wait-"));
+    try {
+      writeFileSync(path.join(runnerTemp, "relay.log"), "relay: could not bind 127.0.0.1:1 (the log's last line)\n");
+      if (exitCode !== undefined) writeFileSync(path.join(runnerTemp, "relay.exit"), `${exitCode}\n`);
+      const script = path.join(runnerTemp, "wait.sh");
+      writeFileSync(script, wait.run!);
+      const PATH = [path.dirname(node20()), ...(process.env.PATH ?? "").split(path.delimiter)].join(path.delimiter);
+      // The bound keeps a wait that never gives up from holding the test: it shows as status null.
+      const run = spawnSync("bash", ["-e", script], { cwd: runnerTemp, env: { PATH, RUNNER_TEMP: runnerTemp, CI: "true", ...extra }, encoding: "utf8", timeout: 60_000 });
+      return { status: run.status, output: `${run.stdout}${run.stderr}` };
+    } finally {
+      rmSync(runnerTemp, { recursive: true, force: true });
+    }
+  }
+
+  it("gives up after its deadline, printing relay's log", () => {
+    const run = runWait({ RELAY_READY_TIMEOUT: "2" });
+    expect(run.status, run.output).toBe(1);
+    expect(run.output).toContain("relay was not ready after 2 s; its log:");
+    expect(run.output).toContain("relay: could not bind 127.0.0.1:1 (the log's last line)");
+  });
+
+  it("gives up at once when relay has exited, printing its exit code and log", () => {
+    // A deadline far away: only relay's exit can end this wait within the test's bound.
+    const run = runWait({ RELAY_READY_TIMEOUT: "600" }, "1");
+    expect(run.status, run.output).toBe(1);
+    expect(run.output).toContain("relay exited with code 1 before it was ready; its log:");
+    expect(run.output).toContain("relay: could not bind 127.0.0.1:1 (the log's last line)");
+  });
+
+  it("waits 180 s by default", () => {
+    expect(wait.run).toContain("deadline=$((SECONDS + ${RELAY_READY_TIMEOUT:-180}))");
+  });
 });
 
 describe("workflowSteps, the test's reader of a workflow", () => {

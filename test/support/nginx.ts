@@ -1,7 +1,8 @@
-// A real reverse proxy for tests: Debian's nginx (.ci/run installs it when missing) in front of
-// several relayer instances, round-robin, on a free loopback port. Its configuration, pid file,
-// logs and temporary files live in a temporary directory; it runs in the foreground (`daemon off`)
-// as our child, so the PID we hold is its master's, and stop() ends exactly that process.
+// A real reverse proxy for tests: Debian's nginx (`npm test` installs it when missing, through
+// scripts/test-deps.sh) in front of several relayer instances, round-robin, on a free loopback port.
+// Its configuration, pid file, logs and temporary files live in a temporary directory; it runs in
+// the foreground (`daemon off`) as our child, so the PID we hold is its master's, and stop() ends
+// exactly that process.
 import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
@@ -144,7 +145,7 @@ async function launch(config: string, dir: string, port: number): Promise<ChildP
   child.stderr!.on("data", (chunk: Buffer) => log.push(chunk.toString()));
   running.add(child);
   const exited = new Promise<never>((_, reject) => {
-    child.once("error", (error) => reject(new Error(`nginx could not start (${error.message}): install Debian's nginx (bash .ci/run does)`)));
+    child.once("error", (error) => reject(new Error(`nginx could not start (${error.message}): run \`bash scripts/test-deps.sh\` (npm test does), which installs Debian's nginx`)));
     child.once("exit", (code, signal) => {
       running.delete(child);
       const errors = existsSync(path.join(dir, "error.log")) ? readFileSync(path.join(dir, "error.log"), "utf8") : "";

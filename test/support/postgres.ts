@@ -1,5 +1,6 @@
-// A real PostgreSQL server for tests: Debian's package (`apt-get install postgresql`, which .ci/run
-// does when it is missing), or any PostgreSQL whose binaries are on PATH or in RELAY_PG_BIN. Each
+// A real PostgreSQL server for tests: Debian's package, the server binaries the npm registry ships
+// (unpacked into .toolchain/postgres), or any PostgreSQL whose binaries are in RELAY_PG_BIN or on
+// pg_config's path; `npm test` provisions one first (scripts/test-deps.sh). Each
 // server lives in its own temporary directory (data, unix socket, log), listens on a free loopback
 // port, and is ended by stop() (or when the test process exits). PostgreSQL refuses to run as
 // root: as root, the server runs as the `postgres` user the Debian package creates, through
@@ -9,6 +10,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } fro
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { projectRoot } from "../../src/paths.ts";
 import { freePort } from "./free-port.ts";
 
 /** A running server. */
@@ -35,7 +37,10 @@ export interface StartPostgresOptions {
   fsync?: boolean;
 }
 
-/** The directory holding initdb and postgres: RELAY_PG_BIN, Debian's newest version, or PATH. */
+/**
+ * The directory holding initdb and postgres: RELAY_PG_BIN, Debian's newest version, the npm-shipped
+ * binaries scripts/test-deps.sh unpacks into the toolchain directory, or pg_config's.
+ */
 export function postgresBinDir(): string {
   const fromEnv = process.env.RELAY_PG_BIN;
   if (fromEnv) return fromEnv;
@@ -46,10 +51,12 @@ export function postgresBinDir(): string {
       .sort((a, b) => Number(b) - Number(a));
     if (versions[0]) return path.join(debian, versions[0], "bin");
   }
+  const fromNpm = path.join(process.env.RELAY_TOOLCHAIN_DIR ?? path.join(projectRoot, ".toolchain"), "postgres", "bin");
+  if (existsSync(path.join(fromNpm, "postgres"))) return fromNpm;
   try {
-    return execFileSync("pg_config", ["--bindir"], { encoding: "utf8" }).trim();
+    return execFileSync("pg_config", ["--bindir"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
   } catch {
-    throw new Error("PostgreSQL not found: install Debian's postgresql package (bash .ci/run does) or set RELAY_PG_BIN");
+    throw new Error("PostgreSQL not found: run `bash scripts/test-deps.sh` (npm test does), which installs it, or set RELAY_PG_BIN");
   }
 }
 
@@ -62,7 +69,7 @@ function runAs(): { prefix: string[]; uid?: number; gid?: number } {
     uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
     gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
   } catch {
-    throw new Error("running as root needs the `postgres` user (Debian's postgresql package creates it)");
+    throw new Error("running as root needs the `postgres` user: run `bash scripts/test-deps.sh` (npm test does; Debian's postgresql package creates it)");
   }
   return { prefix: ["setpriv", `--reuid=${uid}`, `--regid=${gid}`, "--clear-groups", "--"], uid, gid };
 }

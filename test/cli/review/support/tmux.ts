@@ -3,11 +3,11 @@
 // back with capture-pane.
 import { execFileSync, spawnSync } from "node:child_process";
 
-/** Fails (does not skip) when tmux is missing: CI must install it. */
+/** Fails (does not skip) when tmux is missing: `npm test` installs it (scripts/test-deps.sh). */
 export function requireTmux(env: NodeJS.ProcessEnv = process.env): void {
   const found = spawnSync("/bin/sh", ["-c", "command -v tmux"], { encoding: "utf8", env });
   if (found.status !== 0) {
-    throw new Error("tmux is not installed, and the relay review terminal test needs it (on Debian: apt-get install -y tmux)");
+    throw new Error("tmux is not installed, and the relay review terminal test needs it (bash scripts/test-deps.sh installs it; on Debian: apt-get install -y tmux)");
   }
 }
 
