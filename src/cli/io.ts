@@ -44,6 +44,31 @@ export const EXIT = {
   UNREACHABLE: 5,
 } as const;
 
+/**
+ * The reason bin.ts aborts the signal with on SIGINT/SIGTERM: a command stopped by it before it was
+ * done ends with the shell's code for that signal (128 + its number: 130 for Ctrl-C, 143 for
+ * SIGTERM). A long-running command that was *ready* (serve, devnet) instead shuts down and exits 0.
+ */
+export class Interrupted extends CliError {
+  readonly signalName: "SIGINT" | "SIGTERM";
+  constructor(signalName: "SIGINT" | "SIGTERM") {
+    super(`interrupted (${signalName})`, signalName === "SIGINT" ? 130 : 143);
+    this.signalName = signalName;
+    this.name = "Interrupted";
+  }
+}
+
+/**
+ * Throw when the command was asked to stop: between the steps of a start-up, so that nothing more is
+ * started and no "ready" is printed. A signal aborted without an `Interrupted` reason (a test's
+ * AbortController) counts as Ctrl-C.
+ */
+export function throwIfInterrupted(signal: AbortSignal, during: string): void {
+  if (!signal.aborted) return;
+  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : "SIGINT";
+  throw new CliError(`interrupted (${name}) during ${during}; stopped`, new Interrupted(name).exitCode);
+}
+
 export function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
