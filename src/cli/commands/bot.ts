@@ -25,12 +25,13 @@ export async function send(kind: RequestKind, options: Flags<PaymentOptions & Ex
   const settings = await settingsFor(options, io);
   const body = await builders[kind](settings, options).catch((error: unknown) => relayerDownInstead(error, settings, io));
   const client = relayClient(settings, io);
+  const call = { signal: io.signal, ...(forcedEveryTime(body.metadata?.scenario) ? { retry: { maxAttempts: 1 } } : {}) };
   let response: AnyResponse =
     kind === "payment"
-      ? await client.submitPayment(body as Awaited<ReturnType<typeof buildPayment>>, { signal: io.signal })
+      ? await client.submitPayment(body as Awaited<ReturnType<typeof buildPayment>>, call)
       : kind === "execute"
-        ? await client.submitExecute(body as Awaited<ReturnType<typeof buildExecute>>, { signal: io.signal })
-        : await client.submitSwap(body as Awaited<ReturnType<typeof buildSwap>>, { signal: io.signal });
+        ? await client.submitExecute(body as Awaited<ReturnType<typeof buildExecute>>, call)
+        : await client.submitSwap(body as Awaited<ReturnType<typeof buildSwap>>, call);
   await rememberRequest(settings.stateDir, {
     requestId: response.requestId,
     kind,
@@ -45,6 +46,16 @@ export async function send(kind: RequestKind, options: Flags<PaymentOptions & Ex
     await updateRequestStatus(settings.stateDir, response.requestId, response.status);
   }
   showRequest(kind, response, options, io);
+}
+
+/**
+ * Devnet scenarios that force the same error on every send of the intent (README "Outcomes on demand"):
+ * `ai-timeout` and `rate-limited[:N]`. Retrying one only waits to get that answer again (after an AI
+ * timeout, two waits of 30 to 60 s for nothing), so such a request is sent once and its error shown
+ * at once. `rpc-error-once` is not one: a retry of it succeeds, which is what it tests.
+ */
+export function forcedEveryTime(scenario: string | undefined): boolean {
+  return scenario !== undefined && /^(ai-timeout|rate-limited(:\d+)?)$/.test(scenario);
 }
 
 /**
