@@ -1,8 +1,8 @@
 // How `relay pay` retries, against a real `relay serve` (devnet + relayer): a retry is announced on
 // stderr with its reason, the attempt, the wait and how long the call may still take; a devnet
 // scenario that forces the same error every time (ai-timeout, rate-limited) is sent once rather than
-// retried into the same answer; and a relayer that answers while the chain does not is exit 1, the
-// chain's failure. The chain is read to see what moved.
+// retried into the same answer; Ctrl-C while it waits ends it with 130; and a relayer that answers
+// while the chain does not is exit 1, the chain's failure. The chain is read to see what moved.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
 import type { Address } from "viem";
@@ -10,6 +10,7 @@ import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { RelayApiError } from "../../packages/client/src/errors.ts";
 import { retryLine } from "../../src/cli/commands/requests.ts";
 import { forcedEveryTime } from "../../src/cli/commands/bot.ts";
+import { spawnRelay } from "../helpers/cli.ts";
 import { startLiveRelay, type LiveRelay } from "./support/live.ts";
 
 let live: LiveRelay;
@@ -67,6 +68,22 @@ describe("a retry is announced", () => {
     expect(["ai-timeout", "rate-limited", "rate-limited:5"].map(forcedEveryTime)).toEqual([true, true, true]);
     expect(["rpc-error-once", "ai-approve", "review-approve:2", "rate-limited:x", undefined].map(forcedEveryTime)).toEqual([false, false, false, false, false]);
   });
+});
+
+describe("Ctrl-C while relay pay waits", () => {
+  it("a held payment followed with --wait: SIGINT ends it with 130 and one line, the request stays held", async () => {
+    const payee = privateKeyToAddress(generatePrivateKey());
+    const waiting = spawnRelay(["pay", "--bot", "reviewed", "--to", payee, "--amount", "1", "--token", "USDC", "--wait", "--state-dir", live.stateDir]);
+    await waiting.waitFor(/pending review; checking every/);
+    waiting.child.kill("SIGINT");
+    expect(await waiting.exited).toEqual({ code: 130, signal: null });
+    expect(waiting.output.stderr.trim().split("\n").at(-1)).toBe("relay: interrupted (SIGINT)");
+    const requestId = /^relay: payment (req_\w+) pending review/m.exec(waiting.output.stderr)?.[1];
+    expect(requestId).toBeDefined();
+    const status = await live.relay(["status", requestId!, "--json"]);
+    expect(JSON.parse(status.stdout)).toMatchObject({ status: "pending_review" });
+    expect(await live.balanceOf("USDC", payee)).toBe(0n);
+  }, 60_000);
 });
 
 describe("the relayer answers, the chain does not", () => {
