@@ -42,6 +42,10 @@ export const EXIT = {
   PENDING: 4,
   /** No answer from the relayer. */
   UNREACHABLE: 5,
+  /** Stopped by Ctrl-C (SIGINT) before it was done: 128 + 2, as shells report it. */
+  INTERRUPTED: 130,
+  /** Stopped by SIGTERM before it was done: 128 + 15. */
+  TERMINATED: 143,
 } as const;
 
 /**
@@ -52,7 +56,7 @@ export const EXIT = {
 export class Interrupted extends CliError {
   readonly signalName: "SIGINT" | "SIGTERM";
   constructor(signalName: "SIGINT" | "SIGTERM") {
-    super(`interrupted (${signalName})`, signalName === "SIGINT" ? 130 : 143);
+    super(`interrupted (${signalName})`, signalName === "SIGINT" ? EXIT.INTERRUPTED : EXIT.TERMINATED);
     this.signalName = signalName;
     this.name = "Interrupted";
   }

@@ -1,5 +1,5 @@
-// A newcomer's first stumbles with real processes (bin/relay): Ctrl-C while `relay serve` starts
-// stops it cleanly (no "ready", exit 130, nothing left listening), and `relay pay` once nothing runs
+// A newcomer's first stumbles with real processes (bin/relay): Ctrl-C while `relay serve` (or
+// `relay devnet`) starts stops it cleanly (no "ready", exit 130, nothing left listening), and `relay pay` once nothing runs
 // any more (the state directory still has the stopped devnet's manifest) ends with the README's exit
 // code for an unreachable relayer, 5, and the question to ask: is `relay serve` running?
 import { readFileSync } from "node:fs";
@@ -54,6 +54,20 @@ describe("Ctrl-C while relay serve starts", () => {
     // The chain the start got as far as is not left behind: its manifest's RPC port does not answer.
     const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
     expect(manifest.relayerUrl).toBeUndefined();
+    expect(await answers(manifest.rpcUrl)).toBe(false);
+  }, 180_000);
+});
+
+describe("stopping relay devnet while it starts", () => {
+  it("in-process (main's signal aborted with no reason counts as Ctrl-C): no ready, 130, its chain closed", async () => {
+    const stateDir = tempDir("relay-interrupt-devnet-");
+    const run = runMain(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
+    await run.waitFor(/^relay: deploying contracts on chain 84532$/m, 120_000);
+    run.stop();
+    expect(await run.done).toBe(130);
+    expect(run.output.stderr).not.toMatch(/ready/);
+    expect(run.output.stderr.trim().split("\n").at(-1)).toBe("relay: interrupted (SIGINT) during start-up; stopped");
+    const manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8")) as Manifest;
     expect(await answers(manifest.rpcUrl)).toBe(false);
   }, 180_000);
 });
