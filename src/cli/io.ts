@@ -42,7 +42,36 @@ export const EXIT = {
   PENDING: 4,
   /** No answer from the relayer. */
   UNREACHABLE: 5,
+  /** Stopped by Ctrl-C (SIGINT) before it was done: 128 + 2, as shells report it. */
+  INTERRUPTED: 130,
+  /** Stopped by SIGTERM before it was done: 128 + 15. */
+  TERMINATED: 143,
 } as const;
+
+/**
+ * The reason bin.ts aborts the signal with on SIGINT/SIGTERM: a command stopped by it before it was
+ * done ends with the shell's code for that signal (128 + its number: 130 for Ctrl-C, 143 for
+ * SIGTERM). A long-running command that was *ready* (serve, devnet) instead shuts down and exits 0.
+ */
+export class Interrupted extends CliError {
+  readonly signalName: "SIGINT" | "SIGTERM";
+  constructor(signalName: "SIGINT" | "SIGTERM") {
+    super(`interrupted (${signalName})`, signalName === "SIGINT" ? EXIT.INTERRUPTED : EXIT.TERMINATED);
+    this.signalName = signalName;
+    this.name = "Interrupted";
+  }
+}
+
+/**
+ * Throw when the command was asked to stop: between the steps of a start-up, so that nothing more is
+ * started and no "ready" is printed. A signal aborted without an `Interrupted` reason (a test's
+ * AbortController) counts as Ctrl-C.
+ */
+export function throwIfInterrupted(signal: AbortSignal, during: string): void {
+  if (!signal.aborted) return;
+  const name = signal.reason instanceof Interrupted ? signal.reason.signalName : "SIGINT";
+  throw new CliError(`interrupted (${name}) during ${during}; stopped`, new Interrupted(name).exitCode);
+}
 
 export function waitForAbort(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();

@@ -53,14 +53,22 @@ export function cliErrorFromClient(error: unknown): CliError | undefined {
   if (error instanceof RelayApiError) {
     return new CliError(`relayer refused: ${visible(error.message.split("\n")[0] ?? "")}`, EXIT.REJECTED);
   }
-  if (error instanceof RelayUnreachableError) {
-    const why = error.timedOut ? "no answer in time" : "connection failed";
-    return new CliError(`relayer unreachable at ${origin(error.url)} (${why}); is \`relay serve\` running? (--relayer-url, RELAY_URL)`, EXIT.UNREACHABLE);
-  }
+  if (error instanceof RelayUnreachableError) return relayerUnreachable(error);
   if (error instanceof StillPendingError) {
     return new CliError(`${error.kind} ${error.requestId} is still pending review; check later with \`relay status ${error.requestId}\``, EXIT.PENDING);
   }
   return undefined;
+}
+
+/**
+ * The relayer did not answer: exit 5 with the README's question. `chainToo` names a chain that did not
+ * answer either (`relay pay` reads the chain first: with nothing running, both are down).
+ */
+export function relayerUnreachable(error: RelayUnreachableError, chainToo?: string): CliError {
+  const why = error.timedOut ? "no answer in time" : "connection failed";
+  const also = chainToo === undefined ? "" : `, nor ${chainToo}`;
+  const flags = chainToo === undefined ? "--relayer-url, RELAY_URL" : "--relayer-url, RELAY_URL; --rpc-url, RELAY_RPC_URL";
+  return new CliError(`relayer unreachable at ${origin(error.url)} (${why})${also}; is \`relay serve\` running? (${flags})`, EXIT.UNREACHABLE);
 }
 
 function origin(url: string): string {

@@ -12,6 +12,7 @@ import { chainManifestPath, manifestPath, readManifest, type Manifest } from "..
 import { CANONICAL_TOKENS, TOKENS, isSupportedChainId, SUPPORTED_CHAIN_IDS } from "../devnet/tokens.ts";
 import { resolveStateDir } from "./state-dir.ts";
 import { CliError, EXIT } from "./io.ts";
+import { didYouMean } from "./did-you-mean.ts";
 
 /** Settings given as command-line flags (all optional; commander's camelCase names). */
 export interface SettingsFlags {
@@ -230,9 +231,12 @@ export function resolveToken(settings: Settings, symbolOrAddress: string): Resol
     const known = Object.entries(settings.tokens).find(([, token]) => token.address.toLowerCase() === address.toLowerCase());
     return { address, symbol: known?.[0], decimals: known?.[1].decimals };
   }
+  // Symbols are matched in any case: the known ones are keyed upper-case, so no two differ by case alone.
   const known = settings.tokens[text.toUpperCase()];
   if (known === undefined) {
     const symbols = Object.keys(settings.tokens);
+    const hint = didYouMean(text, settings.tokens[ETH_TOKEN.symbol] === undefined ? [...symbols, ETH_TOKEN.symbol] : symbols);
+    if (hint !== "") throw usage(`unknown token "${text}"${hint}`);
     const list = symbols.length === 0 ? "none on this chain; give the token's address" : symbols.join(", ");
     throw usage(`unknown token "${text}" on chain ${settings.chainId} (known: ${list})`);
   }

@@ -36,7 +36,7 @@ describe("intent options", () => {
   it("counts the deadline in seconds from now, 300 by default", () => {
     expect(deadlineFrom(undefined, 1_000)).toBe(1_300n);
     expect(deadlineFrom("60", 1_000)).toBe(1_060n);
-    expect(() => deadlineFrom("-5", 1_000)).toThrow(/whole number of seconds/);
+    expect(() => deadlineFrom("-5", 1_000)).toThrow(/--deadline is the intent.s lifetime in seconds from now: a whole number from 1 up to the relayer.s --max-deadline/);
   });
 
   it("reads metadata as key=value pairs, values may contain '='", () => {

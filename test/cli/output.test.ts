@@ -14,7 +14,7 @@ describe("formatFields", () => {
 describe("exit codes", () => {
   it("are 0 approved, 3 rejected, 4 pending", () => {
     expect([exitCodeForStatus("approved"), exitCodeForStatus("rejected"), exitCodeForStatus("pending_review")]).toEqual([0, 3, 4]);
-    expect(EXIT).toEqual({ OK: 0, FAILURE: 1, USAGE: 2, REJECTED: 3, PENDING: 4, UNREACHABLE: 5 });
+    expect(EXIT).toEqual({ OK: 0, FAILURE: 1, USAGE: 2, REJECTED: 3, PENDING: 4, UNREACHABLE: 5, INTERRUPTED: 130, TERMINATED: 143 });
   });
 
   it("map the client's errors to one-line CliErrors", () => {

@@ -1,8 +1,10 @@
 // Time travel on a devnet, with the real CLI against `relay serve` (a devnet plus a relayer): the
 // relayer's clock follows the chain's, so a daily limit resets after `relay time advance 24h`, a
 // held review lapses after `relay time advance` past the review window, and `relay review approve`
-// signs its approval's deadline from the chain's time. The chain is read to see what moved.
+// signs its approval's deadline from the chain's time; the docs' example, run by a shell as written,
+// holds on a devnet already used. The chain is read to see what moved.
 // (Refusals off a devnet: test/security/devnet-only.test.ts.)
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -12,9 +14,43 @@ import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { manifestPath, readManifest, type Manifest } from "../../src/devnet/manifest.ts";
 import { parseDuration, parseInstant } from "../../src/cli/commands/time.ts";
+import { projectRoot } from "../../src/paths.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
 
 const REVIEW_WINDOW_SECONDS = 3_600;
+
+/**
+ * The time-travel example of the docs (README "Outcomes on demand and time travel"), word for word. It
+ * adds a bot of its own so that it holds on any devnet: the default bot's 24 h window may already have
+ * payments in it. A `# approved` / `# exit N: CODE` comment is what the step must do.
+ */
+const DOCS_EXAMPLE = `$ bot=$(./bin/relay keys new --json)          # a new bot: nothing spent in its window yet
+$ export RELAY_BOT_KEY=$(node -p "($bot).privateKey")
+$ ./bin/relay owner bot add "$(node -p "($bot).address")" --daily-limit 10
+$ ./bin/relay pay --to owner --amount 6 --token USDC     # approved
+$ ./bin/relay pay --to owner --amount 6 --token USDC     # exit 3: EXCEEDS_DAILY_LIMIT
+$ ./bin/relay time advance 24h
+2026-11-25T09:30:12Z (1795599012)
+$ ./bin/relay pay --to owner --amount 6 --token USDC     # approved`;
+
+/**
+ * Runs the \`$ \` lines of a console example in one bash, in the project's directory with the test's
+ * state directory (RELAY_STATE_DIR), as a reader pasting them would: each step's exit code and output.
+ */
+async function runConsole(example: string): Promise<Array<{ command: string; code: number; output: string }>> {
+  const commands = example.split("\n").filter((line) => line.startsWith("$ ")).map((line) => line.slice(2));
+  const script = ["exec 2>&1", ...commands.flatMap((command) => [command, 'echo "@@step $?"'])].join("\n");
+  const child = spawn("bash", ["-c", script], {
+    cwd: projectRoot,
+    env: { ...process.env, RELAY_STATE_DIR: stateDir, PATH: `${path.dirname(process.execPath)}:${process.env.PATH}` },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  await new Promise((resolve) => child.on("close", resolve));
+  const parts = output.split(/^@@step (\d+)\n/m);
+  return commands.map((command, i) => ({ command, output: parts[2 * i]!, code: Number(parts[2 * i + 1]) }));
+}
 
 let stateDir: string;
 let serve: InProcessRun;
@@ -104,6 +140,36 @@ describe("relay time on a devnet", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await usdcOf(payee)).toBe(12_000_000n);
   }, 120_000);
+
+  it("the docs' example, run as written by a shell on a devnet already used: a bot of its own, 6 + 6 refused, advance 24h, 6 approved", async () => {
+    // Used: the default bot's window holds payments (the old example, which paid as the default bot,
+    // was refused at its first step here).
+    expect((await relay("owner", "bot", "update", "default", "--daily-limit", "10")).code).toBe(0);
+    await relay("pay", "--to", "owner", "--amount", "6", "--token", "USDC");
+    const used = await relay("pay", "--to", "owner", "--amount", "6", "--token", "USDC");
+    expect(used.code).toBe(3);
+    expect(used.stderr).toMatch(/EXCEEDS_DAILY_LIMIT/);
+
+    const owner = manifest.accounts.owner.address as Address;
+    const ownerBefore = await usdcOf(owner);
+    const steps = await runConsole(DOCS_EXAMPLE);
+    expect(steps.map((step) => step.command)).toEqual(DOCS_EXAMPLE.split("\n").filter((line) => line.startsWith("$ ")).map((line) => line.slice(2)));
+    for (const step of steps) {
+      const said = /#\s*(approved|exit (\d+): (\w+))\s*$/.exec(step.command);
+      if (said?.[1] === "approved") {
+        expect(step.output, step.command).toMatch(/^status +approved$/m);
+        expect(step.code, step.output).toBe(0);
+      } else if (said !== null) {
+        expect(step.code, step.output).toBe(Number(said[2]));
+        expect(step.output, step.command).toContain(said[3]);
+      } else {
+        expect(step.code, `${step.command}\n${step.output}`).toBe(0);
+      }
+    }
+    expect(steps.find((step) => step.command.includes("time advance"))!.output).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+\)$/m);
+    // Two payments of 6 reached the owner, the refused one moved nothing.
+    expect(await usdcOf(owner)).toBe(ownerBefore + 12_000_000n);
+  }, 180_000);
 
   it("a held review lapses after `relay time advance` past the review window: rejected REVIEW_EXPIRED, nothing moves", async () => {
     const payee = privateKeyToAddress(generatePrivateKey());

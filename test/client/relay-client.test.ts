@@ -85,6 +85,20 @@ describe("automatic retries of a payment submit", () => {
     expect(retries.map((r) => r.attempt)).toEqual([1, 2]);
   });
 
+  it("tells each retry how many attempts are allowed and how long the call may still take", async () => {
+    const internal = { status: 500, body: { error: "oops", code: "INTERNAL_ERROR" } };
+    server.script(internal, internal, { status: 200, body: approved });
+    const { relay, retries } = client({ maxAttempts: 4, totalTimeoutMs: 30_000 });
+    expect(await relay.submitPayment(payment)).toEqual(approved);
+    expect(retries.map((r) => r.maxAttempts)).toEqual([4, 4]);
+    for (const retry of retries) {
+      expect(retry.remainingMs).toBeGreaterThan(0);
+      expect(retry.remainingMs).toBeLessThanOrEqual(30_000);
+    }
+    // The deadline is the call's: the second retry has less time left than the first.
+    expect(retries[1]!.remainingMs).toBeLessThan(retries[0]!.remainingMs);
+  });
+
   it("500 AI_VERIFICATION_TIMEOUT waits within the configured AI range", async () => {
     server.script({ status: 500, body: { error: "agents late", code: "AI_VERIFICATION_TIMEOUT" } }, { status: 200, body: approved });
     const { relay, retries } = client({ aiVerificationDelayMs: { min: 40, max: 60 } });

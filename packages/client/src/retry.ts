@@ -17,6 +17,10 @@ export interface RetryEvent {
   /** How long the client waits before the next attempt. */
   delayMs: number;
   error: RelayApiError | RelayUnreachableError;
+  /** Attempts the policy allows in total, the first included (`RetryPolicy.maxAttempts`). */
+  maxAttempts: number;
+  /** Time left before the call's overall deadline (`totalTimeoutMs`): the longest it may still take. */
+  remainingMs: number;
 }
 
 /** How a client retries. All durations are milliseconds. */
@@ -101,7 +105,7 @@ export async function withRetry<T>(
       if (!idempotent || attempt >= policy.maxAttempts) throw error;
       const delayMs = retryDelayMs(error, attempt, policy);
       if (delayMs === undefined || Date.now() + delayMs >= deadline) throw error;
-      policy.onRetry?.({ attempt, delayMs, error: error as RelayApiError | RelayUnreachableError });
+      policy.onRetry?.({ attempt, delayMs, error: error as RelayApiError | RelayUnreachableError, maxAttempts: policy.maxAttempts, remainingMs: deadline - Date.now() });
       await sleep(delayMs, signal);
     }
   }

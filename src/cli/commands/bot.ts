@@ -1,8 +1,12 @@
 // Actions of the bot commands: `relay pay`, `execute`, `swap` (sign, send, optionally wait),
 // `relay sign` (print the signed body only) and `relay status`.
 import type { RequestKind } from "../../../packages/client/src/types.ts";
-import { RelayApiError } from "../../../packages/client/src/errors.ts";
+import { RelayApiError, RelayUnreachableError } from "../../../packages/client/src/errors.ts";
+import { RelayClient } from "../../../packages/client/src/relay-client.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
+import { relayerUnreachable } from "../output.ts";
+import type { Settings } from "../settings.ts";
+import { ChainUnreachableError, chainDescription } from "./chain.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { recentRequests, rememberRequest, updateRequestStatus } from "../state.ts";
 import { buildExecute, buildPayment, buildSwap, type ExecuteOptions, type PaymentOptions, type SwapOptions } from "./intents.ts";
@@ -19,14 +23,15 @@ const builders = {
 /** `relay pay` / `relay execute` / `relay swap`. */
 export async function send(kind: RequestKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
   const settings = await settingsFor(options, io);
-  const body = await builders[kind](settings, options);
+  const body = await builders[kind](settings, options).catch((error: unknown) => relayerDownInstead(error, settings, io));
   const client = relayClient(settings, io);
+  const call = { signal: io.signal, ...(forcedEveryTime(body.metadata?.scenario) ? { retry: { maxAttempts: 1 } } : {}) };
   let response: AnyResponse =
     kind === "payment"
-      ? await client.submitPayment(body as Awaited<ReturnType<typeof buildPayment>>, { signal: io.signal })
+      ? await client.submitPayment(body as Awaited<ReturnType<typeof buildPayment>>, call)
       : kind === "execute"
-        ? await client.submitExecute(body as Awaited<ReturnType<typeof buildExecute>>, { signal: io.signal })
-        : await client.submitSwap(body as Awaited<ReturnType<typeof buildSwap>>, { signal: io.signal });
+        ? await client.submitExecute(body as Awaited<ReturnType<typeof buildExecute>>, call)
+        : await client.submitSwap(body as Awaited<ReturnType<typeof buildSwap>>, call);
   await rememberRequest(settings.stateDir, {
     requestId: response.requestId,
     kind,
@@ -41,6 +46,33 @@ export async function send(kind: RequestKind, options: Flags<PaymentOptions & Ex
     await updateRequestStatus(settings.stateDir, response.requestId, response.status);
   }
   showRequest(kind, response, options, io);
+}
+
+/**
+ * Devnet scenarios that force the same error on every send of the intent (README "Outcomes on demand"):
+ * `ai-timeout` and `rate-limited[:N]`. Retrying one only waits to get that answer again (after an AI
+ * timeout, two waits of 30 to 60 s for nothing), so such a request is sent once and its error shown
+ * at once. `rpc-error-once` is not one: a retry of it succeeds, which is what it tests.
+ */
+export function forcedEveryTime(scenario: string | undefined): boolean {
+  return scenario !== undefined && /^(ai-timeout|rate-limited(:\d+)?)$/.test(scenario);
+}
+
+/**
+ * Signing reads the chain (the vault's domain) before anything is sent, so with nothing running the
+ * chain is what fails first; yet the relayer is what `relay pay` is for. When the relayer does not
+ * answer one quick look either, that is the failure reported (exit 5), naming both; when it answers,
+ * the chain alone is down (exit 1).
+ */
+async function relayerDownInstead(error: unknown, settings: Settings, io: CliIO): Promise<never> {
+  if (!(error instanceof ChainUnreachableError)) throw error;
+  const client = new RelayClient({ baseUrl: settings.relayerUrl, retry: { maxAttempts: 1 } });
+  try {
+    await client.health({ signal: io.signal, timeoutMs: 2_000 });
+  } catch (probe) {
+    if (probe instanceof RelayUnreachableError) throw relayerUnreachable(probe, chainDescription(settings));
+  }
+  throw error;
 }
 
 /** `relay sign payment|execute|swap`: the signed request body on stdout, nothing sent. */

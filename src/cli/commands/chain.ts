@@ -6,7 +6,16 @@ import { parseAddress } from "../../crypto/address.ts";
 import { readVaultDomain } from "../../../packages/client/src/sign.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import { CliError, EXIT } from "../io.ts";
+import { didYouMean } from "../did-you-mean.ts";
 import type { ResolvedToken, Settings } from "../settings.ts";
+
+/** No JSON-RPC node answered at the settings' URL (exit 1: the chain is unreachable). */
+export class ChainUnreachableError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.FAILURE);
+    this.name = "ChainUnreachableError";
+  }
+}
 
 /** Clients for the settings' chain, after checking the node answers and is that chain. */
 export async function connectChain(settings: Settings): Promise<Clients> {
@@ -14,12 +23,27 @@ export async function connectChain(settings: Settings): Promise<Clients> {
   try {
     chainId = await clientsFor(settings.rpcUrl, settings.chainId).publicClient.getChainId();
   } catch {
-    throw new CliError(`cannot reach a JSON-RPC node at ${settings.rpcUrl} (--rpc-url, RELAY_RPC_URL)`);
+    throw new ChainUnreachableError(`cannot reach ${chainDescription(settings)}${startHint(settings)} (--rpc-url, RELAY_RPC_URL)`);
   }
   if (chainId !== settings.chainId && settings.sources.chainId !== "default") {
     throw new CliError(`the node at ${settings.rpcUrl} is chain ${chainId}, not chain ${settings.chainId} (from ${settings.sources.chainId})`);
   }
   return clientsFor(settings.rpcUrl, chainId);
+}
+
+/** "a JSON-RPC node at …", naming where the URL came from when the user did not give it. */
+export function chainDescription(settings: Settings): string {
+  const from = settings.sources.rpcUrl === "manifest" ? ` (the devnet manifest's, in ${settings.stateDir})` : settings.sources.rpcUrl === "default" ? " (the default)" : "";
+  return `a JSON-RPC node at ${settings.rpcUrl}${from}`;
+}
+
+/**
+ * A devnet's chain runs only while the `relay serve` or `relay devnet` that started it runs: when the
+ * URL is that devnet's (from its manifest) or the default one they listen on, say so.
+ */
+function startHint(settings: Settings): string {
+  const devnetUrl = (settings.sources.rpcUrl === "manifest" && settings.manifest?.devnet === true) || settings.sources.rpcUrl === "default";
+  return devnetUrl ? "; is `relay serve` (or `relay devnet`) running?" : "";
 }
 
 /** The vault's EIP-712 domain, read from the vault (EIP-5267). */
@@ -64,7 +88,9 @@ export function resolveAddress(settings: Settings, text: string, what: string): 
   const found = named[text] ?? settings.tokens[text.toUpperCase()]?.address;
   if (found === undefined) {
     const names = [...Object.keys(named), ...Object.keys(settings.tokens)];
-    throw new CliError(`${what} "${text}" is not an address, a name in the devnet manifest or a token symbol${names.length ? ` (known: ${names.join(", ")})` : ""}`, EXIT.USAGE);
+    const hint = didYouMean(text, names);
+    const list = hint !== "" ? hint : names.length ? ` (known: ${names.join(", ")})` : "";
+    throw new CliError(`${what} "${text}" is not an address, a name in the devnet manifest or a token symbol${list}`, EXIT.USAGE);
   }
   return found as Address;
 }

@@ -10,7 +10,7 @@ import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { resolveStateDir } from "../state-dir.ts";
 import { withStateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
-import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
+import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "../io.ts";
 
 export interface DevnetCommandOptions {
   /** The chains to start, in order (repeatable `--chain-id`); absent means 84532 alone. */
@@ -51,6 +51,8 @@ export async function launchDevnets(options: DevnetCommandOptions, io: CliIO): P
   const devnets: Devnet[] = [];
   try {
     for (const [index, chainId] of chainIds.entries()) {
+      // Ctrl-C between two steps of the start: what started is closed (below), nothing more starts.
+      throwIfInterrupted(io.signal, "start-up");
       const rpcPort = options.rpcPort === 0 ? 0 : options.rpcPort + index;
       devnets.push(
         await startDevnet({
@@ -67,6 +69,7 @@ export async function launchDevnets(options: DevnetCommandOptions, io: CliIO): P
         }),
       );
     }
+    throwIfInterrupted(io.signal, "start-up");
   } catch (error) {
     await closeAll(devnets);
     throw error;

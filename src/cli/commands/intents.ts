@@ -65,10 +65,16 @@ export function refFrom(text: string | undefined): Hex {
   return refFromString(text);
 }
 
-/** `--deadline <seconds>`: the intent's lifetime from now (default 300). */
+/**
+ * `--deadline <seconds>`: the intent's lifetime from now (default 300). At least 1: a deadline of now
+ * has passed by the time the relayer reads it. The upper end is the relayer's (`relay serve
+ * --max-deadline`, 86400 by default; it answers DEADLINE_TOO_FAR), so the message names it.
+ */
 export function deadlineFrom(text: string | undefined, nowSeconds = Math.floor(Date.now() / 1000)): bigint {
   if (text === undefined) return defaultDeadline(nowSeconds);
-  if (!/^\d+$/.test(text) || Number(text) < 1) throw usage(`--deadline must be a whole number of seconds from now, got "${text}"`);
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text)) || Number(text) < 1) {
+    throw usage(`--deadline is the intent's lifetime in seconds from now: a whole number from 1 up to the relayer's --max-deadline (86400 by default), got "${text}"`);
+  }
   return defaultDeadline(nowSeconds, Number(text));
 }
 

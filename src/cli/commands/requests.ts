@@ -3,9 +3,10 @@
 import { RelayClient } from "../../../packages/client/src/relay-client.ts";
 import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../../packages/client/src/types.ts";
 import { DEFAULT_POLL_OPTIONS } from "../../../packages/client/src/poll.ts";
+import type { RetryEvent } from "../../../packages/client/src/retry.ts";
 import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
 import { exitCodeForStatus, printResult } from "../output.ts";
-import { startProgress } from "../progress.ts";
+import { formatElapsed, startProgress } from "../progress.ts";
 import { colourOn, paintStatus } from "../colour.ts";
 import { visible } from "../safe-text.ts";
 import type { Settings } from "../settings.ts";
@@ -19,16 +20,27 @@ export interface WaitFlags {
   json?: boolean;
 }
 
-/** A client of the settings' relayer; retries (few, reported on stderr) per the client's rules. */
+/**
+ * A client of the settings' relayer; retries (few) per the client's rules. Each retry is one line on
+ * stderr: why, which attempt, how long the wait is and how long the whole call may still take, since
+ * a wait can be long (30 to 60 s after an AI_VERIFICATION_TIMEOUT, SPEC.md "Retry rules").
+ */
 export function relayClient(settings: Settings, io: CliIO): RelayClient {
   return new RelayClient({
     baseUrl: settings.relayerUrl,
     chainId: settings.chainId,
     retry: {
       maxAttempts: 3,
-      onRetry: ({ delayMs, error }) => io.stderr.write(`relay: ${error.message.split("\n")[0]}; retrying in ${(delayMs / 1000).toFixed(1)}s\n`),
+      onRetry: (event) => io.stderr.write(`relay: ${retryLine(event)}\n`),
     },
   });
+}
+
+/** "AI_VERIFICATION_TIMEOUT: …; attempt 1 of 3 failed, retrying in 42s (giving up within 2m55s; Ctrl-C stops)". */
+export function retryLine(event: RetryEvent): string {
+  const why = event.error.message.split("\n")[0];
+  const wait = event.delayMs < 10_000 ? `${(event.delayMs / 1000).toFixed(1)}s` : formatElapsed(event.delayMs);
+  return `${why}; attempt ${event.attempt} of ${event.maxAttempts} failed, retrying in ${wait} (giving up within ${formatElapsed(event.remainingMs)}; Ctrl-C stops)`;
 }
 
 export function timeoutMsFrom(text: string | undefined): number {

@@ -11,7 +11,7 @@ import { startRelayer, type RunningRelayer } from "../../app/service.ts";
 import { resolveStateDir } from "../state-dir.ts";
 import { withStateLocks, type StateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
-import { CliError, EXIT, waitForAbort, type CliIO } from "../io.ts";
+import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 
 export interface ServeCommandOptions extends DevnetCommandOptions {
@@ -121,6 +121,8 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
   try {
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
     relayer = await run(options, config, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
+    // Ctrl-C while the relayer started: the manifest never names it, no "ready", the finally closes all.
+    throwIfInterrupted(io.signal, "start-up");
     setRelayerUrl(relayer.url);
     locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
     announceReady(devnets, options, io);
@@ -156,8 +158,10 @@ async function serveExistingChainLocked(options: ServeCommandOptions, rpcUrl: st
   // `metadata.scenario` is honoured when relay deployed the suite on a development node and the node
   // still says it is one (startRelayer asks it); never because of what the URL looks like.
   const config = configFor(options, stateDir, [chainFromManifest(manifest, rpcUrl)]);
+  throwIfInterrupted(io.signal, "start-up");
   const relayer = await run(options, config, io);
   try {
+    throwIfInterrupted(io.signal, "start-up");
     const serving = withRelayerUrl({ ...manifest, rpcUrl }, relayer.url);
     writeManifest(file, serving);
     locks.setUrls([relayer.url, rpcUrl]);
@@ -201,8 +205,10 @@ async function serveConfigLocked(options: ServeCommandOptions, config: RelayerCo
     const id = await fetchChainId(chain.rpcUrl);
     if (id !== chain.chainId) throw new CliError(`the chain at ${chain.rpcUrl} has id ${id}, not ${chain.chainId} as configured`);
   }
+  throwIfInterrupted(io.signal, "start-up");
   const relayer = await run(options, config, io);
   try {
+    throwIfInterrupted(io.signal, "start-up");
     locks.setUrls([relayer.url, ...config.chains.map((c) => c.rpcUrl)]);
     if (options.json) io.stdout.write(`${JSON.stringify({ relayerUrl: relayer.url, chainIds: config.chains.map((c) => c.chainId) })}\n`);
     io.stderr.write(`relay: ready — relayer ${relayer.url} chains ${config.chains.map((c) => c.chainId).join(", ")}\n`);
