@@ -1,5 +1,6 @@
 // An in-process Hardhat 3 chain (EDR). Hardhat is imported lazily so that commands which do not
 // need a chain never pay for loading it.
+import path from "node:path";
 import type { EIP1193Provider } from "viem";
 import { projectRoot } from "../paths.ts";
 
@@ -34,7 +35,16 @@ export async function startChain(options: ChainOptions = {}): Promise<LocalChain
     import("hardhat/hre"),
     import("../../hardhat.config.ts"),
   ]);
-  const hre = await createHardhatRuntimeEnvironment(config, {}, projectRoot);
+  // The devnet is only a provider: relay's own viem clients and artifacts (src/chain/artifacts.ts)
+  // talk to it. Without the config's plugins (hardhat-viem loads every chain viem knows: ~2 s of CPU
+  // per start) and with no build info where Hardhat looks for one (it would parse the whole compiler
+  // output, ~2 s more after a local compile, for stack traces relay decodes itself), a start costs
+  // what EDR costs.
+  const hre = await createHardhatRuntimeEnvironment(
+    { ...config, plugins: [], paths: { ...config.paths, artifacts: path.join(projectRoot, "compiled") } },
+    {},
+    projectRoot,
+  );
   const connection = await hre.network.create({
     network: "default",
     override: {
