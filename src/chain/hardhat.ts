@@ -3,6 +3,7 @@
 import path from "node:path";
 import type { EIP1193Provider } from "viem";
 import { projectRoot } from "../paths.ts";
+import { PUBLISHED_ACCOUNTS } from "./published-accounts.ts";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_ACCOUNT_COUNT = 20;
@@ -49,7 +50,8 @@ export async function startChain(options: ChainOptions = {}): Promise<LocalChain
     network: "default",
     override: {
       chainId,
-      accounts: { mnemonic: TEST_MNEMONIC, count: DEV_ACCOUNT_COUNT, accountsBalance: DEV_ACCOUNT_BALANCE },
+      // The mnemonic's accounts by key: Hardhat would derive them from TEST_MNEMONIC again (~0.7 s).
+      accounts: PUBLISHED_ACCOUNTS.slice(0, DEV_ACCOUNT_COUNT).map(([, privateKey]) => ({ privateKey, balance: DEV_ACCOUNT_BALANCE })),
       // Automine makes a block per transaction; with strictly increasing timestamps a busy devnet's
       // clock would run ahead of the wall clock (one second per block) and expire every deadline.
       allowBlocksWithSameTimestamp: true,
