@@ -23,5 +23,7 @@ echo "== a bot's p50 under a flood of 200 open chain reads from another address 
 run bench/read-flood.bench.ts
 echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executePayment"
 run bench/gas.bench.ts
+echo "== ./bin/relay serve to ready: first start on a fresh clone, then warm starts"
+run bench/start.bench.ts
 echo "== relay serve --rpc-url resident memory on a ledger of a million requests"
 run bench/serve-rss.bench.ts

@@ -3,7 +3,8 @@
 #   1. a Node.js that runs relay (the machine's when it passes relay_node_ok, else Node 24 fetched
 #      from the npm registry into .toolchain/),
 #   2. node_modules installed by npm running under that Node (so Hardhat's native EDR package lands),
-#   3. the contracts compiled (offline, solc-js), whenever contracts/ or the lockfile changed.
+#   3. the contracts compiled: the shipped ones (compiled/) when contracts/ is what they were compiled
+#      from, else with solc-js (offline), whenever contracts/ or the compiler changed.
 # Each step leaves a stamp; a later run whose inputs have not changed does nothing.
 # On failure it prints one line, "relay: <reason>", and returns non-zero.
 # RELAY_TOOLCHAIN_DIR moves .toolchain/ (the tests provision into a temporary one);
@@ -141,17 +142,65 @@ relay_install_deps() {
   relay_stamp "$RELAY_ROOT/node_modules/.relay-install-stamp" "$want"
 }
 
-relay_compile_contracts() {
-  local want have
-  want=$(relay_hash $(cd "$RELAY_ROOT" && find contracts -type f -name '*.sol' 2>/dev/null | LC_ALL=C sort) hardhat.config.ts package-lock.json)
-  have=$(cat "$RELAY_ROOT/artifacts/.relay-build-stamp" 2>/dev/null || true)
-  [ "$want" = "$have" ] && return 0
+# The digest of what the compiled contracts are made from: the sources, the compiler settings
+# (hardhat.config.ts) and the solc and OpenZeppelin releases npm installed. compiled/SOURCES records
+# it for the shipped artifacts; artifacts/.relay-build-stamp for the ones in artifacts/.
+relay_contracts_hash() {
+  (
+    cd "$RELAY_ROOT" || exit 1
+    find contracts -type f -name '*.sol' | LC_ALL=C sort | xargs sha256sum
+    sha256sum hardhat.config.ts
+    for pkg in solc @openzeppelin/contracts; do echo "$pkg $(grep -m1 '"version"' "node_modules/$pkg/package.json" 2>/dev/null)"; done
+  ) | sha256sum | cut -c1-16
+}
+
+# The shipped artifacts (compiled/, written by `npm run compile`) laid out where relay reads them,
+# artifacts/contracts/<dir>/<Name>.sol/<Name>.json; whatever artifacts/ held goes, and with it Hardhat's
+# compile cache, which described it.
+relay_install_shipped_contracts() {
+  local tmp="$RELAY_ROOT/artifacts.tmp.$$" rel dir base
+  rm -rf "$tmp" && mkdir -p "$tmp/contracts" || return 1
+  while IFS= read -r rel; do
+    dir=$(dirname "$rel") base=$(basename "$rel" .json)
+    mkdir -p "$tmp/contracts/$dir/$base.sol" && cp "$RELAY_ROOT/compiled/$rel" "$tmp/contracts/$dir/$base.sol/$base.json" || { rm -rf "$tmp"; return 1; }
+  done < <(cd "$RELAY_ROOT/compiled" && find . -type f -name '*.json' | sed 's|^\./||')
+  rm -rf "$RELAY_ROOT/artifacts" "$RELAY_ROOT/cache/compile-cache.json" && mv "$tmp" "$RELAY_ROOT/artifacts"
+}
+
+# Hardhat's build with the pinned solc-js into artifacts/ (what changed since its cache, or everything).
+relay_solc_build() {
   relay_progress "compiling contracts (solc-js, offline)" "$RELAY_TOOLCHAIN_DIR/build.log" \
     relay_in "$RELAY_ROOT" "$RELAY_NODE" node_modules/hardhat/dist/src/cli.js build --quiet || {
     relay_fail "contract compilation failed: $(grep -m1 -iE 'error' "$RELAY_TOOLCHAIN_DIR/build.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/build.log") (log: $RELAY_TOOLCHAIN_DIR/build.log)"
     return 1
   }
+}
+
+# Compiled contracts in artifacts/ that match contracts/: the shipped ones when contracts/ is what
+# they were compiled from (no solc run: a fresh clone starts in seconds), else solc-js (offline).
+relay_compile_contracts() {
+  local want have
+  want=$(relay_contracts_hash)
+  have=$(cat "$RELAY_ROOT/artifacts/.relay-build-stamp" 2>/dev/null || true)
+  [ "$want" = "$have" ] && return 0
+  if [ "$want" = "$(cat "$RELAY_ROOT/compiled/SOURCES" 2>/dev/null)" ] && relay_install_shipped_contracts; then
+    relay_stamp "$RELAY_ROOT/artifacts/.relay-build-stamp" "$want"
+    return 0
+  fi
+  relay_solc_build || return 1
   mkdir -p "$RELAY_ROOT/artifacts" && relay_stamp "$RELAY_ROOT/artifacts/.relay-build-stamp" "$want"
+  [ -z "$(cat "$RELAY_ROOT/compiled/SOURCES" 2>/dev/null)" ] || relay_log "contracts/ differs from the shipped artifacts (compiled/): \`npm run compile\` updates them"
+}
+
+# `npm run compile`: compiles contracts/ with solc (a full compile when artifacts/ came from compiled/)
+# and writes the shipped artifacts, compiled/ and its SOURCES stamp, for the commit that changes them.
+relay_ship_contracts() {
+  local want
+  want=$(relay_contracts_hash)
+  relay_solc_build || return 1
+  relay_stamp "$RELAY_ROOT/artifacts/.relay-build-stamp" "$want"
+  mkdir -p "$RELAY_ROOT/compiled" && (cd "$RELAY_ROOT" && "$RELAY_NODE" scripts/ship-contracts.ts artifacts compiled) || return 1
+  relay_stamp "$RELAY_ROOT/compiled/SOURCES" "$want"
 }
 
 # Everything, under a lock so that concurrent launches never install over each other.

@@ -4,6 +4,7 @@ import { pbkdf2Sync } from "node:crypto";
 import { HDKey, privateKeyToAddress } from "viem/accounts";
 import { bytesToHex, type Address, type Hex } from "viem";
 import { DEV_ACCOUNT_COUNT, TEST_MNEMONIC } from "../chain/hardhat.ts";
+import { PUBLISHED_ACCOUNTS } from "../chain/published-accounts.ts";
 
 export const ROLE_INDEX = {
   owner: 0,
@@ -30,8 +31,11 @@ let accountsParent: HDKey | undefined;
 
 const keyPairs = new Map<number, KeyPair>();
 
+
 /** Account #`index` of the test mnemonic (m/44'/60'/0'/0/`index`), as every devnet funds it. */
 export function devKeyPair(index: number): KeyPair {
+  const published = PUBLISHED_ACCOUNTS[index];
+  if (published !== undefined) return { address: published[0], privateKey: published[1] };
   let pair = keyPairs.get(index);
   if (pair) return { ...pair };
   accountsParent ??= HDKey.fromMasterSeed(pbkdf2Sync(TEST_MNEMONIC.normalize("NFKD"), "mnemonic", 2048, 64, "sha512")).derive("m/44'/60'/0'/0");

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# `npm run compile`: compiles contracts/ with the pinned solc and writes the shipped artifacts,
+# compiled/ and the digest of their sources in compiled/SOURCES (scripts/ship-contracts.ts). Commit
+# compiled/ with every change to contracts/: test/contracts/shipped-artifacts.test.ts fails until then.
+RELAY_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$RELAY_ROOT/scripts/toolchain.sh"
+relay_ensure_toolchain || exit 1
+relay_ship_contracts || exit 1
+relay_log "compiled/ holds the contracts compiled from contracts/ ($(cat "$RELAY_ROOT/compiled/SOURCES"))"
