@@ -177,6 +177,13 @@ relay_ready_key() {
   echo "$RELAY_ROOT|$1|$(stat -L -c '%d:%i:%s:%Y' "$1" 2>/dev/null)|$(command -v node || true)"
 }
 
+# Writes .toolchain/ready for node "$1", dated a second before file "$2" was made (as the full check
+# began): file times advance in coarse ticks, and an edit in the tick the check began must be newer.
+relay_write_ready() {
+  relay_ready_key "$1" >"$RELAY_TOOLCHAIN_DIR/ready.$$" && touch -r "$2" -d '-1 seconds' "$RELAY_TOOLCHAIN_DIR/ready.$$" 2>/dev/null &&
+    mv -f "$RELAY_TOOLCHAIN_DIR/ready.$$" "$RELAY_TOOLCHAIN_DIR/ready"
+}
+
 # The warm path, taken by nearly every call: true, with RELAY_NODE set, when the last full check
 # passed and nothing it looked at changed since. Any input newer than the stamp (an edit, a git
 # checkout, a file added or removed), a missing step stamp or another Node sends the run through the
@@ -200,14 +207,14 @@ relay_ensure_toolchain() {
       exec 9>"$RELAY_TOOLCHAIN_DIR/.lock" && flock 9
     fi
     # Stamped with the time the check began: an input edited while it runs is newer, and checked next time.
-    local began="$RELAY_TOOLCHAIN_DIR/ready.$$"
-    : >"$began.time"
+    local began="$RELAY_TOOLCHAIN_DIR/began.$$"
+    : >"$began"
     relay_find_node && relay_install_deps && relay_compile_contracts && relay_build_cli
     local rc=$?
     if [ $rc -eq 0 ]; then
-      relay_ready_key "$RELAY_NODE" >"$began" && touch -r "$began.time" "$began" && mv -f "$began" "$RELAY_TOOLCHAIN_DIR/ready"
+      relay_write_ready "$RELAY_NODE" "$began"
     fi
-    rm -f "$began" "$began.time"
+    rm -f "$began"
     command -v flock >/dev/null && flock -u 9 && exec 9>&-
     [ $rc -eq 0 ] || return $rc
   fi
