@@ -3,14 +3,15 @@
 # beside its ratio: relayer throughput and latency against direct transactions, signature
 # authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
 # address's flood of bad signatures against its quiet latency, and under another address's flood of
-# open chain reads against the same.
+# open chain reads against the same, and the CLI's start-up and memory.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
-echo "== relayer fast path vs direct executePayment, on the in-process chain and on anvil"
-run bench/relayer.bench.ts
-echo "== the floor: the CPU of the parts of a relayed payment no design can skip, and the latency a lean relayer adds, against relay's targets"
+# The floor first: it sets the CPU and latency goals the relayer bench holds relay to (bench/support/floor-goals.ts).
+echo "== the floor: the CPU of the parts of a relayed payment no design can skip, and the latency a lean relayer adds; relay's goals from them"
 run bench/floor.bench.ts
+echo "== relayer fast path vs direct executePayment, on the in-process chain and on anvil, against the floor's goals"
+run bench/relayer.bench.ts
 echo "== signature authentication: native vs viem recoverTypedDataAddress"
 run bench/recover.bench.ts
 echo "== ledger p99 latency: 1M rows vs 1k rows, SQLite and PostgreSQL"
@@ -27,3 +28,5 @@ echo "== ./bin/relay serve to ready: first start on a fresh clone, then warm sta
 run bench/start.bench.ts
 echo "== relay serve --rpc-url resident memory on a ledger of a million requests"
 run bench/serve-rss.bench.ts
+echo "== the CLI as a user runs it (./bin/relay): relay pay against a running relay serve, relay --version, peak memory"
+run bench/cli.bench.ts

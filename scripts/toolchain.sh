@@ -4,8 +4,12 @@
 #      from the npm registry into .toolchain/),
 #   2. node_modules installed by npm running under that Node (so Hardhat's native EDR package lands),
 #   3. the contracts compiled: the shipped ones (compiled/) when contracts/ is what they were compiled
-#      from, else with solc-js (offline), whenever contracts/ or the compiler changed.
-# Each step leaves a stamp; a later run whose inputs have not changed does nothing.
+#      from, else with solc-js (offline), whenever contracts/ or the compiler changed,
+#   4. the CLI bundled into dist/ (scripts/build-cli.ts), whenever its sources or the lockfile changed.
+# Each step leaves a stamp; a later run whose inputs have not changed does nothing. Checking those
+# stamps costs a Node start and a hash of every source (~0.1 s), too much for each CLI call, so a
+# run that passed them all leaves one more stamp, .toolchain/ready, and a later run returns at once
+# while no input is newer than it and the Node it chose is the same file (relay_toolchain_ready).
 # On failure it prints one line, "relay: <reason>", and returns non-zero.
 # RELAY_TOOLCHAIN_DIR moves .toolchain/ (the tests provision into a temporary one);
 # RELAY_NODE_VERSION pins the Node that is fetched (default: the newest 24.x).
@@ -203,16 +207,66 @@ relay_ship_contracts() {
   relay_stamp "$RELAY_ROOT/compiled/SOURCES" "$want"
 }
 
+relay_build_cli() {
+  local want have
+  want=$(relay_hash $(cd "$RELAY_ROOT" && find src packages/client/src -type f -name '*.ts' 2>/dev/null | LC_ALL=C sort) scripts/build-cli.ts package-lock.json)
+  have=$(cat "$RELAY_ROOT/dist/.relay-build-stamp" 2>/dev/null || true)
+  [ "$want" = "$have" ] && return 0
+  relay_progress "bundling the CLI (esbuild)" "$RELAY_TOOLCHAIN_DIR/bundle.log" \
+    relay_in "$RELAY_ROOT" "$RELAY_NODE" scripts/build-cli.ts || {
+    relay_fail "bundling the CLI failed: $(grep -m1 -iE 'error' "$RELAY_TOOLCHAIN_DIR/bundle.log" || tail -n1 "$RELAY_TOOLCHAIN_DIR/bundle.log") (log: $RELAY_TOOLCHAIN_DIR/bundle.log)"
+    return 1
+  }
+  relay_stamp "$RELAY_ROOT/dist/.relay-build-stamp" "$want"
+}
+
+# What .toolchain/ready records: the checkout, the Node chosen (as a file: a Node replaced in place is
+# another one) and the `node` on PATH then (another one first on PATH is chosen afresh).
+relay_ready_key() {
+  echo "$RELAY_ROOT|$1|$(stat -L -c '%d:%i:%s:%Y' "$1" 2>/dev/null)|$(command -v node || true)"
+}
+
+# Writes .toolchain/ready for node "$1", dated a second before file "$2" was made (as the full check
+# began): file times advance in coarse ticks, and an edit in the tick the check began must be newer.
+relay_write_ready() {
+  relay_ready_key "$1" >"$RELAY_TOOLCHAIN_DIR/ready.$$" && touch -r "$2" -d '-1 seconds' "$RELAY_TOOLCHAIN_DIR/ready.$$" 2>/dev/null &&
+    mv -f "$RELAY_TOOLCHAIN_DIR/ready.$$" "$RELAY_TOOLCHAIN_DIR/ready"
+}
+
+# The warm path, taken by nearly every call: true, with RELAY_NODE set, when the last full check
+# passed and nothing it looked at changed since. Any input newer than the stamp (an edit, a git
+# checkout, a file added or removed), a missing step stamp or another Node sends the run through the
+# full check, which then decides by content hash. Costs a `stat` and a `find`, no Node.
+relay_toolchain_ready() {
+  local ready="$RELAY_TOOLCHAIN_DIR/ready" key node newer
+  [ -f "$ready" ] && [ -f "$RELAY_ROOT/node_modules/.relay-install-stamp" ] && [ -f "$RELAY_ROOT/artifacts/.relay-build-stamp" ] && [ -f "$RELAY_ROOT/dist/.relay-build-stamp" ] || return 1
+  IFS= read -r key <"$ready" || return 1
+  node=${key#*|}; node=${node%%|*}
+  [ -x "$node" ] && [ "$key" = "$(relay_ready_key "$node")" ] || return 1
+  newer=$(cd "$RELAY_ROOT" && find package.json package-lock.json hardhat.config.ts contracts $([ -e compiled ] && echo compiled) src packages/client/src scripts/build-cli.ts scripts/toolchain.sh -newer "$ready" -print -quit 2>/dev/null) || return 1
+  [ -z "$newer" ] || return 1
+  RELAY_NODE=$node
+}
+
 # Everything, under a lock so that concurrent launches never install over each other.
 relay_ensure_toolchain() {
-  mkdir -p "$RELAY_TOOLCHAIN_DIR"
-  if command -v flock >/dev/null; then
-    exec 9>"$RELAY_TOOLCHAIN_DIR/.lock" && flock 9
+  if ! relay_toolchain_ready; then
+    mkdir -p "$RELAY_TOOLCHAIN_DIR"
+    if command -v flock >/dev/null; then
+      exec 9>"$RELAY_TOOLCHAIN_DIR/.lock" && flock 9
+    fi
+    # Stamped with the time the check began: an input edited while it runs is newer, and checked next time.
+    local began="$RELAY_TOOLCHAIN_DIR/began.$$"
+    : >"$began"
+    relay_find_node && relay_install_deps && relay_compile_contracts && relay_build_cli
+    local rc=$?
+    if [ $rc -eq 0 ]; then
+      relay_write_ready "$RELAY_NODE" "$began"
+    fi
+    rm -f "$began"
+    command -v flock >/dev/null && flock -u 9 && exec 9>&-
+    [ $rc -eq 0 ] || return $rc
   fi
-  relay_find_node && relay_install_deps && relay_compile_contracts
-  local rc=$?
-  command -v flock >/dev/null && flock -u 9 && exec 9>&-
-  [ $rc -eq 0 ] || return $rc
-  PATH="$(dirname "$RELAY_NODE"):$RELAY_ROOT/node_modules/.bin:$PATH"
+  PATH="${RELAY_NODE%/*}:$RELAY_ROOT/node_modules/.bin:$PATH"
   export PATH RELAY_NODE RELAY_ROOT
 }

@@ -1,11 +1,11 @@
 // Building and signing the three intents from command options: `relay pay|execute|swap` send what
 // these return, `relay sign` prints it. Only the vault's domain is read from the chain.
 import { keccak256, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
 import { signExecuteRequest, signPaymentRequest, signSwapAndPayRequest, signSwapRequest, swapForPayment, type BodyExtras } from "../../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, refFromString } from "../../../packages/client/src/sign.ts";
 import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapRequestBody, X402Funding } from "../../../packages/client/src/types.ts";
 import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
+import { typedDataSigner } from "../../crypto/typed-data-signer.ts";
 import { CliError, EXIT } from "../io.ts";
 import { parseAmount, requireBotKey, requireVault, resolveToken, type ResolvedToken, type Settings } from "../settings.ts";
 import type { Clients } from "../../chain/clients.ts";
@@ -106,7 +106,7 @@ function extrasFrom(options: IntentOptions): BodyExtras {
 // The chain is contacted once, and only after every option that can be checked offline was checked.
 function chainAccess(settings: Settings) {
   const vault = requireVault(settings);
-  const account = privateKeyToAccount(requireBotKey(settings));
+  const account = typedDataSigner(requireBotKey(settings));
   let clients: Promise<Clients> | undefined;
   const connect = () => (clients ??= connectChain(settings));
   return {

@@ -1,0 +1,69 @@
+// Bundles the CLI into dist/ (run by scripts/toolchain.sh whenever its sources changed; gitignored).
+// Started from src/cli/bin.ts, a command such as `relay pay` makes Node resolve, read, type-strip and
+// compile ~750 files (viem alone ~370, undici ~110, zod ~95), ~1 s of CPU; the bundle is a few files
+// holding only the parts a command reaches. Commands stay lazily loaded: each action's import becomes
+// a chunk of its own (splitting), so `relay --version` loads commander and the program, nothing more.
+//
+// Everything lands flat in dist/ so that code reading `import.meta.url` (src/paths.ts: the checkout
+// is the directory above) finds the same checkout from the bundle as from src/. Packages with native
+// addons or files found beside their own code (Hardhat, solc, keccak, secp256k1, …) stay external:
+// Node loads them from node_modules as before. The long-running `relay serve` and `relay devnet` do not
+// run from the bundle at all (bin/relay): they keep their source, their worker threads and their flags.
+import { build, type Plugin } from "esbuild";
+import { rmSync } from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const outdir = path.join(root, "dist");
+
+// undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~110 modules, ~30 MB) and adds
+// its request API to every dispatcher; src/chain/json-rpc.ts, its only user here, needs two classes
+// and calls only their own dispatch() and close(). In the bundle, that import gets those two modules.
+const undiciDispatchers: Plugin = {
+  name: "undici-dispatchers",
+  setup(build) {
+    build.onResolve({ filter: /^undici$/ }, (args) => {
+      if (!args.importer.endsWith(path.join("src", "chain", "json-rpc.ts"))) {
+        return { errors: [{ text: `${args.importer} imports undici: scripts/build-cli.ts gives only json-rpc.ts its dispatchers` }] };
+      }
+      return { path: "undici-dispatchers", namespace: "relay" };
+    });
+    build.onLoad({ filter: /^undici-dispatchers$/, namespace: "relay" }, () => ({
+      contents: [
+        'import Pool from "undici/lib/dispatcher/pool.js";',
+        'import EnvHttpProxyAgent from "undici/lib/dispatcher/env-http-proxy-agent.js";',
+        "export { EnvHttpProxyAgent, Pool };",
+      ].join("\n"),
+      resolveDir: root,
+      loader: "js",
+    }));
+  },
+};
+
+const external = [
+  "hardhat", "hardhat/*", "@nomicfoundation/*", "solc", "keccak", "secp256k1", "secp256k1/*",
+  "fastify", "@fastify/*", "pg", "ink", "react", "react/*", "@openzeppelin/*",
+];
+
+rmSync(outdir, { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: { relay: "src/cli/bundle-entry.ts" },
+  outdir,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node22.18",
+  outExtension: { ".js": ".mjs" },
+  chunkNames: "[name]-[hash]",
+  external,
+  plugins: [undiciDispatchers],
+  // Packages written as CommonJS call require() for Node's built-ins; an ES module has none of its own.
+  banner: { js: 'import { createRequire as __relayCreateRequire } from "node:module"; const require = __relayCreateRequire(import.meta.url);' },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
+  logLevel: "error",
+});
