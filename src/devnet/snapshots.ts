@@ -8,8 +8,8 @@
 // state, every queue is empty, the ledger is closed), and starting a new one on the same port, which
 // builds that state afresh from the ledger and the chain exactly as a restart does. While it is
 // stopped nothing writes: the chains are snapshotted (evm_snapshot) or reverted (evm_revert), and the
-// ledger is copied out of or back into its file with SQLite's backup API, which goes through SQLite's
-// own locking (a checkpoint worker of the stopped relayer may still hold a connection).
+// ledger is copied out (SQLite's backup API) or its rows put back (one transaction), both through
+// SQLite's own locking (a checkpoint worker of the stopped relayer may still hold a connection).
 //
 // EDR's evm_revert consumes the snapshot it reverts to and every later one. A snapshot id here stays
 // valid after a revert to it (the chain is snapshotted again at once), so a suite can revert to the
@@ -99,7 +99,7 @@ export class DevnetSnapshots {
         }
         // evm_revert used the chains' snapshots up: take them again, so that this id can be reverted to again.
         snapshot.chains = await this.#snapshotChains();
-        await copyDatabase(snapshot.ledgerCopy, this.#target.ledgerFile);
+        restoreDatabase(snapshot.ledgerCopy, this.#target.ledgerFile);
         this.#dropAfter(id);
       });
     });
@@ -191,13 +191,44 @@ export class DevnetSnapshots {
   }
 }
 
-/** Copies the SQLite database `from` into `to` (whose content it replaces) through SQLite's backup API. */
+/** Copies the SQLite database `from` into a new file `to` through SQLite's backup API (a consistent read). */
 async function copyDatabase(from: string, to: string): Promise<void> {
+  rmSync(to, { force: true });
   const source = new DatabaseSync(from, { readOnly: true });
   try {
     await backup(source, to);
   } finally {
     source.close();
+  }
+}
+
+/**
+ * Puts the rows of the copy `from` back into the ledger `into`, table by table in one transaction.
+ * Not the backup API in this direction: writing a whole file needs it to be free of every other
+ * connection, and the stopped relayer's checkpoint worker may still hold one for a moment; a
+ * transaction waits for it (busy_timeout) like any writer. Both files have the same schema (the copy
+ * was taken of this ledger).
+ */
+function restoreDatabase(from: string, into: string): void {
+  const db = new DatabaseSync(into);
+  try {
+    db.exec("PRAGMA busy_timeout = 10000");
+    db.prepare("ATTACH DATABASE ? AS snapshot").run(from);
+    const tables = db.prepare("SELECT name FROM snapshot.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' OR name = 'sqlite_sequence'").all() as Array<{ name: string }>;
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const { name } of tables) {
+        const quoted = `"${name.replaceAll('"', '""')}"`;
+        db.exec(`DELETE FROM main.${quoted}; INSERT INTO main.${quoted} SELECT * FROM snapshot.${quoted}`);
+      }
+      db.exec("COMMIT");
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+    db.exec("DETACH DATABASE snapshot");
+  } finally {
+    db.close();
   }
 }
 
