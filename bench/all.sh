@@ -3,7 +3,7 @@
 # beside its ratio: relayer throughput and latency against direct transactions, signature
 # authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
 # address's flood of bad signatures against its quiet latency, and under another address's flood of
-# open chain reads against the same.
+# open chain reads against the same, and relay/testing's snapshot and revert against 50 ms each.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
@@ -25,3 +25,5 @@ echo "== gas per payment: executePaymentBatch of 1, 4, 16, 64 vs direct executeP
 run bench/gas.bench.ts
 echo "== relay serve --rpc-url resident memory on a ledger of a million requests"
 run bench/serve-rss.bench.ts
+echo "== relay/testing: snapshot() and revert(id) of a relay serve (chain, ledger, relayer state) vs 50 ms"
+run bench/testing.bench.ts

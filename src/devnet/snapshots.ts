@@ -8,7 +8,7 @@
 // state, every queue is empty, the ledger is closed), and starting a new one on the same port, which
 // builds that state afresh from the ledger and the chain exactly as a restart does. While it is
 // stopped nothing writes: the chains are snapshotted (evm_snapshot) or reverted (evm_revert), and the
-// ledger is copied out (SQLite's backup API) or its rows put back (one transaction), both through
+// ledger is copied out (VACUUM INTO) or its rows put back (one transaction), both through
 // SQLite's own locking (a checkpoint worker of the stopped relayer may still hold a connection).
 //
 // EDR's evm_revert consumes the snapshot it reverts to and every later one. A snapshot id here stays
@@ -22,7 +22,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { rmSync } from "node:fs";
 import path from "node:path";
-import { backup, DatabaseSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import type { EIP1193Provider } from "viem";
 import { RpcMethodError, type LocalMethod } from "../chain/rpc-server.ts";
 import { privateDir } from "../private-files.ts";
@@ -80,7 +80,7 @@ export class DevnetSnapshots {
       const ledgerCopy = path.join(this.#target.dir, `${id}.sqlite`);
       await this.#withRelayerStopped(async () => {
         const chains = await this.#snapshotChains();
-        await copyDatabase(this.#target.ledgerFile, ledgerCopy);
+        copyDatabase(this.#target.ledgerFile, ledgerCopy);
         this.#snapshots.set(id, { chains, ledgerCopy });
       });
       return id;
@@ -191,12 +191,16 @@ export class DevnetSnapshots {
   }
 }
 
-/** Copies the SQLite database `from` into a new file `to` through SQLite's backup API (a consistent read). */
-async function copyDatabase(from: string, to: string): Promise<void> {
+/**
+ * Copies the SQLite database `from` into a new file `to` with VACUUM INTO: one read transaction, so a
+ * consistent copy, which waits (busy_timeout) for a connection the stopped relayer may still hold.
+ */
+function copyDatabase(from: string, to: string): void {
   rmSync(to, { force: true });
-  const source = new DatabaseSync(from, { readOnly: true });
+  const source = new DatabaseSync(from);
   try {
-    await backup(source, to);
+    source.exec("PRAGMA busy_timeout = 10000");
+    source.prepare("VACUUM INTO ?").run(to);
   } finally {
     source.close();
   }
@@ -204,7 +208,7 @@ async function copyDatabase(from: string, to: string): Promise<void> {
 
 /**
  * Puts the rows of the copy `from` back into the ledger `into`, table by table in one transaction.
- * Not the backup API in this direction: writing a whole file needs it to be free of every other
+ * Not a file copy or SQLite's backup API: replacing a whole file needs it to be free of every other
  * connection, and the stopped relayer's checkpoint worker may still hold one for a moment; a
  * transaction waits for it (busy_timeout) like any writer. Both files have the same schema (the copy
  * was taken of this ledger).

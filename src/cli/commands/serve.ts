@@ -86,7 +86,7 @@ function configFor(options: ServeCommandOptions, stateDir: string, chains: unkno
   }
 }
 
-async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
+async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>, backgroundCheckpoints = true): Promise<RunningRelayer> {
   const port = options.port;
   try {
     return await startRelayer({
@@ -97,6 +97,7 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
       databaseUrl: options.databaseUrl,
       publicUrl: options.publicUrl,
       leaseTtlMs: options.leaseTtlMs,
+      backgroundCheckpoints,
       log: (line) => io.stderr.write(`relay: ${line}\n`),
     });
   } catch (error) {
@@ -127,7 +128,8 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
   try {
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
     const providers = new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const));
-    relayer = await run(options, config, io, providers);
+    // A relayer restarted around every snapshot and revert checkpoints in its own commits (service.ts).
+    relayer = await run(options, config, io, providers, testingToken === undefined);
     setRelayerUrl(relayer.url);
     locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
     if (testingToken !== undefined) {
@@ -143,7 +145,7 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
           relayer = undefined;
         },
         startRelayer: async () => {
-          relayer = await run({ ...options, port }, config, io, providers);
+          relayer = await run({ ...options, port }, config, io, providers, false);
         },
       });
       const methods = snapshots.methods(testingToken);
