@@ -91,6 +91,21 @@ describe("snapshot() and revert(id)", () => {
     expect(await usdcOf(vault)).toBe(vaultBefore);
   }, 120_000);
 
+  it("drop a payment held for the owner's review: unknown to the relayer after the revert", async () => {
+    const id = await relay.snapshot();
+    const reviewed = privateKeyToAccount(relay.manifest.accounts.bots.reviewed.privateKey);
+    const domain = await readVaultDomain(chain(), relay.manifest.contracts.vault);
+    const recipient = freshRecipient();
+    const intent = { bot: reviewed.address, to: recipient, token: usdc(), amount: 1_000_000n, deadline: defaultDeadline(), ref: randomRef() };
+    const held = await client().submitPayment(await signPaymentRequest(reviewed, domain, intent));
+    expect(held.status).toBe("pending_review");
+    expect(await lookupCode(held.requestId)).toBe("found pending_review");
+
+    await relay.revert(id);
+    expect(await lookupCode(held.requestId)).toBe("NOT_FOUND");
+    expect(await usdcOf(recipient)).toBe(0n);
+  }, 120_000);
+
   it("bring the relayer's devnet clock back with the chain's time", async () => {
     const id = await relay.snapshot();
     // Two days ahead on the chain; a payment makes the relayer read a block of that time.
