@@ -3,7 +3,8 @@
 # beside its ratio: relayer throughput and latency against direct transactions, signature
 # authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
 # address's flood of bad signatures against its quiet latency, and under another address's flood of
-# open chain reads against the same, and the CLI's start-up and memory.
+# open chain reads against the same, the CLI's start-up and memory, and relay/testing's snapshot and
+# revert against 50 ms each.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
@@ -30,3 +31,5 @@ echo "== relay serve --rpc-url resident memory on a ledger of a million requests
 run bench/serve-rss.bench.ts
 echo "== the CLI as a user runs it (./bin/relay): relay pay against a running relay serve, relay --version, peak memory"
 run bench/cli.bench.ts
+echo "== relay/testing: snapshot() and revert(id) of a relay serve (chain, ledger, relayer state) vs 50 ms"
+run bench/testing.bench.ts

@@ -1,4 +1,5 @@
-// Types of relay/testing (index.mjs): start a devnet plus relayer for a bot's test suite, and stop it.
+// Types of relay/testing (index.mjs): start a devnet plus relayer for a bot's test suite, snapshot and
+// revert it between tests, and stop it.
 
 /** A key pair of the devnet (test keys only: never use them anywhere else). */
 export interface RelayKeyPair {
@@ -57,9 +58,30 @@ export interface StartedRelay {
   relayerUrl: string;
   /** Absolute path of the state directory in use. */
   stateDir: string;
+  /**
+   * Takes a snapshot of every chain, the relayer's ledger and its in-memory state (nonces, spend
+   * windows, rate-limit buckets, pending reviews, queues, the clock that follows the devnet) together,
+   * once the relayer's work under way has been recorded. Resolves with the snapshot's id.
+   */
+  snapshot(): Promise<RelaySnapshotId>;
+  /**
+   * Puts all of that back as it was at snapshot `id`: payments made since are undone on the chain and
+   * unknown to the relayer. `id` stays valid (revert to it again before the next test); snapshots
+   * taken after it are dropped. Rejects for an unknown id.
+   */
+  revert(id: RelaySnapshotId): Promise<void>;
   /** SIGTERM to the relay process, SIGKILL if it has not exited after 10 s; then removes the temporary state dir. Safe to call twice. */
   stop(): Promise<void>;
 }
 
+/** A snapshot's id, e.g. "0x1". */
+export type RelaySnapshotId = string;
+
 /** Start `relay serve --port 0 --rpc-port 0 --json` (a fresh devnet and relayer on free ports) and wait until it is ready. */
 export function startRelay(options?: StartRelayOptions): Promise<StartedRelay>;
+
+/** `relay.snapshot()`; without `relay`, of the one relay startRelay() started and has not stopped (else it throws). */
+export function snapshot(relay?: StartedRelay): Promise<RelaySnapshotId>;
+
+/** `relay.revert(id)`; without `relay`, of the one relay startRelay() started and has not stopped (else it throws). */
+export function revert(id: RelaySnapshotId, relay?: StartedRelay): Promise<void>;

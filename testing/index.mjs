@@ -3,12 +3,20 @@
 //   import { startRelay } from "relay/testing";
 //   const relay = await startRelay();          // a fresh chain and relayer on free ports
 //   … relay.relayerUrl, relay.rpcUrl, relay.manifest.contracts.vault, relay.manifest.accounts.bots.default …
+//   const id = await relay.snapshot();         // the chain, the relayer's ledger and its state together
+//   … a test pays …
+//   await relay.revert(id);                    // all of it back as it was (id stays valid)
 //   await relay.stop();                        // SIGTERM, wait, remove the temporary state dir
+//
+// snapshot(relay?) and revert(id, relay?) are the same calls at module level; without a relay they
+// act on the one startRelay() has started and not yet stopped. Ready-made per-test isolation for
+// vitest, jest and node:test: relay/testing/vitest, relay/testing/jest, relay/testing/node-test.
 //
 // Plain JavaScript for Node >= 20 with no loader: it only spawns `<repo>/bin/relay serve --port 0
 // --rpc-port 0 --state-dir <dir> --json` (the launcher provisions relay's own Node) and reads the
 // manifest that command prints on stdout once it is ready.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -19,6 +27,9 @@ const RELAY = fileURLToPath(new URL("../bin/relay", import.meta.url));
 
 /** How long stop() waits after SIGTERM before it sends SIGKILL. */
 const STOP_GRACE_MS = 10_000;
+
+/** The relays started here and not yet stopped: what module-level snapshot() and revert() act on. */
+const running = new Set();
 
 /**
  * Start `relay serve` on free ports. Resolves once the relayer answers, with the devnet manifest and
@@ -33,7 +44,10 @@ export async function startRelay(options = {}) {
   if (chainId !== undefined) argv.push("--chain-id", String(chainId));
   argv.push(...args);
 
-  const child = spawn(RELAY, argv, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  // The token that enables relay_snapshot and relay_revert on the devnet's RPC server: only this
+  // process knows it (an environment variable, which other users cannot read).
+  const token = randomBytes(32).toString("hex");
+  const child = spawn(RELAY, argv, { env: { ...process.env, ...env, RELAY_TESTING_TOKEN: token }, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   // Should the test runner exit without stop(), the relayer does not outlive it.
   const killOnExit = () => {
@@ -50,7 +64,9 @@ export async function startRelay(options = {}) {
   });
 
   let stopping;
+  let relay;
   const stop = () => {
+    running.delete(relay);
     stopping ??= (async () => {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill("SIGTERM");
@@ -66,7 +82,18 @@ export async function startRelay(options = {}) {
 
   try {
     const manifest = await readyManifest(child, exited, stderr, timeoutMs);
-    return { manifest, rpcUrl: manifest.rpcUrl, relayerUrl: manifest.relayerUrl, stateDir, stop };
+    const call = (method, params) => rpcCall(manifest.rpcUrl, method, [token, ...params]);
+    relay = {
+      manifest,
+      rpcUrl: manifest.rpcUrl,
+      relayerUrl: manifest.relayerUrl,
+      stateDir,
+      snapshot: () => call("relay_snapshot", []),
+      revert: async (id) => void (await call("relay_revert", [id])),
+      stop,
+    };
+    running.add(relay);
+    return relay;
   } catch (error) {
     await stop();
     throw error;
@@ -108,4 +135,32 @@ function startError(what, stderr) {
   const reason = [...stderr].reverse().find((line) => line.startsWith("relay: ") && !line.startsWith("relay: ready"));
   const detail = reason ?? stderr.slice(-5).join("\n");
   return new Error(`relay serve ${what}${detail ? `: ${detail}` : ""}`);
+}
+
+/** Snapshot of `relay` (default: the one relay started and not stopped): see StartedRelay.snapshot. */
+export function snapshot(relay) {
+  return (relay ?? soleRelay("snapshot")).snapshot();
+}
+
+/** Reverts `relay` (default: the one relay started and not stopped) to snapshot `id`: see StartedRelay.revert. */
+export function revert(id, relay) {
+  return (relay ?? soleRelay("revert")).revert(id);
+}
+
+function soleRelay(what) {
+  if (running.size === 1) return [...running][0];
+  const why = running.size === 0 ? "no relay is running (startRelay() first)" : `${running.size} relays are running (pass the one you mean)`;
+  throw new Error(`${what}(): ${why}`);
+}
+
+// One JSON-RPC call to the devnet's RPC server; an error answer rejects with its message.
+async function rpcCall(rpcUrl, method, params) {
+  const response = await fetch(rpcUrl, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
+  });
+  const body = await response.json();
+  if (body.error) throw new Error(`${method}: ${body.error.message}`);
+  return body.result;
 }

@@ -68,6 +68,12 @@ export interface StartRelayerOptions {
   publicUrl?: string;
   /** With databaseUrl: how long a relayer key's lease lasts unless renewed (default 10 s): how soon a dead instance's key is taken over. */
   leaseTtlMs?: number;
+  /**
+   * The SQLite ledger's WAL checkpoints in a worker thread (default true: a long-running relayer).
+   * False for a relayer restarted around every test (relay/testing's snapshots): each worker is a
+   * Node isolate of its own to boot, which would cost more than the checkpoints it saves.
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 /** Default lease of a relayer key: renewed every third of it while the key has work. */
@@ -97,7 +103,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
   const storeClock: StoreClock = { now: Date.now, chainNow: (chainId) => clocks.of(chainId).now(), latestNow: () => clocks.latest() };
   const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const shared = await openShared(options.databaseUrl, config, storeClock, leaseTtlMs);
-  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: true, ...storeClock });
+  const store: Store = shared?.store ?? openLedger(ledgerPath(config.stateDir), { backgroundCheckpoints: options.backgroundCheckpoints ?? true, ...storeClock });
   const stopWatching = new AbortController();
   try {
     const chains = new Map(chainConfigs.map((c) => [c.chainId, new ChainRuntime(c, options.providers?.get(c.chainId))] as const));

@@ -1,5 +1,6 @@
 // Exposes an in-process chain's EIP-1193 provider as Ethereum JSON-RPC over HTTP (single and batch
-// requests), bound to loopback only.
+// requests), bound to loopback only. Methods of relay's own (relay_snapshot, relay_revert: the
+// testing harness's, src/devnet/snapshots.ts) can be added beside the node's; they answer first.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EIP1193Provider } from "viem";
@@ -13,25 +14,52 @@ interface RpcRequest {
   params?: unknown;
 }
 
+/** A method this server answers itself instead of the node: its JSON-RPC params in, its result out. */
+export type LocalMethod = (params: unknown[]) => Promise<unknown>;
+
+/** A JSON-RPC error a local method throws: its code and message reach the caller as they are. */
+export class RpcMethodError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
 export interface RpcServer {
   readonly url: string;
   readonly port: number;
+  /** Adds methods answered here, not by the node (replacing any added before); undefined removes them. */
+  setLocalMethods(methods: ReadonlyMap<string, LocalMethod> | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startRpcServer(provider: EIP1193Provider, port = 8545, host = "127.0.0.1"): Promise<RpcServer> {
-  const server = createServer((req, res) => void handle(provider, req, res));
+  let local: ReadonlyMap<string, LocalMethod> = new Map();
+  const answer: Answer = (method, params) => {
+    const own = local.get(method);
+    return own ? own(params) : provider.request({ method, params } as never);
+  };
+  const server = createServer((req, res) => void handle(answer, req, res));
   server.keepAliveTimeout = 65_000;
   await listen(server, port, host);
   const bound = (server.address() as AddressInfo).port;
   return {
     url: `http://${host}:${bound}`,
     port: bound,
+    setLocalMethods: (methods) => {
+      local = methods ?? new Map();
+    },
     close: () => closeServer(server),
   };
 }
 
-async function handle(provider: EIP1193Provider, req: IncomingMessage, res: ServerResponse): Promise<void> {
+type Answer = (method: string, params: unknown[]) => Promise<unknown>;
+
+async function handle(answer: Answer, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (req.method === "OPTIONS") return reply(res, 204, undefined);
   if (req.method !== "POST") return reply(res, 405, rpcError(null, -32600, "JSON-RPC requests must be POSTed"));
   let body: unknown;
@@ -43,20 +71,20 @@ async function handle(provider: EIP1193Provider, req: IncomingMessage, res: Serv
   }
   if (Array.isArray(body)) {
     if (body.length === 0) return reply(res, 400, rpcError(null, -32600, "empty batch"));
-    const answers = await Promise.all(body.map((one) => call(provider, one as RpcRequest)));
+    const answers = await Promise.all(body.map((one) => call(answer, one as RpcRequest)));
     return reply(res, 200, answers);
   }
-  return reply(res, 200, await call(provider, body as RpcRequest));
+  return reply(res, 200, await call(answer, body as RpcRequest));
 }
 
-async function call(provider: EIP1193Provider, request: RpcRequest): Promise<object> {
+async function call(answer: Answer, request: RpcRequest): Promise<object> {
   const id = request?.id ?? null;
   if (typeof request !== "object" || request === null || typeof request.method !== "string") {
     return rpcError(id, -32600, "invalid request");
   }
   try {
     const params = Array.isArray(request.params) ? request.params : [];
-    const result = await provider.request({ method: request.method, params } as never);
+    const result = await answer(request.method, params);
     return { jsonrpc: "2.0", id, result: result ?? null };
   } catch (error) {
     const e = error as { code?: unknown; message?: string; data?: unknown };

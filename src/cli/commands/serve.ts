@@ -8,6 +8,7 @@ import { ledgerPath } from "../../ledger/index.ts";
 import { manifestPath, readManifest, withRelayerUrl, writeManifest, type Manifest } from "../../devnet/manifest.ts";
 import { chainFromManifest, parseRelayerConfig, type RelayerConfig } from "../../relayer/config.ts";
 import { startRelayer, type RunningRelayer } from "../../app/service.ts";
+import { DevnetSnapshots, MIN_TESTING_TOKEN_LENGTH, TESTING_TOKEN_ENV } from "../../devnet/snapshots.ts";
 import { resolveStateDir } from "../state-dir.ts";
 import { withStateLocks, type StateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
@@ -85,7 +86,7 @@ function configFor(options: ServeCommandOptions, stateDir: string, chains: unkno
   }
 }
 
-async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>): Promise<RunningRelayer> {
+async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliIO, providers?: ReadonlyMap<number, EIP1193Provider>, backgroundCheckpoints = true): Promise<RunningRelayer> {
   const port = options.port;
   try {
     return await startRelayer({
@@ -96,6 +97,7 @@ async function run(options: ServeCommandOptions, config: RelayerConfig, io: CliI
       databaseUrl: options.databaseUrl,
       publicUrl: options.publicUrl,
       leaseTtlMs: options.leaseTtlMs,
+      backgroundCheckpoints,
       log: (line) => io.stderr.write(`relay: ${line}\n`),
     });
   } catch (error) {
@@ -113,25 +115,53 @@ async function serveWithDevnet(options: ServeCommandOptions, io: CliIO): Promise
 async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: string, locks: StateLocks, io: CliIO): Promise<void> {
   // Each devnet start is a fresh chain: a ledger from an earlier chain describes nothing on this one.
   // Only its owner deletes it: the relayer lock is held, so no relay process has it open.
+  const testingToken = io.env[TESTING_TOKEN_ENV];
+  if (testingToken !== undefined && testingToken.length < MIN_TESTING_TOKEN_LENGTH) {
+    throw new CliError(`${TESTING_TOKEN_ENV} must be at least ${MIN_TESTING_TOKEN_LENGTH} characters (relay/testing sets a random one)`, EXIT.USAGE);
+  }
   rmSync(ledgerPath(stateDir), { force: true });
   for (const suffix of ["-wal", "-shm"]) rmSync(ledgerPath(stateDir) + suffix, { force: true });
   const devnets = await launchDevnets(options, io);
   let relayer: RunningRelayer | undefined;
+  let snapshots: DevnetSnapshots | undefined;
   const setRelayerUrl = (url: string | undefined) => devnets.forEach((d) => d.setRelayerUrl(url));
   try {
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
-    relayer = await run(options, config, io, new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const)));
+    const providers = new Map(devnets.map((d) => [d.manifest.chainId, d.chain.provider] as const));
+    // A relayer restarted around every snapshot and revert checkpoints in its own commits (service.ts).
+    relayer = await run(options, config, io, providers, testingToken === undefined);
     // Ctrl-C while the relayer started: the manifest never names it, no "ready", the finally closes all.
     throwIfInterrupted(io.signal, "start-up");
     setRelayerUrl(relayer.url);
     locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
+    if (testingToken !== undefined) {
+      // relay/testing's snapshot() and revert(id): a restart of the relayer on the same port around
+      // each (devnet/snapshots.ts), offered on the devnets' own RPC servers to the token's holder.
+      const port = relayer.port;
+      snapshots = new DevnetSnapshots({
+        providers,
+        ledgerFile: ledgerPath(stateDir),
+        dir: path.join(stateDir, "snapshots"),
+        stopRelayer: async () => {
+          await relayer?.close();
+          relayer = undefined;
+        },
+        startRelayer: async () => {
+          relayer = await run({ ...options, port }, config, io, providers, false);
+        },
+      });
+      const methods = snapshots.methods(testingToken);
+      for (const devnet of devnets) devnet.rpc.setLocalMethods(methods);
+    }
     announceReady(devnets, options, io);
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
-    await relayer.close();
+    await snapshots?.close();
+    await relayer?.close();
     relayer = undefined;
     setRelayerUrl(undefined);
   } finally {
+    await snapshots?.close();
     await relayer?.close();
     await closeAll(devnets);
   }
