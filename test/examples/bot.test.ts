@@ -195,7 +195,8 @@ describe("examples/bot.mjs, installed beside the package and run under Node 20",
   it("runs as the guide says: its settings from the clone's manifest, then node bot.mjs pays", async () => {
     // The guide's block, in the same shell as its install (so `relay` names the clone), with Node 20
     // first on PATH; only the relayer's and the chain's ports are the live ones instead of the defaults.
-    const block = runBlock!.replaceAll("http://127.0.0.1:8787", live.manifest.relayerUrl).replaceAll("http://127.0.0.1:8545", live.manifest.rpcUrl);
+    const { relayerUrl, rpcUrl } = live.manifest;
+    const block = runBlock!.replaceAll("http://127.0.0.1:8787", relayerUrl!).replaceAll("http://127.0.0.1:8545", rpcUrl);
     expect(block).not.toBe(runBlock);
     expect(live.manifest.chainId).toBe(84532);
     const recipient = "0x976EA74026E726554dB657fA54763abd0C3a0aa9" as Address;
