@@ -32,15 +32,13 @@ function entry(title: string, code: string[], text: string): string[] {
 
 /** The page's text. */
 export function clientReference(): string {
-  const index = path.join(projectRoot, "packages", "client", "src", "index.ts");
-  const program = ts.createProgram([index], {
-    target: ts.ScriptTarget.ES2022,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    allowImportingTsExtensions: true,
-    noEmit: true,
-    strict: true,
-  });
+  // The package's own build settings (its libraries and types), so the page shows what its .d.ts does.
+  const packageDir = path.join(projectRoot, "packages", "client");
+  const index = path.join(packageDir, "src", "index.ts");
+  const configFile = path.join(packageDir, "tsconfig.build.json");
+  const { config } = ts.readConfigFile(configFile, ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, packageDir, undefined, configFile);
+  const program = ts.createProgram([index], { ...options, noEmit: true, declaration: false });
   const checker = program.getTypeChecker();
   const moduleSymbol = checker.getSymbolAtLocation(program.getSourceFile(index)!)!;
   const functions: string[] = [];
