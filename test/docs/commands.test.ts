@@ -4,7 +4,7 @@
 // of the bot authors' guide runs line by line with the outcomes it names; the CI guide's "by hand"
 // script starts relay, waits for it, reads the manifest and stops it with exit 0.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -100,8 +100,27 @@ describe("the bot authors' guide: time travel", () => {
 });
 
 describe("the CI guide: relay in the background, by hand", () => {
-  const temp = mkdtempSync(path.join(tmpdir(), "relay-docs-ci-"));
-  afterAll(() => rmSync(temp, { recursive: true, force: true }));
+  let temp: string;
+  beforeAll(() => {
+    temp = mkdtempSync(path.join(tmpdir(), "relay-docs-ci-"));
+  });
+  afterAll(() => {
+    if (temp === undefined) return;
+    // Only if the script did not stop it (a failure midway): the relay it started, by the pid its
+    // state directory's claim holds.
+    const stateDir = path.join(temp, "relay");
+    for (const file of existsSync(stateDir) ? readdirSync(stateDir).filter((name) => name.includes(".lock.")) : []) {
+      const { pid } = JSON.parse(readFileSync(path.join(stateDir, file), "utf8")) as { pid?: number };
+      if (pid !== undefined && pid !== process.pid) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // already gone
+        }
+      }
+    }
+    rmSync(temp, { recursive: true, force: true });
+  });
 
   it("starts relay serve, waits until it is ready, reads the devnet's vault, stops it with exit 0", { timeout: 300_000 }, async () => {
     const [script] = codeBlocks(section("docs/guides/ci.md", "A bot's CI: relay in a pipeline")).filter((b) => b.lang === "sh");
