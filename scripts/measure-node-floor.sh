@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures which Node.js versions run relay, for README "Requirements" and relay_node_ok in
+# Measures which Node.js versions run relay, for "Requirements" in docs/guides/operators.md and relay_node_ok in
 # scripts/toolchain.sh. For each version given (e.g. 22.17.1 22.18.0 23.6.0 24.0.0) it fetches that
 # Node from the npm registry (node-<os>-<arch>@<version>) into a temporary folder and, with it,
 # runs `relay --help`, starts `relay serve` on free ports until ready, sends a `relay pay` (the

@@ -7,7 +7,7 @@
 // (one PaymentExecuted per intent, in the transaction its answer named), no execution without its
 // request, every same-key retry got the first answer byte for byte, every request — including those
 // in flight on the dead instance — settled as approved, and the relayer key's nonces are contiguous
-// with the chain's. The takeover time (kill until the key signs again) is printed for the README.
+// with the chain's. The takeover time (kill until the key signs again) is printed for docs/several-relayers.md.
 import { describe, expect, it } from "vitest";
 import { runLoad } from "../../bench/load/run.ts";
 import { formatReport } from "../../bench/load/report.ts";

@@ -1,10 +1,12 @@
-// A bot author's first hour, as CI runs it: the client package is packed (its prepack builds it),
-// installed from the tarball with viem into a fresh folder beside nothing else, and examples/bot.mjs
-// and examples/owner.mjs run there under a real Node 20 with no loader, against a live `relay serve`
-// (devnet + relayer over real HTTP). What they print is checked, and the chain is read to prove what
-// moved. The same scripts are type-checked with tsc against the installed package's .d.ts.
+// A bot author's first hour, as CI runs it: the bot authors' guide's commands run as written
+// (docs/guides/bot-authors.md, "Write a bot"): from an empty folder beside a clone, the client package
+// is packed (its prepack builds it) and installed from the tarball with viem, and examples/bot.mjs
+// copied in; examples/bot.mjs and examples/owner.mjs then run there under a real Node 20 with no
+// loader, against a live `relay serve` (devnet + relayer over real HTTP). What they print is checked,
+// and the chain is read to prove what moved. The same scripts are type-checked with tsc against the
+// installed package's .d.ts.
 import { execFile, spawn } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -15,6 +17,7 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import { projectRoot } from "../../src/paths.ts";
 import { startLiveRelay, type LiveRelay } from "../cli/support/live.ts";
 import { node20 } from "../support/node20.ts";
+import { codeBlocks, section } from "../docs/support/markdown.ts";
 
 const run = promisify(execFile);
 const packageDir = path.join(projectRoot, "packages", "client");
@@ -52,32 +55,52 @@ interface Packed {
 }
 
 let work: string;
+let clone: string;
 let app: string;
 let packed: Packed;
 let live: LiveRelay;
 let node: string;
 
-/** `npm pack` the client (prepack builds it), then install the tarball and viem into a fresh folder. */
-async function packAndInstall(): Promise<void> {
-  const pack = await exec("npm", ["pack", packageDir, "--pack-destination", work, "--json"], { cwd: work });
-  expect(pack.code, pack.stderr).toBe(0);
-  packed = (JSON.parse(pack.stdout) as Packed[])[0]!;
-  mkdirSync(app);
-  writeFileSync(path.join(app, "package.json"), `${JSON.stringify({ name: "my-bot", private: true, type: "module" })}\n`);
-  const install = await exec(
-    "npm",
-    ["install", path.join(work, packed.filename), `viem@${lockedVersion("viem")}`, `@types/node@${lockedVersion("@types/node")}`, "--prefer-offline", "--no-audit", "--no-fund"],
-    { cwd: app },
-  );
+/** The guide's shell blocks in "Write a bot": the install from an empty folder, then the bot's run. */
+const [installBlock, runBlock] = codeBlocks(section("docs/guides/bot-authors.md", "Write a bot"))
+  .filter((block) => block.lang === "sh")
+  .map((block) => block.body);
+
+/**
+ * A clone as the guide has it, `relay/` in the folder the reader starts from: this repository's
+ * client package and examples, and a `.relay/` of its own for the live relayer's manifest (the
+ * repository's own `.relay/` is left alone).
+ */
+function cloneBeside(): void {
+  mkdirSync(path.join(clone, ".relay"), { recursive: true });
+  for (const dir of ["packages", "examples"]) symlinkSync(path.join(projectRoot, dir), path.join(clone, dir));
+}
+
+/** Runs a guide's shell block with bash, stopping at the first failing command. */
+function bash(block: string, cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Result> {
+  return exec("bash", ["--norc", "-eo", "pipefail", "-c", block], { cwd, env: { ...env, npm_config_audit: "false", npm_config_fund: "false", npm_config_prefer_offline: "true" } });
+}
+
+/** The guide's install block, as written, from the folder beside the clone; then what the type-check needs. */
+async function installAsTheGuideSays(): Promise<void> {
+  const install = await bash(installBlock!, work);
   expect(install.code, install.stderr).toBe(0);
-  for (const file of ["bot.mjs", "owner.mjs", "tsconfig.json"]) copyFileSync(path.join(examplesDir, file), path.join(app, file));
+  const filename = "relay-client-0.1.0.tgz";
+  const listed = await exec("tar", ["-tzf", filename], { cwd: app });
+  packed = { filename, size: statSync(path.join(app, filename)).size, files: listed.stdout.trim().split("\n").map((entry) => ({ path: entry.replace(/^package\//, "") })) };
+  const types = await exec("npm", ["install", "--no-save", `@types/node@${lockedVersion("@types/node")}`, "--prefer-offline", "--no-audit", "--no-fund"], { cwd: app });
+  expect(types.code, types.stderr).toBe(0);
+  for (const file of ["owner.mjs", "tsconfig.json"]) copyFileSync(path.join(examplesDir, file), path.join(app, file));
 }
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), "relay-examples-"));
+  clone = path.join(work, "relay");
   app = path.join(work, "my-bot");
+  cloneBeside();
   node = node20();
-  [live] = await Promise.all([startLiveRelay("relay-examples-live-"), packAndInstall()]);
+  [live] = await Promise.all([startLiveRelay("relay-examples-live-"), installAsTheGuideSays()]);
+  copyFileSync(path.join(live.stateDir, "devnet.json"), path.join(clone, ".relay", "devnet.json"));
 }, 300_000);
 
 afterAll(async () => {
@@ -167,6 +190,21 @@ describe("the client package", () => {
 describe("examples/bot.mjs, installed beside the package and run under Node 20", () => {
   it("runs on a real Node 20 with no loader", async () => {
     expect((await exec(node, ["-p", "process.versions.node"], { cwd: app })).stdout).toMatch(/^20\./);
+  });
+
+  it("runs as the guide says: its settings from the clone's manifest, then node bot.mjs pays", async () => {
+    // The guide's block, in the same shell as its install (so `relay` names the clone), with Node 20
+    // first on PATH; only the relayer's and the chain's ports are the live ones instead of the defaults.
+    const { relayerUrl, rpcUrl } = live.manifest;
+    const block = runBlock!.replaceAll("http://127.0.0.1:8787", relayerUrl!).replaceAll("http://127.0.0.1:8545", rpcUrl);
+    expect(block).not.toBe(runBlock);
+    expect(live.manifest.chainId).toBe(84532);
+    const recipient = "0x976EA74026E726554dB657fA54763abd0C3a0aa9" as Address;
+    const before = await usdc(recipient);
+    const result = await bash(block, app, { PATH: `${path.dirname(node)}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, relay: clone });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^status approved request req_\w+\n$/);
+    expect(await usdc(recipient)).toBe(before + 5_000_000n);
   });
 
   it("pays: an approved payment, and the recipient holds it on-chain", async () => {
