@@ -16,22 +16,17 @@ import { manifestPath, readManifest, type Manifest } from "../../src/devnet/mani
 import { parseDuration, parseInstant } from "../../src/cli/commands/time.ts";
 import { projectRoot } from "../../src/paths.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
+import { codeBlocks, section } from "../docs/support/markdown.ts";
 
 const REVIEW_WINDOW_SECONDS = 3_600;
 
 /**
- * The time-travel example of the docs (README "Outcomes on demand and time travel"), word for word. It
- * adds a bot of its own so that it holds on any devnet: the default bot's 24 h window may already have
- * payments in it. A `# approved` / `# exit N: CODE` comment is what the step must do.
+ * The time-travel example of the docs (docs/guides/bot-authors.md, "Outcomes on demand and time
+ * travel"), read from the page itself: its one console block. It adds a bot of its own so that it holds
+ * on any devnet: the default bot's 24 h window may already have payments in it. A `# approved` /
+ * `# exit N: CODE` comment is what the step must do.
  */
-const DOCS_EXAMPLE = `$ bot=$(./bin/relay keys new --json)          # a new bot: nothing spent in its window yet
-$ export RELAY_BOT_KEY=$(node -p "($bot).privateKey")
-$ ./bin/relay owner bot add "$(node -p "($bot).address")" --daily-limit 10
-$ ./bin/relay pay --to owner --amount 6 --token USDC     # approved
-$ ./bin/relay pay --to owner --amount 6 --token USDC     # exit 3: EXCEEDS_DAILY_LIMIT
-$ ./bin/relay time advance 24h
-2026-11-25T09:30:12Z (1795599012)
-$ ./bin/relay pay --to owner --amount 6 --token USDC     # approved`;
+const DOCS_EXAMPLE = codeBlocks(section("docs/guides/bot-authors.md", "Outcomes on demand and time travel (devnet)")).filter((b) => b.lang === "console")[0]!.body;
 
 /**
  * Runs the \`$ \` lines of a console example in one bash, in the project's directory with the test's
@@ -141,7 +136,7 @@ describe("relay time on a devnet", () => {
     expect(await usdcOf(payee)).toBe(12_000_000n);
   }, 120_000);
 
-  it("the docs' example, run as written by a shell on a devnet already used: a bot of its own, 6 + 6 refused, advance 24h, 6 approved", async () => {
+  it("the docs' example, run as written by a shell on a devnet already used: a bot of its own, 6 + 6 refused, advance 25h, 6 approved", async () => {
     // Used: the default bot's window holds payments (the old example, which paid as the default bot,
     // was refused at its first step here).
     expect((await relay("owner", "bot", "update", "default", "--daily-limit", "10")).code).toBe(0);

@@ -1,7 +1,7 @@
 // The commands the docs show, run as written from where they say, beside the README's walkthrough
 // (test/cli/walkthrough.test.ts) and the bot authors' install and run (test/examples/bot.test.ts):
-// every relay command line in a code block uses only flags its command has; the time-travel session
-// of the bot authors' guide runs line by line with the outcomes it names; the CI guide's "by hand"
+// every relay command line in a code block uses only flags its command has (the time-travel session of
+// the bot authors' guide is run by test/cli/time-travel.test.ts); the CI guide's "by hand"
 // script starts relay, waits for it, reads the manifest and stops it with exit 0.
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -10,7 +10,6 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/paths.ts";
-import { startLiveRelay, type LiveRelay } from "../cli/support/live.ts";
 import { codeBlocks, page, section } from "./support/markdown.ts";
 
 const run = promisify(execFile);
@@ -56,48 +55,8 @@ describe("every relay command in the docs' code blocks", () => {
   });
 });
 
-describe("the bot authors' guide: time travel", () => {
-  let live: LiveRelay;
-  beforeAll(async () => {
-    live = await startLiveRelay("relay-docs-time-");
-  }, 180_000);
-  afterAll(() => live?.stop());
-
-  it("runs the session as written: the limit bites, a day and an hour pass, the same payment goes through", { timeout: 180_000 }, async () => {
-    const [session] = codeBlocks(section("docs/guides/bot-authors.md", "Outcomes on demand and time travel (devnet)")).filter((b) => b.lang === "console");
-    const steps: Array<{ command: string; comment: string; output: string[] }> = [];
-    for (const line of session!.body.split("\n").filter((l) => l !== "")) {
-      if (line.startsWith("$ ")) {
-        const [command, comment = ""] = line.slice(2).split(/\s+#\s*/);
-        steps.push({ command: command!.trim(), comment, output: [] });
-      } else steps.at(-1)!.output.push(line);
-    }
-    expect(steps.map((s) => s.command.split(" ").slice(0, 3).join(" "))).toEqual([
-      "./bin/relay owner bot", "./bin/relay pay --to", "./bin/relay pay --to", "./bin/relay time advance", "./bin/relay pay --to",
-    ]);
-    const chainTime = async () => Number((await live.clients.publicClient.getBlock()).timestamp);
-    for (const step of steps) {
-      const before = await chainTime();
-      const result = await live.relay(words(step.command).slice(1));
-      const refused = /^exit (\d+): (\w+)$/.exec(step.comment);
-      if (refused !== null) {
-        expect({ command: step.command, code: result.code }).toEqual({ command: step.command, code: Number(refused[1]) });
-        expect(result.stdout + result.stderr).toContain(refused[2]);
-      } else {
-        expect({ command: step.command, code: result.code, stderr: result.stderr }).toEqual({ command: step.command, code: 0, stderr: "" });
-      }
-      if (step.comment === "approved") expect(result.stdout).toMatch(/^status +approved$/m);
-      if (step.output.length > 0) {
-        // The sample's date and seconds stand for the chain's time after the move: more than a day later.
-        const sample = step.output.join("\n").replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\d+/g, "\\d+");
-        expect(result.stdout).toMatch(new RegExp(`^${sample}\n$`));
-        const [, iso, seconds] = /^(\S+) \((\d+)\)$/.exec(result.stdout.trim())!;
-        expect(Date.parse(iso!) / 1000).toBe(Number(seconds));
-        expect(Number(seconds) - before).toBeGreaterThanOrEqual(24 * 3600);
-      }
-    }
-  });
-});
+// The bot authors' guide's time-travel session is run as written, by bash, on a devnet already used,
+// by test/cli/time-travel.test.ts (it reads it from the page).
 
 describe("the CI guide: relay in the background, by hand", () => {
   let temp: string;
