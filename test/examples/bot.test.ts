@@ -5,11 +5,10 @@
 // loader, against a live `relay serve` (devnet + relayer over real HTTP). What they print is checked,
 // and the chain is read to prove what moved. The same scripts are type-checked with tsc against the
 // installed package's .d.ts.
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,35 +17,12 @@ import { projectRoot } from "../../src/paths.ts";
 import { startLiveRelay, type LiveRelay } from "../cli/support/live.ts";
 import { node20 } from "../support/node20.ts";
 import { codeBlocks, section } from "../docs/support/markdown.ts";
+import { exec, lockedVersion, type Result } from "./support/programs.ts";
 
-const run = promisify(execFile);
 const packageDir = path.join(projectRoot, "packages", "client");
 const examplesDir = path.join(projectRoot, "examples");
 const tsc = path.join(projectRoot, "node_modules", "typescript", "bin", "tsc");
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a program to its end (asynchronously: the relayer answering it lives in this process). */
-async function exec(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Result> {
-  try {
-    const { stdout, stderr } = await run(file, args, { ...options, encoding: "utf8", maxBuffer: 16 * 1024 * 1024 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== "number") throw error;
-    return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-  }
-}
-
-/** The version of `name` the project's lockfile pins (what CI's npm cache holds). */
-function lockedVersion(name: string): string {
-  const lock = JSON.parse(readFileSync(path.join(projectRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
-  return lock.packages[`node_modules/${name}`]!.version;
-}
 
 interface Packed {
   filename: string;

@@ -4,40 +4,19 @@
 // its own framework (vitest, jest, and node:test under a real Node 20). Each file starts one relay;
 // its second test proves the first test's payment gone: the recipient's balance read on-chain is 0,
 // the relayer answers NOT_FOUND for the request, and the same payment is made again.
-import { execFile } from "node:child_process";
 import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/paths.ts";
 import { node20, nodeMajor } from "../support/node20.ts";
+import { exec as execToEnd, lockedVersion } from "./support/programs.ts";
 
-const run = promisify(execFile);
+/** Each program of a bot's own run, given ten minutes at most (an npm install on a cold cache). */
+const exec = (file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }) => execToEnd(file, args, { ...options, timeoutMs: 600_000 });
+
 const examples = path.join(projectRoot, "examples", "testing");
 const modules = path.join(projectRoot, "node_modules");
-
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function exec(file: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Result> {
-  try {
-    const { stdout, stderr } = await run(file, args, { ...options, encoding: "utf8", maxBuffer: 16 * 1024 * 1024, timeout: 600_000 });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code?: unknown; stdout?: string; stderr?: string };
-    if (typeof failed.code !== "number") throw error;
-    return { code: failed.code, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
-  }
-}
-
-function lockedVersion(name: string): string {
-  const lock = JSON.parse(readFileSync(path.join(projectRoot, "package-lock.json"), "utf8")) as { packages: Record<string, { version: string }> };
-  return lock.packages[`node_modules/${name}`]!.version;
-}
 
 /** This environment without the variables vitest sets for its own workers: the bot's runner is a run of its own. */
 function withoutVitest(): NodeJS.ProcessEnv {
