@@ -158,8 +158,15 @@ describe("the CI recipe's cache", () => {
     const key = cache![2]!;
     expect(key).toMatch(/^relay-\$\{\{ runner\.os \}\}-\$\{\{ runner\.arch \}\}-\$\{\{ hashFiles\(.*\) \}\}$/);
     const hashed = [...key.matchAll(/'([^']+)'/g)].map((m) => m[1]);
-    // The files each stamp hashes (relay_hash's arguments in scripts/toolchain.sh), contracts/ whole.
-    const inputs = new Set([...toolchain.matchAll(/relay_hash (?:\$\(.*?contracts.*?\) )?([\w.\- ]+)\)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)));
+    // The files the cached directories' stamps hash in scripts/toolchain.sh: the install stamp's
+    // (relay_hash's plain arguments) and the contracts' digest (relay_contracts_hash: contracts/ whole,
+    // and the files it runs sha256sum on). The CLI bundle in dist/ is not cached: it is rebuilt from src/.
+    const digest = toolchain.slice(toolchain.indexOf("relay_contracts_hash() {"), toolchain.indexOf("\n}\n", toolchain.indexOf("relay_contracts_hash() {")));
+    expect(digest).toMatch(/find contracts -type f/);
+    const inputs = new Set([
+      ...[...toolchain.matchAll(/relay_hash ([\w.\- ]+)\)/g)].flatMap((m) => m[1]!.trim().split(/\s+/)),
+      ...[...digest.matchAll(/sha256sum ([\w.\-]+)$/gm)].map((m) => m[1]!),
+    ]);
     expect([...inputs].sort()).toEqual(["hardhat.config.ts", "package-lock.json", "package.json"]);
     for (const file of inputs) expect(hashed).toContain(file);
     expect(hashed).toContain("contracts/**");
