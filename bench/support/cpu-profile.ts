@@ -1,6 +1,6 @@
 // Reads a V8 CPU profile (`node --cpu-prof`) and sums its samples in a time window two ways:
 //   areas: what the time was for — the relay source file nearest the sampled function on its stack
-//          (src/ledger → ledger, src/relayer/submitter.ts → sending…); for code no relay frame
+//          (src/ledger → ledger, src/relayer/submit/submitter.ts → sending…); for code no relay frame
 //          called (fastify, node's HTTP, timers) the library the sampled function lives in;
 //   functions: self time per function, for finding the cut.
 // Timestamps are CLOCK_MONOTONIC µs, the clock of process.hrtime() in any process on the machine.

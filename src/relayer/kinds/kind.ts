@@ -11,12 +11,12 @@ import type { Address, Hex } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { PaymentRequest, RelayRequest } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "../chain-runtime.ts";
-import type { TokenInfo } from "../dispatcher.ts";
-import type { OwnerApproval, SwapRoute } from "../intents.ts";
-import type { Valuation } from "../outflows.ts";
-import type { StoredBody } from "../review-item.ts";
-import type { SwapOption } from "../swap-required.ts";
+import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "../chain/chain-runtime.ts";
+import type { TokenInfo } from "../submit/dispatcher.ts";
+import type { OwnerApproval, SwapRoute } from "../chain/intents.ts";
+import type { Valuation } from "../chain/outflows.ts";
+import type { StoredBody } from "../review/review-item.ts";
+import type { SwapOption } from "./swap-required.ts";
 import type { StoreOps } from "../store.ts";
 
 /** A payment the vault holds too little of, which a swap from another token would cover (SWAP_REQUIRED). */
