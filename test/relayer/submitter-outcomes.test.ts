@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, encodeErrorResult, encodeEventTopics, keccak256, parseAbiParameters, toHex, type Hex, type TransactionReceipt } from "viem";
 import { vaultAbi } from "../../src/relayer/chain/intents.ts";
-import { outcomesFromReceipt, type Job } from "../../src/relayer/submit/submitter.ts";
+import { outcomesFromReceipt } from "../../src/relayer/submit/submitter.ts";
+import type { Job } from "../../src/relayer/submit/job.ts";
 
 const vault = "0x00000000000000000000000000000000000000a1" as const;
 const token = "0x00000000000000000000000000000000000000b2" as const;

@@ -3,7 +3,7 @@
 // rows are deleted as they are taken, SKIP LOCKED so two takers never get the same row), and only
 // those whose request is still waiting to be signed: a request settled meanwhile is dropped.
 import type pg from "pg";
-import type { Job } from "../../relayer/submit/submitter.ts";
+import type { Job } from "../../relayer/submit/job.ts";
 import type { SigningQueue } from "../../relayer/submit/handoff.ts";
 
 export class PostgresSigningQueue implements SigningQueue {

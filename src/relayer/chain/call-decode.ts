@@ -5,8 +5,7 @@
 // shows it as it is, so there is one decoder.
 import { decodeFunctionData, formatUnits, parseUnits, getAddress, maxUint256, parseAbiItem, toFunctionSelector, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
-import type { TokenInfo } from "../submit/dispatcher.ts";
-import { tokenInfoOf } from "./token-info.ts";
+import { tokenInfoOf, type TokenInfo } from "./token-info.ts";
 
 /** One argument as the owner reads it. `value` is exact (decimal base units, checksummed address); `text` is for reading. */
 export interface CallArgument {

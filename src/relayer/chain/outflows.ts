@@ -7,7 +7,7 @@ import type { ExecuteRequest } from "../../api/validate.ts";
 import { isEth } from "../../chain/eth.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import type { UnpricedOutflow } from "./nft-outflows.ts";
-import { selectorOf } from "../route/path.ts";
+import { selectorOf } from "./selector.ts";
 
 /** `transfer(address,uint256)`: ERC-20 only (ERC-721 has no such function). */
 const ERC20_TRANSFER = toFunctionSelector("transfer(address,uint256)");

@@ -14,7 +14,8 @@
 // than an unreachable node is read again request by request, so one bad query harms no other.
 import { decodeFunctionResult, getAbiItem, type AbiFunction, type Address, type Hex } from "viem";
 import type { PaymentRequest } from "../../api/validate.ts";
-import type { ChainRuntime, PolicySnapshot, SimulationCall, SnapshotQuery } from "./chain-runtime.ts";
+import type { ChainRuntime, SimulationCall, SnapshotQuery } from "./chain-runtime.ts";
+import type { PolicySnapshot } from "./snapshot.ts";
 import { batchCalldata, vaultAbi } from "./intents.ts";
 import { rpcFailure } from "../rpc-errors.ts";
 import { simulate, simulationError, type SimulationOk } from "./simulate.ts";

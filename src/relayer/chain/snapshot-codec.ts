@@ -5,7 +5,7 @@
 // struct's order.
 import type { Hex } from "viem";
 import type { SpendingLimit } from "../../chain/vault-config.ts";
-import type { PolicySnapshot } from "./chain-runtime.ts";
+import type { PolicySnapshot } from "./snapshot.ts";
 import { hexBytes } from "../../crypto/hex.ts";
 
 const spendingLimitComponents = [

@@ -4,7 +4,7 @@
 // (the vault applies it on-chain too). The recipient is the first argument of `transfer` and the
 // second of the others; each is a whole ABI word, so it is read straight from the calldata.
 import { getAddress, toFunctionSelector, type Address, type Hex } from "viem";
-import { selectorOf } from "../route/path.ts";
+import { selectorOf } from "./selector.ts";
 
 const recipientArgument: ReadonlyMap<string, number> = new Map([
   [toFunctionSelector("transfer(address,uint256)"), 0],

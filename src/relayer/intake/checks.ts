@@ -8,7 +8,7 @@ import { relayError } from "../../errors.ts";
 import { recoverSigner } from "../../eip712/recover.ts";
 import { hashIntent } from "../../eip712/hash.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
-import type { PolicySnapshot } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 
 /** The intent's EIP-712 digest on the vault's domain (the key of the vault's `usedIntents`). */
 export function intentHashOf(request: RelayRequest, domain: VaultDomain) {

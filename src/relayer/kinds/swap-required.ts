@@ -17,7 +17,8 @@ import { zeroHash, type Address } from "viem";
 import type { PaymentRequest, SwapRequest } from "../../api/validate.ts";
 import { isEth } from "../../chain/eth.ts";
 import { isRelayError } from "../../errors.ts";
-import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "../chain/chain-runtime.ts";
+import type { ChainRuntime, SnapshotQuery } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { checkPolicy } from "../policy/index.ts";
 import { chooseRoute } from "../chain/simulate.ts";
 

@@ -11,7 +11,7 @@
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { PolicySnapshot } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { paymentDestination, transferDestination } from "./destination.ts";
 import { perTxLimit } from "./per-tx.ts";
 import { usablePrices } from "./prices.ts";

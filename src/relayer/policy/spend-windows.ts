@@ -2,7 +2,7 @@
 // it (relayer.ts): two requests together above a limit can never both pass.
 import type { RelayRequest } from "../../api/validate.ts";
 import { relayError } from "../../errors.ts";
-import type { PolicySnapshot } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import type { StoreOps } from "../store.ts";
 import { formatUsd } from "../usd.ts";
 

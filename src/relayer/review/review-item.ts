@@ -5,26 +5,10 @@ import { formatUnits, getAddress, type Address, type Hex } from "viem";
 import { OFF_CHAIN_FIELD_NAMES, type OffChainFields } from "../../api/off-chain.ts";
 import type { RelayRequest } from "../../api/validate.ts";
 import { publicStatus, type RequestRecord } from "../../ledger/index.ts";
-import type { TokenInfo } from "../submit/dispatcher.ts";
 import { kindOf } from "../kinds/index.ts";
-import { tokenInfoOf } from "../chain/token-info.ts";
+import type { StoredBody } from "../kinds/kind.ts";
+import { tokenInfoOf, type TokenInfo } from "../chain/token-info.ts";
 import { usdNumber } from "../usd.ts";
-
-/** The request as stored by the relayer (bigints as decimal strings). */
-export interface StoredBody extends OffChainFields {
-  kind: RelayRequest["kind"];
-  intent: Record<string, unknown>;
-  signature: Hex;
-  callData?: Hex;
-  memo?: string;
-  metadata?: Record<string, string>;
-  protocolName?: string;
-  counterparty: string;
-  route?: { router: Address; swapCalldata: Hex; quotedOut: string };
-  /** An execute's simulated outflows of the vault: `[{token, amount (base units), usd (6 decimals)}]`. */
-  outflows?: unknown;
-  [field: string]: unknown;
-}
 
 /** `tokens`: the chain's known tokens by lower-case address (dispatcher.tokenInfo). */
 export function reviewItem(record: RequestRecord, tokens: ReadonlyMap<string, TokenInfo>): Record<string, unknown> {

@@ -2,8 +2,9 @@
 import { toFunctionSelector, type Address, type Hex } from "viem";
 import type { RelayRequest } from "../../api/validate.ts";
 import { approvalSelectors, type ScanReason } from "../ai/index.ts";
-import type { PolicySnapshot } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { kindOf } from "../kinds/index.ts";
+import { selectorOf } from "../chain/selector.ts";
 import { formatUsd } from "../usd.ts";
 
 export type Path =
@@ -29,10 +30,6 @@ export const nftTransferSelectors = selectors([
 // transferFrom(address,address,uint256) is shared by ERC-20 and ERC-721: an NFT transfer unless the
 // target is a token the relayer knows as an ERC-20.
 const transferFrom = toFunctionSelector("transferFrom(address,address,uint256)");
-
-export function selectorOf(callData: Hex): Hex | undefined {
-  return callData.length >= 10 ? (callData.slice(0, 10).toLowerCase() as Hex) : undefined;
-}
 
 export function isNftTransfer(callData: Hex, target: Address, knownErc20s: ReadonlySet<string>): boolean {
   const selector = selectorOf(callData);

@@ -2,11 +2,11 @@
 // and the other off-chain fields, why it is scanned, the bot's policy and its recent history from the ledger.
 import type { StoreOps } from "../store.ts";
 import type { ScanInput, ScanReason } from "../ai/index.ts";
-import type { ChainRuntime, PolicySnapshot } from "../chain/chain-runtime.ts";
-import type { TokenInfo } from "../submit/dispatcher.ts";
+import type { ChainRuntime } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { kindOf } from "../kinds/index.ts";
-import { selectorOf } from "./path.ts";
-import { tokenInfoOf } from "../chain/token-info.ts";
+import { selectorOf } from "../chain/selector.ts";
+import { tokenInfoOf, type TokenInfo } from "../chain/token-info.ts";
 import { formatUsd } from "../usd.ts";
 import { OFF_CHAIN_FIELD_NAMES } from "../../api/off-chain.ts";
 import type { RelayRequest } from "../../api/validate.ts";

@@ -12,7 +12,8 @@
 // ledger so duplicate, refusal and replay checks see it too.
 import type { Hex } from "viem";
 import type { PaymentRequest, SwapRequest } from "../../api/validate.ts";
-import type { ChainRuntime, PolicySnapshot } from "../chain/chain-runtime.ts";
+import type { ChainRuntime } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, intentHashOf } from "../intake/checks.ts";
 import { checkPolicy } from "../policy/index.ts";
 import type { SwapRoute } from "../chain/intents.ts";

@@ -3,16 +3,12 @@
 import type { Address, Hex } from "viem";
 import type { Store } from "../store.ts";
 import type { ChainRuntime } from "../chain/chain-runtime.ts";
-import { Submitter, type Job, type JobOutcome, type TransactionEvent } from "./submitter.ts";
-import { configuredTokens } from "../chain/token-info.ts";
+import { Submitter } from "./submitter.ts";
+import type { Job, JobOutcome, TransactionEvent } from "./job.ts";
+import { configuredTokens, type TokenInfo } from "../chain/token-info.ts";
 import type { KeyLeaseGate } from "./key-lease.ts";
 import type { OnStep } from "../steps.ts";
 import { Handoff, type HandoffKey, type SigningQueue } from "./handoff.ts";
-
-export interface TokenInfo {
-  symbol: string;
-  decimals: number;
-}
 
 export class Dispatcher {
   readonly #chains: ReadonlyMap<number, ChainRuntime>;

@@ -18,7 +18,8 @@ import { LeaseLostError, type KeyLeaseGate } from "./key-lease.ts";
 import { withRevertReason } from "./revert-reason.ts";
 import type { Store } from "../store.ts";
 import { hashesOf, receiptOfAny } from "./stuck-watch.ts";
-import { outcomesFromReceipt, type Job, type JobOutcome, type Submitter } from "./submitter.ts";
+import { outcomesFromReceipt, type Submitter } from "./submitter.ts";
+import type { Job, JobOutcome } from "./job.ts";
 
 /** The jobs handed to the holder of each relayer key (PostgresSigningQueue). */
 export interface SigningQueue {

@@ -6,7 +6,7 @@
 import type { Hex, TransactionReceipt } from "viem";
 import type { ChainRuntime } from "../chain/chain-runtime.ts";
 import { decodeRevert, revertDataOf } from "../../chain/revert-decode.ts";
-import type { JobOutcome } from "./submitter.ts";
+import type { JobOutcome } from "./job.ts";
 
 const GENERIC = "the transaction reverted on-chain";
 

@@ -5,7 +5,7 @@ import type { RequestRecord } from "../../ledger/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import type { Store } from "../store.ts";
-import type { Job } from "./submitter.ts";
+import type { Job } from "./job.ts";
 import { timed, type OnStep } from "../steps.ts";
 
 /**

@@ -37,34 +37,12 @@ import { decodeRevert } from "../../chain/revert-decode.ts";
 import { isMethodMissing, isSyncTimeout, isTransportFailure } from "../rpc-errors.ts";
 import { faultPoint } from "../faults.ts";
 import { withRevertReason } from "./revert-reason.ts";
+import type { Job, JobOutcome, TransactionEvent } from "./job.ts";
 import { transactionSigner } from "../../crypto/sign-transaction.ts";
 import { keccak256Hex } from "../../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
 import { LeaseLostError, type KeyLeaseGate } from "./key-lease.ts";
 import { timed, type OnStep } from "../steps.ts";
-
-/** One request to execute. Payments carry `payment` so that they can share a batch. */
-export interface Job {
-  requestId: string;
-  vault: Address;
-  data: Hex;
-  gas: bigint;
-  intentHash: Hex;
-  payment?: PaymentRequest;
-}
-
-/**
- * What became of a transaction the relayer sent (relay_transactions_total): accepted by the node,
- * mined, mined but reverted, refused by the node; `replaced` is a fee bump (stuck-watch.ts).
- */
-export type TransactionEvent = "submitted" | "mined" | "reverted" | "replaced" | "failed";
-
-/** How a job ended on-chain. */
-export type JobOutcome =
-  | { ok: true; txHash: Hex; blockNumber: bigint }
-  | { ok: false; txHash?: Hex; reason: string }
-  /** Broadcast state unknown (the node did not answer): recorded as submitting, re-broadcast later. */
-  | { ok: "unknown"; txHash: Hex };
 
 /** A transaction signed, recorded and made durable, ready to broadcast. */
 interface Prepared {
