@@ -1,4 +1,5 @@
 // The registry of intent kinds: one descriptor per kind (kind.ts). Adding a kind adds its line here.
+// Also in this folder: swap-required.ts, a payment's SWAP_REQUIRED answer at the balance step.
 import type { Hex } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest, RequestByKind } from "../../api/validate.ts";

@@ -5,7 +5,8 @@
 //   usable prices → per-tx cap → destination (payment) → transfer destination (execute) →
 //   protocol approval (execute) → rebalance whitelist → rebalance cap (swap)
 //
-// The rolling windows are checked when spend is reserved (spend-windows.ts), not here.
+// The rolling windows are checked when spend is reserved, at the record step (spend-windows.ts, in this
+// folder), not here.
 // Adding a rule that reads data the snapshot already holds: its file here, its line in `policyRules`,
 // its code in src/errors.ts if new, and its test. openapi.ts documents its codes on its kinds' routes.
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
