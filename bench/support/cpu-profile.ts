@@ -17,10 +17,10 @@ export interface CpuProfile {
 const SOURCE_AREAS: Array<[RegExp, string]> = [
   [/src\/ledger\/|src\/relayer\/store\.ts/, "ledger (SQLite)"],
   [/src\/crypto\/sign-transaction/, "signing the transaction"],
-  [/src\/relayer\/stuck-watch|src\/relayer\/revert-reason/, "receipt waiting"],
-  [/src\/relayer\/submitter|src\/relayer\/dispatcher|src\/relayer\/intents/, "sending (submitter, batch calldata)"],
+  [/src\/relayer\/submit\/(stuck-watch|revert-reason)/, "receipt waiting"],
+  [/src\/relayer\/submit\/(submitter|dispatcher)|src\/relayer\/chain\/(intents|payment-calldata)/, "sending (submitter, batch calldata)"],
   [/src\/crypto\/|src\/eip712\/|packages\/client\/src\/(sign|hash)/, "signature recovery / hashing"],
-  [/src\/relayer\/(chain-runtime|read-batcher|snapshot-codec|simulate|reads)/, "policy read + simulation (eth_call)"],
+  [/src\/relayer\/chain\/(chain-runtime|read-batcher|snapshot|simulat|reads)/, "policy read + simulation (eth_call)"],
   [/src\/chain\//, "chain clients (viem)"],
   [/src\/api\/|packages\/client\/src\/bodies/, "JSON / validation"],
   [/src\/server\/(rate-limit|metrics|prometheus)/, "rate limits, metrics"],
