@@ -11,7 +11,7 @@
 import type { Hex } from "viem";
 import { transactionSigner } from "../src/crypto/sign-transaction.ts";
 import { devKeyPair } from "../src/devnet/accounts.ts";
-import { BlockWatch } from "../src/relayer/block-watch.ts";
+import { BlockWatch } from "../src/relayer/chain/block-watch.ts";
 import { startAnvil } from "../test/support/anvil.ts";
 import { nodeRpc } from "./support/node-rpc.ts";
 

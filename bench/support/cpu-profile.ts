@@ -1,6 +1,6 @@
 // Reads a V8 CPU profile (`node --cpu-prof`) and sums its samples in a time window two ways:
 //   areas: what the time was for — the relay source file nearest the sampled function on its stack
-//          (src/ledger → ledger, src/relayer/submitter.ts → sending…); for code no relay frame
+//          (src/ledger → ledger, src/relayer/submit/submitter.ts → sending…); for code no relay frame
 //          called (fastify, node's HTTP, timers) the library the sampled function lives in;
 //   functions: self time per function, for finding the cut.
 // Timestamps are CLOCK_MONOTONIC µs, the clock of process.hrtime() in any process on the machine.
@@ -17,10 +17,10 @@ export interface CpuProfile {
 const SOURCE_AREAS: Array<[RegExp, string]> = [
   [/src\/ledger\/|src\/relayer\/store\.ts/, "ledger (SQLite)"],
   [/src\/crypto\/sign-transaction/, "signing the transaction"],
-  [/src\/relayer\/stuck-watch|src\/relayer\/revert-reason/, "receipt waiting"],
-  [/src\/relayer\/submitter|src\/relayer\/dispatcher|src\/relayer\/intents/, "sending (submitter, batch calldata)"],
+  [/src\/relayer\/submit\/(stuck-watch|revert-reason)/, "receipt waiting"],
+  [/src\/relayer\/submit\/(submitter|dispatcher)|src\/relayer\/chain\/(intents|payment-calldata)/, "sending (submitter, batch calldata)"],
   [/src\/crypto\/|src\/eip712\/|packages\/client\/src\/(sign|hash)/, "signature recovery / hashing"],
-  [/src\/relayer\/(chain-runtime|read-batcher|snapshot-codec|simulate|reads)/, "policy read + simulation (eth_call)"],
+  [/src\/relayer\/chain\/(chain-runtime|read-batcher|snapshot|simulat|reads)/, "policy read + simulation (eth_call)"],
   [/src\/chain\//, "chain clients (viem)"],
   [/src\/api\/|packages\/client\/src\/bodies/, "JSON / validation"],
   [/src\/server\/(rate-limit|metrics|prometheus)/, "rate limits, metrics"],

@@ -19,7 +19,7 @@ import type { Address, Hex } from "viem";
 import { transactionSigner } from "../../src/crypto/sign-transaction.ts";
 import { hashIntentBytes } from "../../src/eip712/hash.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
-import { paymentCalldata } from "../../src/relayer/payment-calldata.ts";
+import { paymentCalldata } from "../../src/relayer/chain/payment-calldata.ts";
 import type { PaymentIntent, VaultDomain } from "../../packages/client/src/intent-types.ts";
 import type { NodeRpc } from "./node-rpc.ts";
 

@@ -32,7 +32,7 @@ const requestStatus: Schema = {
 const requestId = text("Identifier of the request, for status polling");
 /**
  * Why a request was rejected, in every 200 `rejected` answer (`errorCode`); see
- * src/relayer/responses.ts for how each is decided.
+ * src/relayer/submit/responses.ts for how each is decided.
  */
 export const rejectionCodes = ["SWAP_REQUIRED", "OWNER_REJECTED", "REVIEW_EXPIRED", "EXECUTION_FAILED"] as const;
 export type RejectionCode = (typeof rejectionCodes)[number];

@@ -3,35 +3,57 @@
 //   validate → idempotency → signature (on the vault's cached domain, before any chain read) → read
 //   (vault, policy snapshot at one block) → vault exists → rate limit → deadline → bot active → pause
 //   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
-//   swap-and-pay's swap (swap-and-pay.ts) → simulate (same block; an execute is then valued by what it
-//   moves, outflows.ts; every call but a plain payment's is traced once, for what it grants, grants.ts,
-//   and for what no feed prices, nft-outflows.ts) → record (duplicate check + spend windows, a
-//   swap-and-pay's swap in the swap window, one transaction) → path (a swap-and-pay's the stricter of
-//   its payment's and its swap's) → [scan] → submit → answer
+//   swap-and-pay's swap (route/swap-and-pay.ts) → simulate (same block; an execute is then valued by
+//   what it moves, chain/outflows.ts; every call but a plain payment's is traced once, for what it
+//   grants, chain/grants.ts, and for what no feed prices, chain/nft-outflows.ts) → record (duplicate
+//   check + spend windows, a swap-and-pay's swap in the swap window, one transaction) → path (a
+//   swap-and-pay's the stricter of its payment's and its swap's) → [scan] → submit → answer
+//
+// Where each step is. The stage folders, lowest first: ai/, chain/, policy/, kinds/, submit/,
+// intake/, route/, review/; each imports only from those before it and the shared files beside this
+// one (test/app/layers.test.ts), and opens with a README.md or an index comment.
+//
+//   validate        src/api/validate.ts
+//   idempotency     here, on the store (store.ts)
+//   signature, vault exists, deadline, bot active, pause, balance    intake/checks.ts
+//   read            chain/read-batcher.ts (one policy-lens call, chain/chain-runtime.ts)
+//   rate limit      rate-limiter.ts
+//   terms           intake/terms.ts
+//   replay          intake/checks.ts (executed or cancelled on-chain); here (the owner's refusals,
+//                   and the ledger's check in the record's transaction)
+//   policy          policy/ (its rules in order, policy/index.ts)
+//   swap-and-pay    route/swap-and-pay.ts; SWAP_REQUIRED kinds/swap-required.ts
+//   simulate        chain/simulate.ts, chain/outflows.ts, chain/grants.ts, chain/nft-outflows.ts
+//   record          here: each kind's reserve (kinds/) on policy/spend-windows.ts, one transaction
+//   path            route/path.ts
+//   scan            route/scan-input.ts → ai/
+//   submit          submit/settle.ts → submit/dispatcher.ts → submit/submitter.ts
+//   answer          submit/responses.ts
+//   review          review/reviews.ts (the owner's queue for a held request)
 //
 // The ledger's replay check runs in the record's transaction; a request that fails a step between
 // the two is looked up before its error is answered, so the errors still come in that order.
 //
-// On a devnet, `metadata.scenario` (scenarios.ts) is parsed once, up front, and forces its outcome
-// at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or path; never
-// past a review the request takes anyway, which is the owner's alone (scenarioPath).
+// On a devnet, `metadata.scenario` (intake/scenarios.ts) is parsed once, up front, and forces its
+// outcome at the step it imitates: rate limit, simulate, just before record (rpc-error-once), or
+// path; never past a review the request takes anyway, which is the owner's alone (scenarioPath).
 //
 // A payment the vault cannot cover in its token but could through a swap from another token leaves
-// the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (swap-required.ts).
+// the spine at the balance step: it is answered 200 rejected SWAP_REQUIRED (kinds/swap-required.ts).
 //
 // What differs between payments, executes and swaps is asked of the request's kind descriptor
 // (kinds/); the policy step runs the ordered rules of policy/.
 //
 // Cheap synchronous checks come first; the chain is read once (the policy lens) and simulated once,
-// together with other requests under way (read-batcher.ts).
+// together with other requests under way (chain/read-batcher.ts).
 // From its signature check on, a plain payment is on its way to its relayer key's queue: a batch of
-// its vault about to be sent waits a little for it (submitter.ts).
+// its vault about to be sent waits a little for it (submit/submitter.ts).
 // A request is recorded before any transaction for it is signed, and made durable with that signed
-// transaction before it is broadcast (submitter.ts); every 200 answer is stored with the request and
-// under its idempotency key, so replays are byte-for-byte identical.
+// transaction before it is broadcast (submit/submitter.ts); every 200 answer is stored with the
+// request and under its idempotency key, so replays are byte-for-byte identical.
 //
 // The idempotency claim, the checks and the record are timed for relay_step_duration_seconds, as
-// are the transaction's steps (submitter.ts) and the settle (settle.ts): see steps.ts.
+// are the transaction's steps (submit/submitter.ts) and the settle (submit/settle.ts): see steps.ts.
 import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
@@ -41,31 +63,33 @@ import type { RequestRecord } from "../ledger/index.ts";
 import type { Store, StoreOps } from "./store.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
-import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./scenarios.ts";
-import type { Decision, SelfDecidingReviews } from "./self-review.ts";
-import type { ChainRuntime, PolicySnapshot } from "./chain-runtime.ts";
+import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./intake/scenarios.ts";
+import type { Decision, SelfDecidingReviews } from "./review/self-review.ts";
+import type { ChainRuntime } from "./chain/chain-runtime.ts";
+import type { PolicySnapshot } from "./chain/snapshot.ts";
 import type { Clocks } from "./clock.ts";
-import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./checks.ts";
+import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./intake/checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
-import { unpricedTokens, type Outflow } from "./outflows.ts";
+import { unpricedTokens, type Outflow } from "./chain/outflows.ts";
 import type { RelayerConfig } from "./config.ts";
-import type { SwapRoute } from "./intents.ts";
+import type { SwapRoute } from "./chain/intents.ts";
 import { executionCalldata, kindOf, snapshotQuery, type KindDescriptor } from "./kinds/index.ts";
 import type { SwapRequired } from "./kinds/kind.ts";
-import { choosePath, describeScan, isNftTransfer, mandatoryReview, selectorOf, type Path } from "./path.ts";
-import { traceCall, type CallTrace } from "./call-trace.ts";
-import { describeGrants, grantsIn, newGrants } from "./grants.ts";
-import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./nft-outflows.ts";
-import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
-import { executeAndSettle } from "./settle.ts";
-import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./simulate.ts";
-import type { Dispatcher } from "./dispatcher.ts";
-import { scanInput } from "./scan-input.ts";
+import { choosePath, describeScan, isNftTransfer, mandatoryReview, type Path } from "./route/path.ts";
+import { selectorOf } from "./chain/selector.ts";
+import { traceCall, type CallTrace } from "./chain/call-trace.ts";
+import { describeGrants, grantsIn, newGrants } from "./chain/grants.ts";
+import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./chain/nft-outflows.ts";
+import { responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
+import { executeAndSettle } from "./submit/settle.ts";
+import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./chain/simulate.ts";
+import type { Dispatcher } from "./submit/dispatcher.ts";
+import { scanInput } from "./route/scan-input.ts";
 import { faultPoint } from "./faults.ts";
-import { ReadBatcher, type PinnedRead } from "./read-batcher.ts";
-import type { Terms } from "./terms.ts";
+import { ReadBatcher, type PinnedRead } from "./chain/read-batcher.ts";
+import type { Terms } from "./intake/terms.ts";
 import { newRequestId } from "../ledger/index.ts";
-import { checkSwapLeg, isSwapAndPay, reserveSwapLeg, scannedValue, swapAndPayPath, type CheckedSwapLeg } from "./swap-and-pay.ts";
+import { checkSwapLeg, isSwapAndPay, reserveSwapLeg, scannedValue, swapAndPayPath, type CheckedSwapLeg } from "./route/swap-and-pay.ts";
 import { timed, type OnStep } from "./steps.ts";
 
 export interface RelayerParts {

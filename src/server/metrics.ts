@@ -23,8 +23,8 @@ import { CONTENT_TYPE, type Counter, type Gauge, type Histogram, Registry } from
 
 /** Outcome of one submitted intent: its 200 status, or the error code it was refused with. */
 export type IntentOutcome = "approved" | "pending_review" | "rejected" | ErrorCode;
-export type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
-import type { TransactionEvent as TransactionResult } from "../relayer/submitter.ts";
+export type { TransactionEvent as TransactionResult } from "../relayer/submit/job.ts";
+import type { TransactionEvent as TransactionResult } from "../relayer/submit/job.ts";
 import { steps, type OnStep, type Step } from "../relayer/steps.ts";
 export type AiScanResult = "approved" | "no_consensus" | "timeout";
 

@@ -67,7 +67,7 @@ const READ: ErrorCode[] = [...V1, "INVALID_REQUEST", "INVALID_ADDRESS", "INVALID
 const OWNER: ErrorCode[] = [...V1, "UNAUTHORIZED", "NOT_VAULT_OWNER"];
 const DECIDE: ErrorCode[] = [...OWNER, ...BODY, "NOT_FOUND", "REVIEW_ALREADY_DECIDED"];
 
-// ---- the terms of service (src/relayer/terms.ts, packages/client/src/terms-message.ts) ----------------------------
+// ---- the terms of service (src/relayer/intake/terms.ts, packages/client/src/terms-message.ts) ----------------------------
 
 const ISO_TIME: Schema = { type: "string", format: "date-time" };
 

@@ -5,7 +5,7 @@
 // restart and a surviving instance apply) rejects only the listed ones and frees their keys.
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { settleInterrupted } from "../../src/relayer/reconcile.ts";
+import { settleInterrupted } from "../../src/relayer/submit/reconcile.ts";
 import { freshStore, newRequest, relayer } from "./support.ts";
 import { storeFactories } from "./support/stores.ts";
 

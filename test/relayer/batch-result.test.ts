@@ -3,8 +3,8 @@
 import fc from "fast-check";
 import { encodeFunctionResult, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import { executedOf } from "../../src/relayer/read-batcher.ts";
-import { vaultAbi } from "../../src/relayer/intents.ts";
+import { executedOf } from "../../src/relayer/chain/read-batcher.ts";
+import { vaultAbi } from "../../src/relayer/chain/intents.ts";
 
 const encode = (flags: boolean[]) => encodeFunctionResult({ abi: vaultAbi, functionName: "executePaymentBatch", result: flags as never });
 

@@ -1,7 +1,7 @@
 // The one block watcher per chain that wakes every request waiting for a receipt (block-watch.ts):
 // on anvil through its websocket's newHeads subscription, elsewhere through one shared poll.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BlockWatch } from "../../src/relayer/block-watch.ts";
+import { BlockWatch } from "../../src/relayer/chain/block-watch.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 
 async function rpc(url: string, method: string, params: unknown[] = []): Promise<unknown> {

@@ -3,7 +3,7 @@
 // simulated outflows in human units and USD.
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, maxUint256, parseAbiItem, type Address, type Hex } from "viem";
-import { decodeCall, describeOutflows, groupDigits, usdText } from "../../src/relayer/call-decode.ts";
+import { decodeCall, describeOutflows, groupDigits, usdText } from "../../src/relayer/chain/call-decode.ts";
 import { calldata } from "./harness.ts";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e" as Address;

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { zeroAddress } from "viem";
 import type { RelayRequest } from "../../src/api/validate.ts";
 import { ETH_MARKER } from "../../src/chain/eth.ts";
-import { describeOutflows } from "../../src/relayer/call-decode.ts";
-import { summarize } from "../../src/relayer/scan-input.ts";
+import { describeOutflows } from "../../src/relayer/chain/call-decode.ts";
+import { summarize } from "../../src/relayer/route/scan-input.ts";
 
 const TO = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";
 const tokens = new Map<string, { symbol: string; decimals: number }>();

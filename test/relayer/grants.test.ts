@@ -3,8 +3,8 @@
 // Permit2-style contract emits them; test/security/approval-grants.test.ts reads real call trees.
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, encodeEventTopics, getAddress, maxUint256, parseAbi, type Address, type Hex } from "viem";
-import { grantsIn } from "../../src/relayer/grants.ts";
-import type { TracedLog } from "../../src/relayer/call-trace.ts";
+import { grantsIn } from "../../src/relayer/chain/grants.ts";
+import type { TracedLog } from "../../src/relayer/chain/call-trace.ts";
 
 const vault = getAddress("0x00000000000000000000000000000000000000a1");
 const other = getAddress("0x00000000000000000000000000000000000000b2");

@@ -4,8 +4,8 @@
 // token; and the owner's words for them. Logs built with viem's encoders, as a node reports them.
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, encodeEventTopics, parseAbi, type Address, type Hex } from "viem";
-import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn } from "../../src/relayer/nft-outflows.ts";
-import type { TracedLog } from "../../src/relayer/call-trace.ts";
+import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn } from "../../src/relayer/chain/nft-outflows.ts";
+import type { TracedLog } from "../../src/relayer/chain/call-trace.ts";
 
 const VAULT = "0x5FbDB2315678afecb367f032d93F642f64180aa3" as Address;
 const OTHER = "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC" as Address;

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, getAddress, type Address, type Hex } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import { paymentBatchCalldata, paymentCalldata } from "../../src/relayer/payment-calldata.ts";
+import { paymentBatchCalldata, paymentCalldata } from "../../src/relayer/chain/payment-calldata.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;

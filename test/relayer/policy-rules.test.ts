@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
 import type { ExecuteRequest, PaymentRequest, RelayRequest, SwapRequest } from "../../src/api/validate.ts";
 import { errorCodes, isRelayError, statusOf } from "../../src/errors.ts";
-import type { PolicySnapshot } from "../../src/relayer/chain-runtime.ts";
+import type { PolicySnapshot } from "../../src/relayer/chain/snapshot.ts";
 import { intentKinds } from "../../packages/client/src/intent-types.ts";
 import { kinds } from "../../src/relayer/kinds/index.ts";
 import { checkPolicy, checkValue, policyRules } from "../../src/relayer/policy/index.ts";

@@ -11,12 +11,12 @@ import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
-import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain-runtime.ts";
+import { ChainRuntime, type SnapshotQuery } from "../../src/relayer/chain/chain-runtime.ts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
-import { vaultAbi } from "../../src/relayer/intents.ts";
+import { vaultAbi } from "../../src/relayer/chain/intents.ts";
 import { executionCalldata, snapshotQuery } from "../../src/relayer/kinds/index.ts";
-import { ReadBatcher } from "../../src/relayer/read-batcher.ts";
-import { intentHashOf } from "../../src/relayer/checks.ts";
+import { ReadBatcher } from "../../src/relayer/chain/read-batcher.ts";
+import { intentHashOf } from "../../src/relayer/intake/checks.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 
 const batchSelector = toFunctionSelector(getAbiItem({ abi: vaultAbi, name: "executePaymentBatch" }) as AbiFunction);

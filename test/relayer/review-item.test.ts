@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi } from "viem";
 import type { RequestRecord } from "../../src/ledger/index.ts";
-import { reviewItem } from "../../src/relayer/review-item.ts";
+import { reviewItem } from "../../src/relayer/review/review-item.ts";
 
 const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 const SPENDER = "0x90F79bf6EB2c4f870365E785982E1f101E93b906";

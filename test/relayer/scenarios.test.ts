@@ -1,5 +1,5 @@
 // metadata.scenario on a devnet, one test per row of the table (docs/guides/bot-authors.md, "Outcomes on demand and time
-// travel", src/relayer/scenarios.ts): real HTTP against a real relayer on a real devnet, and the
+// travel", src/relayer/intake/scenarios.ts): real HTTP against a real relayer on a real devnet, and the
 // chain read to see what moved. Every payment is $2 from the default bot, whose config sends it on
 // the fast path: the scenario alone decides the outcome, whatever the amount and path.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { decodeFunctionResult, encodeFunctionData, encodeFunctionResult, getAddress, type Address, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import { decodeReadAndSimulate, handWritten, readAndSimulateCalldata, type LensQuery, type LensSimulation } from "../../src/relayer/simulating-lens-codec.ts";
+import { decodeReadAndSimulate, handWritten, readAndSimulateCalldata, type LensQuery, type LensSimulation } from "../../src/relayer/chain/simulating-lens-codec.ts";
 
 const lensAbi = readArtifact("lens/SimulatingLens").abi;
 const hex = (bytes: number) => fc.uint8Array({ minLength: bytes, maxLength: bytes }).map((b) => `0x${Buffer.from(b).toString("hex")}` as Hex);

@@ -3,7 +3,7 @@
 import fc from "fast-check";
 import { encodeAbiParameters, decodeAbiParameters, type Hex } from "viem";
 import { describe, expect, it } from "vitest";
-import { decodeSnapshots, snapshotsAbi } from "../../src/relayer/snapshot-codec.ts";
+import { decodeSnapshots, snapshotsAbi } from "../../src/relayer/chain/snapshot-codec.ts";
 
 const u256 = fc.bigInt({ min: 0n, max: (1n << 256n) - 1n });
 const limit = fc.record({ amount: u256, maxCount: u256, windowSeconds: u256 });

@@ -11,11 +11,11 @@ import { startChain, type LocalChain } from "../../src/chain/hardhat.ts";
 import { transactionSigner } from "../../src/crypto/sign-transaction.ts";
 import { devRoles } from "../../src/devnet/accounts.ts";
 import { openPostgresPool, PostgresKeyLeases, PostgresStore } from "../../src/ledger/postgres/index.ts";
-import { ChainRuntime } from "../../src/relayer/chain-runtime.ts";
+import { ChainRuntime } from "../../src/relayer/chain/chain-runtime.ts";
 import { parseRelayerConfig } from "../../src/relayer/config.ts";
-import { Dispatcher } from "../../src/relayer/dispatcher.ts";
-import { KeyLeaseGate } from "../../src/relayer/key-lease.ts";
-import { StuckWatch } from "../../src/relayer/stuck-watch.ts";
+import { Dispatcher } from "../../src/relayer/submit/dispatcher.ts";
+import { KeyLeaseGate } from "../../src/relayer/submit/key-lease.ts";
+import { StuckWatch } from "../../src/relayer/submit/stuck-watch.ts";
 import { startPostgres, type PostgresServer } from "../support/postgres.ts";
 import { newRequest } from "../ledger/support.ts";
 

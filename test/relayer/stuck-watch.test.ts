@@ -7,9 +7,9 @@ import { startChain, type LocalChain } from "../../src/chain/hardhat.ts";
 import { transactionSigner } from "../../src/crypto/sign-transaction.ts";
 import { devRoles } from "../../src/devnet/accounts.ts";
 import type { Ledger } from "../../src/ledger/index.ts";
-import { ChainRuntime } from "../../src/relayer/chain-runtime.ts";
+import { ChainRuntime } from "../../src/relayer/chain/chain-runtime.ts";
 import { parseRelayerConfig } from "../../src/relayer/config.ts";
-import { hashesOf, receiptOfAny, StuckWatch, type StuckWatchSettings } from "../../src/relayer/stuck-watch.ts";
+import { hashesOf, receiptOfAny, StuckWatch, type StuckWatchSettings } from "../../src/relayer/submit/stuck-watch.ts";
 import { newRequest, open, tempDir } from "../ledger/support.ts";
 
 const roles = devRoles();

@@ -2,8 +2,9 @@
 // the vault's PaymentFailed(intentHash, reason) event; nothing else counts as a failure.
 import { describe, expect, it } from "vitest";
 import { encodeAbiParameters, encodeErrorResult, encodeEventTopics, keccak256, parseAbiParameters, toHex, type Hex, type TransactionReceipt } from "viem";
-import { vaultAbi } from "../../src/relayer/intents.ts";
-import { outcomesFromReceipt, type Job } from "../../src/relayer/submitter.ts";
+import { vaultAbi } from "../../src/relayer/chain/intents.ts";
+import { outcomesFromReceipt } from "../../src/relayer/submit/submitter.ts";
+import type { Job } from "../../src/relayer/submit/job.ts";
 
 const vault = "0x00000000000000000000000000000000000000a1" as const;
 const token = "0x00000000000000000000000000000000000000b2" as const;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, parseAbi, zeroAddress } from "viem";
-import { transferRecipient } from "../../src/relayer/token-transfer.ts";
+import { transferRecipient } from "../../src/relayer/chain/token-transfer.ts";
 
 const abi = parseAbi([
   "function transfer(address to, uint256 amount)",

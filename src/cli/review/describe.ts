@@ -17,7 +17,7 @@
 // (../safe-text.ts), so whatever shows a view shows no control character raw.
 import { isAddress, type Hex } from "viem";
 import { formatUnits } from "../../../packages/client/src/units.ts";
-import { decodeCall } from "../../relayer/call-decode.ts";
+import { decodeCall } from "../../relayer/chain/call-decode.ts";
 import type { ReviewItem } from "../../../packages/client/src/types.ts";
 import { visible, visibleDeep } from "../safe-text.ts";
 

@@ -1,10 +1,10 @@
-// The jobs instances hand to the holder of a relayer key's lease (src/relayer/handoff.ts): one row
+// The jobs instances hand to the holder of a relayer key's lease (src/relayer/submit/handoff.ts): one row
 // per request waiting to be signed with a key another instance holds. The holder takes them (the
 // rows are deleted as they are taken, SKIP LOCKED so two takers never get the same row), and only
 // those whose request is still waiting to be signed: a request settled meanwhile is dropped.
 import type pg from "pg";
-import type { Job } from "../../relayer/submitter.ts";
-import type { SigningQueue } from "../../relayer/handoff.ts";
+import type { Job } from "../../relayer/submit/job.ts";
+import type { SigningQueue } from "../../relayer/submit/handoff.ts";
 
 export class PostgresSigningQueue implements SigningQueue {
   readonly #pool: pg.Pool;

@@ -1,5 +1,5 @@
 // The AI scan's forced outcomes (devnet only): the verdicts a `metadata.scenario` of the `ai-*` kind
-// puts in place of the agents' (see ../scenarios.ts for every scenario and how one is parsed).
+// puts in place of the agents' (see ../intake/scenarios.ts for every scenario and how one is parsed).
 //
 // | Scenario        | Verdicts                                                                 |
 // |-----------------|--------------------------------------------------------------------------|

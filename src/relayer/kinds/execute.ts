@@ -6,11 +6,11 @@
 import { encodeFunctionData, zeroAddress, type Address } from "viem";
 import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { ExecuteRequest } from "../../api/validate.ts";
-import { decodeCall, describeOutflows } from "../call-decode.ts";
-import { vaultAbi } from "../intents.ts";
-import { measureOutflows } from "../outflows.ts";
-import { reservePaymentWindows } from "../spend-windows.ts";
-import { transferRecipient } from "../token-transfer.ts";
+import { decodeCall, describeOutflows } from "../chain/call-decode.ts";
+import { vaultAbi } from "../chain/intents.ts";
+import { measureOutflows } from "../chain/outflows.ts";
+import { reservePaymentWindows } from "../policy/spend-windows.ts";
+import { transferRecipient } from "../chain/token-transfer.ts";
 import type { KindDescriptor, StoredAmount } from "./kind.ts";
 
 export const execute: KindDescriptor<ExecuteRequest> = {

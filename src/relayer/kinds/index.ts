@@ -1,9 +1,10 @@
 // The registry of intent kinds: one descriptor per kind (kind.ts). Adding a kind adds its line here.
+// Also in this folder: swap-required.ts, a payment's SWAP_REQUIRED answer at the balance step.
 import type { Hex } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest, RequestByKind } from "../../api/validate.ts";
-import type { SnapshotQuery } from "../chain-runtime.ts";
-import type { OwnerApproval, SwapRoute } from "../intents.ts";
+import type { SnapshotQuery } from "../chain/chain-runtime.ts";
+import type { OwnerApproval, SwapRoute } from "../chain/intents.ts";
 import { execute } from "./execute.ts";
 import type { KindDescriptor } from "./kind.ts";
 import { payment } from "./payment.ts";

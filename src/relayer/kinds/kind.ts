@@ -9,15 +9,32 @@
 // client's intentKinds. Its policy rules say which kinds they apply to (src/relayer/policy/).
 import type { Address, Hex } from "viem";
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
+import type { OffChainFields } from "../../api/off-chain.ts";
 import type { PaymentRequest, RelayRequest } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { ChainRuntime, PolicySnapshot, SnapshotQuery } from "../chain-runtime.ts";
-import type { TokenInfo } from "../dispatcher.ts";
-import type { OwnerApproval, SwapRoute } from "../intents.ts";
-import type { Valuation } from "../outflows.ts";
-import type { StoredBody } from "../review-item.ts";
-import type { SwapOption } from "../swap-required.ts";
+import type { ChainRuntime, SnapshotQuery } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
+import type { TokenInfo } from "../chain/token-info.ts";
+import type { OwnerApproval, SwapRoute } from "../chain/intents.ts";
+import type { Valuation } from "../chain/outflows.ts";
+import type { SwapOption } from "./swap-required.ts";
 import type { StoreOps } from "../store.ts";
+
+/** The request as stored by the relayer (bigints as decimal strings). */
+export interface StoredBody extends OffChainFields {
+  kind: RelayRequest["kind"];
+  intent: Record<string, unknown>;
+  signature: Hex;
+  callData?: Hex;
+  memo?: string;
+  metadata?: Record<string, string>;
+  protocolName?: string;
+  counterparty: string;
+  route?: { router: Address; swapCalldata: Hex; quotedOut: string };
+  /** An execute's simulated outflows of the vault: `[{token, amount (base units), usd (6 decimals)}]`. */
+  outflows?: unknown;
+  [field: string]: unknown;
+}
 
 /** A payment the vault holds too little of, which a swap from another token would cover (SWAP_REQUIRED). */
 export interface SwapRequired {

@@ -5,10 +5,10 @@
 import { encodeFunctionData, type Hex } from "viem";
 import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { PaymentRequest } from "../../api/validate.ts";
-import { vaultAbi, type OwnerApproval, type SwapRoute } from "../intents.ts";
-import { paymentCalldata } from "../payment-calldata.ts";
-import { reservePaymentWindows } from "../spend-windows.ts";
-import { findSwapOptions, swapRequiredReason } from "../swap-required.ts";
+import { vaultAbi, type OwnerApproval, type SwapRoute } from "../chain/intents.ts";
+import { paymentCalldata } from "../chain/payment-calldata.ts";
+import { reservePaymentWindows } from "../policy/spend-windows.ts";
+import { findSwapOptions, swapRequiredReason } from "./swap-required.ts";
 import type { KindDescriptor } from "./kind.ts";
 
 export const payment: KindDescriptor<PaymentRequest> = {

@@ -4,9 +4,9 @@
 import { encodeFunctionData } from "viem";
 import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { SwapRequest } from "../../api/validate.ts";
-import { vaultAbi } from "../intents.ts";
-import { chooseRoute } from "../simulate.ts";
-import { reserveSwapVolume } from "../spend-windows.ts";
+import { vaultAbi } from "../chain/intents.ts";
+import { chooseRoute } from "../chain/simulate.ts";
+import { reserveSwapVolume } from "../policy/spend-windows.ts";
 import type { KindDescriptor } from "./kind.ts";
 
 export const swap: KindDescriptor<SwapRequest> = {

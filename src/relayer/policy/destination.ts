@@ -1,9 +1,9 @@
 // Where funds may go: a payment never to the vault itself, and only to a destination the vault's and
 // the bot's whitelists allow and the blacklist does not name; a token transfer an execute makes
 // goes only where a payment could (token-transfer.ts; the lens read its recipient as `to`).
-import type { PolicySnapshot } from "../chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { relayError } from "../../errors.ts";
-import { transferRecipient } from "../token-transfer.ts";
+import { transferRecipient } from "../chain/token-transfer.ts";
 import { rule } from "./rule.ts";
 
 export const paymentDestination = rule({

@@ -5,13 +5,14 @@
 //   usable prices → per-tx cap → destination (payment) → transfer destination (execute) →
 //   protocol approval (execute) → rebalance whitelist → rebalance cap (swap)
 //
-// The rolling windows are checked when spend is reserved (spend-windows.ts), not here.
+// The rolling windows are checked when spend is reserved, at the record step (spend-windows.ts, in this
+// folder), not here.
 // Adding a rule that reads data the snapshot already holds: its file here, its line in `policyRules`,
 // its code in src/errors.ts if new, and its test. openapi.ts documents its codes on its kinds' routes.
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { PolicySnapshot } from "../chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { paymentDestination, transferDestination } from "./destination.ts";
 import { perTxLimit } from "./per-tx.ts";
 import { usablePrices } from "./prices.ts";

@@ -2,7 +2,7 @@
 // a registry default token takes `approve(address,uint256)` calls without being approved.
 import { toFunctionSelector } from "viem";
 import { relayError } from "../../errors.ts";
-import { selectorOf } from "../path.ts";
+import { selectorOf } from "../chain/selector.ts";
 import { rule } from "./rule.ts";
 
 const APPROVE_SELECTOR = toFunctionSelector("approve(address,uint256)");

@@ -6,7 +6,7 @@
 import type { IntentKind } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest, RequestByKind } from "../../api/validate.ts";
 import type { ErrorCode } from "../../errors.ts";
-import type { PolicySnapshot } from "../chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 
 export interface PolicyRule<K extends IntentKind = IntentKind> {
   /** Names the rule in tests and in the order of policy/index.ts. */

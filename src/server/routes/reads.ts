@@ -8,9 +8,9 @@
 // node busy and slow down the payments of every bot.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { relayError } from "../../errors.ts";
-import { InFlight } from "../../relayer/in-flight.ts";
+import { InFlight } from "../../relayer/chain/in-flight.ts";
 import { spendRead, type RateLimiter } from "../../relayer/rate-limiter.ts";
-import { addressParam, VaultReads } from "../../relayer/reads.ts";
+import { addressParam, VaultReads } from "../../relayer/chain/reads.ts";
 import { clientKey } from "./intents.ts";
 
 type Req = FastifyRequest<{ Params: Record<string, string>; Querystring: Record<string, string | undefined> }>;

@@ -9,9 +9,9 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { reviewApproveBodySchema } from "../../api/schemas.ts";
 import { validateOwnerBody } from "../../api/validate.ts";
 import { isRelayError, relayError } from "../../errors.ts";
-import type { Reviews } from "../../relayer/reviews.ts";
+import type { Reviews } from "../../relayer/review/reviews.ts";
 import type { OwnerAuth } from "../auth/owner-auth.ts";
-import { addressParam } from "../../relayer/reads.ts";
+import { addressParam } from "../../relayer/chain/reads.ts";
 
 type Req = FastifyRequest<{ Params: { requestId: string }; Querystring: Record<string, string | undefined>; Body: unknown }>;
 

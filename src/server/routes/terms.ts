@@ -4,7 +4,7 @@
 // Both are open (the acceptance is its own proof); a failed acceptance costs the client as a bad
 // signature does (see Terms.accept).
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import type { Terms } from "../../relayer/terms.ts";
+import type { Terms } from "../../relayer/intake/terms.ts";
 import { clientKey } from "./intents.ts";
 
 export function registerTermsRoutes(app: FastifyInstance, terms: Terms): void {

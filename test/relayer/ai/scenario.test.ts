@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RelayError } from "../../../src/errors.ts";
 import { aiScenarios, createScanner } from "../../../src/relayer/ai/index.ts";
-import { parseScenario } from "../../../src/relayer/scenarios.ts";
+import { parseScenario } from "../../../src/relayer/intake/scenarios.ts";
 import { ordinaryPayment } from "./support.ts";
 
 describe("parseScenario", () => {

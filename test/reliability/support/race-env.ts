@@ -4,7 +4,7 @@
 // run an action (the owner's pause, removeBot, a withdrawal) on the chain exactly between the
 // relayer's simulation and its broadcast.
 import { decodeFunctionData, getAbiItem, keccak256, parseTransaction, toFunctionSelector, type AbiFunction, type Address, type EIP1193Provider, type Hex } from "viem";
-import { vaultAbi } from "../../../src/relayer/intents.ts";
+import { vaultAbi } from "../../../src/relayer/chain/intents.ts";
 import type { RelayerConfigInput } from "../../../src/relayer/config.ts";
 import { startEnv, type Env } from "../../relayer/harness.ts";
 

@@ -1,7 +1,7 @@
 // What the devnet's deployer may do that a test needs: it owns the registry (price feeds) and
 // deployed the mock feeds, whose answers and timestamps anyone may set. Also a token the registry
 // prices but does not list as a default token: the vault cannot bound its outflows on-chain, so
-// only the relayer's measured valuation (src/relayer/outflows.ts) stands between a bot and it.
+// only the relayer's measured valuation (src/relayer/chain/outflows.ts) stands between a bot and it.
 import { erc20Abi, type Address, type Hex } from "viem";
 import { createSender, type Sender } from "../../../src/chain/sender.ts";
 import type { Env } from "../../relayer/harness.ts";

@@ -5,7 +5,7 @@ import { RelayApiError, RelayUnreachableError } from "../../../../packages/clien
 import type { ReviewDecisionResponse, ReviewItem } from "../../../../packages/client/src/types.ts";
 import type { CancelTarget, ReviewSource } from "../../../../src/cli/review/source.ts";
 import type { RequestRecord } from "../../../../src/ledger/index.ts";
-import { reviewItem } from "../../../../src/relayer/review-item.ts";
+import { reviewItem } from "../../../../src/relayer/review/review-item.ts";
 
 export const USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
 export const PAYEE = "0x70997970C51812dc3A010C7d01b50e0d17dc79C8";
