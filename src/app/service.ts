@@ -323,7 +323,7 @@ async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devne
     const chain = chains.get(chainId);
     if (!chain) continue;
     try {
-      await clocks.of(chainId).follow(async () => (await chain.clients.publicClient.getBlock({ blockTag: "pending" })).timestamp);
+      await clocks.of(chainId).follow(() => chain.nextBlockTimestamp());
     } catch {
       // An unreachable devnet keeps the clock where it is; the next sweep tries again.
     }

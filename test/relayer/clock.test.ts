@@ -65,12 +65,17 @@ describe("the relayer's clocks", () => {
     // `relay time advance 24h` mines its block in this second; the next read of it comes in the next.
     const mined = 1_700_000_000n + 86_400n;
     wall += 200;
-    clock.observe(mined);
+    expect(clock.observe(mined)).toBe(true); // further on than the clock knew: follow it exactly
     expect(clock.now() - 86_400_000).toBeLessThan(spentAt); // a day's window would still hold that payment
     // The block a node would mine now carries this second plus its offset: the lead, exactly.
     await clock.follow(async () => 1_700_000_001n + 86_400n);
     expect(clock.now()).toBe(wall + 86_400_000);
     expect(clock.now() - 86_400_000).toBeGreaterThan(spentAt);
+    // Once followed, the blocks read after it show nothing new: no read of the next block is asked for.
+    expect(clock.observe(mined)).toBe(false);
+    expect(clock.observe(1_700_000_001n + 86_400n)).toBe(false);
+    expect(clock.observe(1_700_000_002n + 86_400n)).toBe(true); // a block a second further on
+    expect(wallClock.observe(9_999_999_999n)).toBe(false);
   });
 
   it("read the next block again when the read crossed a second; never take a lead a second long", async () => {
