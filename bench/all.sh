@@ -4,7 +4,7 @@
 # authentication against viem, ledger latency at 1M rows against 1k, a bot's latency under another
 # address's flood of bad signatures against its quiet latency, and under another address's flood of
 # open chain reads against the same, the CLI's start-up and memory, and relay/testing's snapshot and
-# revert against 50 ms each.
+# revert against 50 ms each, and what following a devnet's time to the second costs.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 run() { node --disable-warning=ExperimentalWarning "$@"; }
@@ -33,3 +33,5 @@ echo "== the CLI as a user runs it (./bin/relay): relay pay against a running re
 run bench/cli.bench.ts
 echo "== relay/testing: snapshot() and revert(id) of a relay serve (chain, ledger, relayer state) vs 50 ms"
 run bench/testing.bench.ts
+echo "== a devnet's clock: the pending-block read that follows its time exactly, beside the latest-block read; what it adds to time travel"
+run bench/devnet-clock.bench.ts

@@ -88,6 +88,12 @@ export interface RunningRelayer {
   readonly metrics: RelayerMetrics;
   /** Jobs waiting in the relayer's send queues to be signed, over all keys (tests wait on it to know how a batch will be grouped). */
   readonly queuedJobs: number;
+  /**
+   * Learns devnet chain `chainId`'s time now (its pending block's timestamp): `relay serve` calls it
+   * when time travel passes through that devnet's JSON-RPC server, before the caller hears back, so
+   * that the next request is judged by the chain's new time. Nothing for a chain that is not a devnet.
+   */
+  followChainTime(chainId: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -257,6 +263,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       get queuedJobs() {
         return dispatcher.queued;
       },
+      followChainTime: (chainId) => followDevnetTime(chains, new Set([chainId].filter((id) => devnets.has(id))), clocks),
       async close() {
         if (closed) return;
         closed = true;
@@ -306,14 +313,17 @@ async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartR
   );
 }
 
-/** Reads the latest block of each devnet chain and tells that chain's clock its time; nothing off a devnet. */
+/**
+ * Reads the pending block of each devnet chain (the timestamp a block mined now would have: exact,
+ * where the latest block's may be a second old) and tells that chain's clock its time; nothing off a
+ * devnet.
+ */
 async function followDevnetTime(chains: ReadonlyMap<number, ChainRuntime>, devnets: ReadonlySet<number>, clocks: Clocks): Promise<void> {
   for (const chainId of devnets) {
     const chain = chains.get(chainId);
     if (!chain) continue;
     try {
-      const block = await chain.clients.publicClient.getBlock({ blockTag: "latest" });
-      clocks.of(chainId).observe(block.timestamp);
+      await clocks.of(chainId).follow(() => chain.nextBlockTimestamp());
     } catch {
       // An unreachable devnet keeps the clock where it is; the next sweep tries again.
     }

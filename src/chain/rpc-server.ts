@@ -1,6 +1,7 @@
 // Exposes an in-process chain's EIP-1193 provider as Ethereum JSON-RPC over HTTP (single and batch
 // requests), bound to loopback only. Methods of relay's own (relay_snapshot, relay_revert: the
-// testing harness's, src/devnet/snapshots.ts) can be added beside the node's; they answer first.
+// testing harness's, src/devnet/snapshots.ts) can be added beside the node's; they answer first. A
+// hook may follow the node's answers (`relay serve` learns time travel there: cli/commands/serve.ts).
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EIP1193Provider } from "viem";
@@ -29,19 +30,32 @@ export class RpcMethodError extends Error {
   }
 }
 
+/** Called with a method's name once the node answered it. */
+export type AfterAnswer = (method: string) => Promise<void>;
+
 export interface RpcServer {
   readonly url: string;
   readonly port: number;
   /** Adds methods answered here, not by the node (replacing any added before); undefined removes them. */
   setLocalMethods(methods: ReadonlyMap<string, LocalMethod> | undefined): void;
+  /**
+   * Awaits `hook` after the node answered a call of `method` and before the caller hears back
+   * (replacing any set before); undefined removes it. What the hook throws is dropped: the node's
+   * answer stands, and the chain has already done what was asked.
+   */
+  setAfterAnswer(hook: AfterAnswer | undefined): void;
   close(): Promise<void>;
 }
 
 export async function startRpcServer(provider: EIP1193Provider, port = 8545, host = "127.0.0.1"): Promise<RpcServer> {
   let local: ReadonlyMap<string, LocalMethod> = new Map();
-  const answer: Answer = (method, params) => {
+  let afterAnswer: AfterAnswer | undefined;
+  const answer: Answer = async (method, params) => {
     const own = local.get(method);
-    return own ? own(params) : provider.request({ method, params } as never);
+    if (own) return own(params);
+    const result = await provider.request({ method, params } as never);
+    await afterAnswer?.(method).catch(() => {});
+    return result;
   };
   const server = createServer((req, res) => void handle(answer, req, res));
   server.keepAliveTimeout = 65_000;
@@ -52,6 +66,9 @@ export async function startRpcServer(provider: EIP1193Provider, port = 8545, hos
     port: bound,
     setLocalMethods: (methods) => {
       local = methods ?? new Map();
+    },
+    setAfterAnswer: (hook) => {
+      afterAnswer = hook;
     },
     close: () => closeServer(server),
   };

@@ -8,16 +8,33 @@
 // (owners' sessions, SIWE nonces, idempotency keys, rate limits, leases, how long a transaction has
 // waited for the node) is on the wall clock.
 //
-// The lead is learned from block timestamps the relayer reads anyway (a request's policy snapshot)
-// and from the background sweep that reads the latest block of each devnet chain (app/service.ts), so
-// the payment path never pays an extra RPC round-trip for it. A chain that is behind the wall clock
-// (no block mined for a while) never pulls the clock back, and the clock never goes backwards.
+// The lead is learned two ways. Exactly, from the timestamp the chain would give a block mined now
+// (its pending block's): read when time travel passes through the devnet's own JSON-RPC server
+// (`relay serve` serves it: cli/commands/serve.ts), at start-up and by the background sweep
+// (app/service.ts). And as a lower bound, from block timestamps the relayer reads anyway (a request's
+// policy snapshot), so the payment path pays no extra RPC round-trip for it, except the one time a
+// block shows the chain further on than the clock knew: a block read a second after it was mined
+// shows a lead a second short, which alone would let "24 h after a payment" land a second early, so
+// the request then follows the chain exactly (time travel by a `relay devnet` that a `relay serve
+// --rpc-url` does not see pass; relayer/relayer.ts). A chain that is behind the wall clock (no block
+// mined for a while) never pulls the clock back, and the clock never goes backwards.
 
 export interface Clock {
   /** Unix milliseconds. */
   now(): number;
-  /** A block timestamp (unix seconds) seen on this clock's chain; moves the clock forward on a devnet. */
-  observe(timestampSeconds: bigint): void;
+  /**
+   * A block timestamp (unix seconds) seen on this clock's chain; moves the clock forward on a devnet.
+   * True when it did: the chain's time had moved further than this clock knew (time travel it has not
+   * followed, or blocks mined faster than one a second), by an amount the block, which may be a
+   * second old, can understate; follow learns it exactly.
+   */
+  observe(timestampSeconds: bigint): boolean;
+  /**
+   * Reads, with `readNextTimestamp`, the timestamp (unix seconds) the chain would give a block mined
+   * now (its pending block's), and takes this chain's lead from it: exact, where observe's is a lower
+   * bound. Off a devnet nothing is read.
+   */
+  follow(readNextTimestamp: () => Promise<bigint>): Promise<void>;
 }
 
 /** Each chain's clock. */
@@ -31,7 +48,8 @@ export interface Clocks {
 /** The wall clock: the clock of every chain that is not a devnet. */
 export const wallClock: Clock = {
   now: () => Date.now(),
-  observe: () => {},
+  observe: () => false,
+  follow: async () => {},
 };
 
 /**
@@ -50,6 +68,13 @@ export function chainClocks(devnetChainIds: ReadonlySet<number>, wall: () => num
 function followingClock(wall: () => number): Clock {
   let leadMs = 0;
   let last = 0;
+  /** Takes the lead a timestamp read in `wallSecond` shows, if longer: whether it was. */
+  const learn = (timestampSeconds: bigint, wallSecond: number): boolean => {
+    const shown = (Number(timestampSeconds) - wallSecond) * 1000;
+    if (shown <= leadMs) return false;
+    leadMs = shown;
+    return true;
+  };
   return {
     now() {
       last = Math.max(last, wall() + leadMs);
@@ -60,7 +85,23 @@ function followingClock(wall: () => number): Clock {
       // whole number of seconds that time travel adds to. The lead is that offset, exactly for a
       // block of the current second, and less for an older block (never more): comparing whole
       // seconds with whole seconds keeps "24 h after a payment" exact to the millisecond.
-      leadMs = Math.max(leadMs, (Number(timestampSeconds) - Math.floor(wall() / 1000)) * 1000);
+      return learn(timestampSeconds, Math.floor(wall() / 1000));
+    },
+    async follow(readNextTimestamp) {
+      // The node stamps the pending block with its wall second plus its offset. That second is ours
+      // when the read began and ended in the same one; a read across a second boundary is taken
+      // again (a node in this process answers in well under a millisecond). Should it cross again,
+      // the later second makes the lead at worst a second short, never long: a clock ahead of its
+      // chain would call a deadline the chain still honours past.
+      for (let attempt = 1; ; attempt++) {
+        const before = Math.floor(wall() / 1000);
+        const timestamp = await readNextTimestamp();
+        const after = Math.floor(wall() / 1000);
+        if (before === after || attempt === 3) {
+          learn(timestamp, after);
+          return;
+        }
+      }
     },
   };
 }

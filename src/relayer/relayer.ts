@@ -301,7 +301,11 @@ export class Relayer {
     // The request's own chain's clock: on a devnet it follows that chain (this snapshot's block is
     // the latest it has seen), and no other chain's time moves it.
     const clock = this.#parts.clocks.of(chain.chainId);
-    clock.observe(snapshot.timestamp);
+    // A block further on than the clock knew: the chain's time moved (time travel this relayer did not
+    // see pass, or a burst of blocks), by as much as the block, perhaps a second old, shows or a
+    // second more. One read of the block the node would mine now says exactly; should the node not
+    // answer it, the block's lower bound stands.
+    if (clock.observe(snapshot.timestamp)) await clock.follow(() => chain.nextBlockTimestamp()).catch(() => {});
     const nowSeconds = BigInt(Math.floor(clock.now() / 1000));
     const { maxDeadlineSeconds } = this.#parts.config;
     checkDeadline(request, nowSeconds, snapshot, maxDeadlineSeconds);

@@ -1,6 +1,7 @@
 // The relayer's clocks (src/relayer/clock.ts), one per chain: the wall clock off a devnet; on a
-// devnet, the wall clock plus that chain's lead learned from its block timestamps, never backwards,
-// and never moved by another chain's blocks.
+// devnet, the wall clock plus that chain's lead learned from its block timestamps (a lower bound) and
+// from the timestamp of the block it would mine now (exact), never backwards, and never moved by
+// another chain's blocks.
 import { describe, expect, it } from "vitest";
 import { chainClocks, wallClock } from "../../src/relayer/clock.ts";
 
@@ -55,5 +56,72 @@ describe("the relayer's clocks", () => {
     expect(clock.now()).toBe(ahead);
     wall -= 10_000; // the machine's clock is set back
     expect(clock.now()).toBe(ahead);
+  });
+
+  it("follow a devnet's next block exactly where a block read a second late falls a second short", async () => {
+    let wall = 1_700_000_000_900; // ms: late in a second
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    const spentAt = clock.now(); // a payment stamped now
+    // `relay time advance 24h` mines its block in this second; the next read of it comes in the next.
+    const mined = 1_700_000_000n + 86_400n;
+    wall += 200;
+    expect(clock.observe(mined)).toBe(true); // further on than the clock knew: follow it exactly
+    expect(clock.now() - 86_400_000).toBeLessThan(spentAt); // a day's window would still hold that payment
+    // The block a node would mine now carries this second plus its offset: the lead, exactly.
+    await clock.follow(async () => 1_700_000_001n + 86_400n);
+    expect(clock.now()).toBe(wall + 86_400_000);
+    expect(clock.now() - 86_400_000).toBeGreaterThan(spentAt);
+    // Once followed, the blocks read after it show nothing new: no read of the next block is asked for.
+    expect(clock.observe(mined)).toBe(false);
+    expect(clock.observe(1_700_000_001n + 86_400n)).toBe(false);
+    expect(clock.observe(1_700_000_002n + 86_400n)).toBe(true); // a block a second further on
+    expect(wallClock.observe(9_999_999_999n)).toBe(false);
+  });
+
+  it("read the next block again when the read crossed a second; never take a lead a second long", async () => {
+    let wall = 1_800_000_000_999;
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    // Each read takes 2 ms and the node stamps the second it answered in, plus an offset of 60 s.
+    const reads: number[] = [];
+    const read = async () => {
+      wall += 1;
+      reads.push(wall);
+      const stamped = BigInt(Math.floor(wall / 1000)) + 60n;
+      wall += 1;
+      return stamped;
+    };
+    await clock.follow(read); // began in one second, ended in the next: read again, within one
+    expect(reads).toHaveLength(2);
+    expect(clock.now()).toBe(wall + 60_000);
+
+    // A read that crosses a second every time (a very slow node): after three, the later second is
+    // taken, so the lead is at worst a second short, never a second long.
+    let slow = 1_900_000_000_500;
+    const slowClock = chainClocks(new Set([31337]), () => slow).of(31337);
+    let slowReads = 0;
+    await slowClock.follow(async () => {
+      slowReads++;
+      const stamped = BigInt(Math.floor(slow / 1000)) + 60n; // stamped as the read begins
+      slow += 1_000;
+      return stamped;
+    });
+    expect(slowReads).toBe(3);
+    expect(slowClock.now()).toBe(slow + 59_000);
+  });
+
+  it("following never moves a clock back, nor reads anything off a devnet", async () => {
+    const wall = 2_000_000_000_000;
+    const clocks = chainClocks(new Set([31337]), () => wall);
+    await clocks.of(31337).follow(async () => 2_000_000_000n + 3_600n);
+    expect(clocks.of(31337).now()).toBe(wall + 3_600_000);
+    await clocks.of(31337).follow(async () => 2_000_000_000n); // a chain reverted to an earlier snapshot
+    expect(clocks.of(31337).now()).toBe(wall + 3_600_000);
+    let read = false;
+    await clocks.of(84532).follow(async () => {
+      read = true;
+      return 9_999_999_999n;
+    });
+    expect(read).toBe(false);
+    expect(clocks.of(84532)).toBe(wallClock);
   });
 });

@@ -15,6 +15,9 @@ import { portClash } from "../options.ts";
 import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 
+/** The development node's methods that move its time forward. */
+const MOVES_CHAIN_TIME: ReadonlySet<string> = new Set(["evm_increaseTime", "evm_setNextBlockTimestamp", "evm_mine", "hardhat_mine"]);
+
 export interface ServeCommandOptions extends DevnetCommandOptions {
   port: number;
   rpcUrl?: string;
@@ -132,6 +135,15 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
     relayer = await run(options, config, io, providers, testingToken === undefined);
     // Ctrl-C while the relayer started: the manifest never names it, no "ready", the finally closes all.
     throwIfInterrupted(io.signal, "start-up");
+    // Time travel through a devnet's RPC server (`relay time advance`, a test's evm_increaseTime)
+    // moves the relayer's clock for that chain before the caller hears back: its next request is
+    // judged by the chain's new time, to the second (relayer/clock.ts).
+    for (const devnet of devnets) {
+      const chainId = devnet.manifest.chainId;
+      devnet.rpc.setAfterAnswer(async (method) => {
+        if (MOVES_CHAIN_TIME.has(method)) await relayer?.followChainTime(chainId);
+      });
+    }
     setRelayerUrl(relayer.url);
     locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
     if (testingToken !== undefined) {

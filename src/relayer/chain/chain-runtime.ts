@@ -120,6 +120,14 @@ export class ChainRuntime {
     return rpcFailure(() => this.clients.publicClient.getBlockNumber({ cacheTime: 0 }));
   }
 
+  /**
+   * The timestamp (unix seconds) the node would give a block mined now: its pending block's. On a
+   * development node, its wall second plus its offset, which time travel adds to (relayer/clock.ts).
+   */
+  async nextBlockTimestamp(): Promise<bigint> {
+    return (await rpcFailure(() => this.clients.publicClient.getBlock({ blockTag: "pending" }))).timestamp;
+  }
+
   /** Everything one request's checks need, read at `blockNumber` (default: the latest) in one deployless eth_call. */
   async snapshot(query: SnapshotQuery, blockNumber?: bigint): Promise<PolicySnapshot> {
     return (await this.snapshots([query], blockNumber))[0]!;
