@@ -1,4 +1,4 @@
-import { hashTypedData, zeroAddress, type Address, type Hex } from "viem";
+import { hashTypedData, toFunctionSelector, zeroAddress, type Address, type Hex } from "viem";
 import { intentTypes } from "../../packages/client/src/intent-types.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { account, revertOf, setupFixture, type Fixture } from "./fixture.ts";
@@ -56,7 +56,9 @@ describe("ServiceVaultFactory", () => {
   });
 
   it("refuses a domain name longer than 31 bytes (the implementation keeps it in code)", async () => {
-    await expect(f.deploy("ServiceVaultFactory", [f.registry, "x".repeat(32)])).rejects.toThrow(/StringTooLong/);
+    // The node names the error when it has the contracts' build info, else gives its selector.
+    const tooLong = new RegExp(`StringTooLong|custom error \\(return data: ${toFunctionSelector("StringTooLong(string)")}`);
+    await expect(f.deploy("ServiceVaultFactory", [f.registry, "x".repeat(32)])).rejects.toThrow(tooLong);
     await f.deploy("ServiceVaultFactory", [f.registry, "x".repeat(31)]);
   });
 
