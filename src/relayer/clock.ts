@@ -66,18 +66,22 @@ export function chainClocks(devnetChainIds: ReadonlySet<number>, wall: () => num
 
 /** A clock that follows one devnet chain's block timestamps, ahead of `wall` by the chain's lead. */
 function followingClock(wall: () => number): Clock {
-  let leadMs = 0;
+  // Undefined until the chain is first read. A chain's lead may be negative: a development node
+  // started in another process can stamp its blocks a second behind this process's wall clock, and a
+  // lead held at 0 would then leave the relayer a second ahead of the chain before any time travel,
+  // and a second short of a day past a spend right after `relay time advance 24h`.
+  let leadMs: number | undefined;
   let last = 0;
-  /** Takes the lead a timestamp read in `wallSecond` shows, if longer: whether it was. */
+  /** Takes the lead a timestamp read in `wallSecond` shows, if it is the first or longer: whether it was. */
   const learn = (timestampSeconds: bigint, wallSecond: number): boolean => {
     const shown = (Number(timestampSeconds) - wallSecond) * 1000;
-    if (shown <= leadMs) return false;
+    if (leadMs !== undefined && shown <= leadMs) return false;
     leadMs = shown;
     return true;
   };
   return {
     now() {
-      last = Math.max(last, wall() + leadMs);
+      last = Math.max(last, wall() + (leadMs ?? 0));
       return last;
     },
     observe(timestampSeconds) {

@@ -109,6 +109,18 @@ describe("the relayer's clocks", () => {
     expect(slowClock.now()).toBe(slow + 59_000);
   });
 
+  it("follow a devnet a second behind this process's wall clock: a day after a spend is a day on the chain", async () => {
+    // A node started in another process stamps its blocks a second behind (measured on `relay devnet`).
+    let wall = 1_700_000_000_250;
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    await clock.follow(async () => 1_699_999_999n); // the pending block: the wall's second less one
+    const spend = clock.now();
+    expect(spend).toBe(1_699_999_999_250); // the chain's time, not the wall's
+    wall += 300; // `relay time advance 24h` within the same second
+    await clock.follow(async () => 1_699_999_999n + 86_400n);
+    expect(clock.now() - spend).toBe(86_400_000 + 300);
+  });
+
   it("following never moves a clock back, nor reads anything off a devnet", async () => {
     const wall = 2_000_000_000_000;
     const clocks = chainClocks(new Set([31337]), () => wall);
