@@ -5,13 +5,13 @@
 // then asks the node for the block it would mine now, so "the limit resets tomorrow" holds to the
 // second there too. The chain is read to see what moved.
 // (The devnet served by `relay serve` itself: test/cli/time-travel.test.ts.)
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, it } from "vitest";
 import { erc20Abi, type Address } from "viem";
-import { generatePrivateKey, privateKeyToAddress } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { manifestPath, readManifest, type Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, type InProcessRun } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { payAdvancePay } from "./support/day-loops.ts";
 
 let stateDir: string;
 let devnet: InProcessRun;
@@ -44,26 +44,5 @@ afterAll(async () => {
 });
 
 it("relay serve --rpc-url: pay 6, pay 6 (refused), advance 24h, pay 6, back to back 20 times with a fresh bot each: the last payment is always approved", async () => {
-  const vault = manifest.contracts.vault as Address;
-  for (let loop = 0; loop < 20; loop++) {
-    const botKey = generatePrivateKey();
-    const payee = privateKeyToAddress(generatePrivateKey());
-    expect((await relay({}, "owner", "bot", "add", privateKeyToAddress(botKey), "--daily-limit", "10")).code, `loop ${loop}`).toBe(0);
-    const pay = () => relay({ RELAY_BOT_KEY: botKey }, "pay", "--to", payee, "--amount", "6", "--token", "USDC", "--json");
-
-    const first = await pay();
-    expect(first.code, `loop ${loop}: ${first.stderr}`).toBe(0);
-    const vaultBefore = await usdcOf(vault);
-    const refused = await pay();
-    expect(refused.code, `loop ${loop}`).toBe(3);
-    expect(refused.stderr).toMatch(/EXCEEDS_DAILY_LIMIT/);
-    expect(await usdcOf(vault)).toBe(vaultBefore); // the refused payment moved nothing
-    expect((await relay({}, "time", "advance", "24h")).code, `loop ${loop}`).toBe(0);
-    const again = await pay();
-    expect(again.stderr, `loop ${loop}`).toBe("");
-    expect(again.code, `loop ${loop}`).toBe(0);
-    expect(JSON.parse(again.stdout)).toMatchObject({ status: "approved" });
-    expect(await usdcOf(payee), `loop ${loop}`).toBe(12_000_000n);
-    expect(await usdcOf(vault)).toBe(vaultBefore - 6_000_000n);
-  }
+  await payAdvancePay({ relay, usdcOf, vault: manifest.contracts.vault as Address, loops: 20 });
 }, 240_000);
