@@ -1,6 +1,5 @@
 // The CLI against a devnet (no relayer): sign, owner configuration, fund, keys, profiles, and the
 // failures a user meets (bad amount, unknown token, relayer down, nothing to show).
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, formatUnits, getAddress, type Address } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
@@ -11,6 +10,7 @@ import { startDevnet, type Devnet } from "../../src/devnet/start.ts";
 import { recoverSigner } from "../../src/eip712/recover.ts";
 import { runMain } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { freePort } from "../support/free-port.ts";
 
 const stateDir = tempDir("relay-cli-");
 let devnet: Devnet;
@@ -33,13 +33,6 @@ async function relayNoState(args: string[]) {
 const vaultRead = (functionName: string, args: readonly unknown[] = []) =>
   clients.publicClient.readContract({ address: devnet.manifest.contracts.vault as Address, abi: readArtifact("ServiceVault").abi, functionName, args });
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir });
@@ -115,7 +108,7 @@ describe("relay sign", () => {
 
 describe("relay pay without a relayer", () => {
   it("exits 5 with one line when the relayer is unreachable", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const { code, stdout, stderr } = await relay(["pay", "--to", RECIPIENT, "--amount", "1", "--token", "USDC", "--relayer-url", `http://127.0.0.1:${port}`]);
     expect(code).toBe(5);
     expect(stdout).toBe("");
@@ -236,7 +229,7 @@ describe("relay keys new and profiles", () => {
   });
 
   it("saves a profile whose settings apply with --profile, below flags, and removes it", async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const saved = await relay(["profile", "save", "down", "--relayer-url", `http://127.0.0.1:${port}`]);
     expect(saved).toMatchObject({ code: 0, stderr: "" });
     const listed = await relay(["profile", "list", "--json"]);

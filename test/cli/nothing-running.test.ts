@@ -3,12 +3,12 @@
 // any more (the state directory still has the stopped devnet's manifest) ends with the README's exit
 // code for an unreachable relayer, 5, and the question to ask: is `relay serve` running?
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Manifest } from "../../src/devnet/manifest.ts";
 import { runMain, spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { freePort } from "../support/free-port.ts";
 
 const started: SpawnedRelay[] = [];
 afterAll(() => {
@@ -21,13 +21,6 @@ function serve(stateDir: string): SpawnedRelay {
   return relay;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** Whether anything answers HTTP at `url` (a JSON-RPC call, as the CLI would send). */
 async function answers(url: string): Promise<boolean> {
@@ -84,7 +77,7 @@ describe("relay pay once relay serve has stopped", () => {
 
     // The relayer's URL is the default one (8787) after a stop; a closed port stands for it here, so
     // that a relayer someone runs on 8787 on this machine cannot answer.
-    const relayerUrl = `http://127.0.0.1:${await closedPort()}`;
+    const relayerUrl = `http://127.0.0.1:${await freePort()}`;
     const run = runMain(["pay", "--to", "owner", "--amount", "1", "--token", "USDC", "--state-dir", stateDir], { RELAY_URL: relayerUrl });
     const code = await run.done;
     expect(run.output.stdout).toBe("");

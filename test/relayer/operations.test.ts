@@ -1,7 +1,6 @@
 // The relayer's operational surface end to end: health and readiness probes, Prometheus metrics,
 // the OpenAPI document, the framework's errors as envelopes (404, 413, 415, bad JSON), per-bot rate
 // limits counted only after the signature, and 500 RPC_ERROR when the chain cannot be reached.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.ts";
@@ -11,19 +10,12 @@ import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./
 import { expectErrorEnvelope, newBot } from "./harness-extra.ts";
 import { clusterRun } from "./deployment.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { freePort } from "../support/free-port.ts";
 
 const cluster = clusterRun();
 /** The operator's token: /metrics gives its detailed series only with it (test/security/metrics.test.ts). */
 const METRICS_TOKEN = "operations-metrics-token-0123456789";
 
-/** A loopback port nothing listens on: bound, read, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe("operations", () => {
   let env: Env;
@@ -277,7 +269,7 @@ describe("operations", () => {
     let rpcUrl: string;
 
     beforeAll(async () => {
-      rpcUrl = `http://127.0.0.1:${await closedPort()}`;
+      rpcUrl = `http://127.0.0.1:${await freePort()}`;
       const stateDir = tempDir("relay-e2e-down-");
       const config = parseRelayerConfig({ stateDir, chains: [chainFromManifest(env.manifest, rpcUrl, true)] });
       down = await startRelayer({ config, port: 0 });
