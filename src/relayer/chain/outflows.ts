@@ -52,10 +52,7 @@ export async function measureOutflows(
   if (moved.ethOutflow > 0n) taken.push({ token: zeroAddress, amount: moved.ethOutflow });
   if (taken.length === 0) return { outflows: [], usdValue: 0n, priced: true, priceStale: false };
 
-  const prices = await chain.snapshots(
-    taken.map(({ token, amount }) => ({ vault: request.vaultAddress, bot: request.intent.bot, intentHash: zeroHash, tokens: [token], amounts: [amount] })),
-    blockNumber,
-  );
+  const prices = await pricesOf(chain, request, taken, blockNumber);
   const outflows = taken.map((out, i) => ({ ...out, usd: prices[i]!.usdValue }));
   return {
     outflows,
@@ -79,13 +76,18 @@ export async function unpricedTokens(
   blockNumber: bigint,
 ): Promise<UnpricedOutflow[]> {
   const known = new Set(measured.map((out) => out.token.toLowerCase()));
-  const asked = [...transfers].filter(([token, amount]) => amount > 0n && !known.has(token.toLowerCase()));
+  const asked = [...transfers].flatMap(([token, amount]) => (amount > 0n && !known.has(token.toLowerCase()) ? [{ token, amount }] : []));
   if (asked.length === 0) return [];
-  const prices = await chain.snapshots(
-    asked.map(([token, amount]) => ({ vault: request.vaultAddress, bot: request.intent.bot, intentHash: zeroHash, tokens: [token], amounts: [amount] })),
+  const prices = await pricesOf(chain, request, asked, blockNumber);
+  return asked.flatMap(({ token, amount }, i) => (prices[i]!.priced && !prices[i]!.priceStale ? [] : [{ standard: "erc20" as const, token, amount }]));
+}
+
+/** Each amount of a token priced by the registry's feeds at `blockNumber`, in one lens call. */
+function pricesOf(chain: ChainRuntime, request: ExecuteRequest, amounts: readonly { token: Address; amount: bigint }[], blockNumber: bigint) {
+  return chain.snapshots(
+    amounts.map(({ token, amount }) => ({ vault: request.vaultAddress, bot: request.intent.bot, intentHash: zeroHash, tokens: [token], amounts: [amount] })),
     blockNumber,
   );
-  return asked.flatMap(([token, amount], i) => (prices[i]!.priced && !prices[i]!.priceStale ? [] : [{ standard: "erc20" as const, token, amount }]));
 }
 
 /**
