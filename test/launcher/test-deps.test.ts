@@ -5,7 +5,7 @@
 // machine: they are shown once in a throwaway root, see the report of issue 31; the tests below must
 // leave the machine as they found it.)
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -43,8 +43,22 @@ function unprivileged(): string[] {
   return [setpriv, "--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"];
 }
 
+/**
+ * The script copied into a directory any user may read: run as `nobody`, the checkout itself may sit
+ * where that user cannot reach (a clone under a 0700 temporary directory, as `mktemp -d` makes). It
+ * reads nothing beside itself: every run below names its RELAY_TOOLCHAIN_DIR.
+ */
+function readableScript(): string {
+  const dir = tempDir("relay-script-");
+  chmodSync(dir, 0o755);
+  const copy = path.join(dir, "test-deps.sh");
+  copyFileSync(SCRIPT, copy);
+  chmodSync(copy, 0o755);
+  return copy;
+}
+
 function runScript(env: NodeJS.ProcessEnv, prefix: string[] = []) {
-  const [program, ...args] = [...prefix, "/bin/bash", SCRIPT];
+  const [program, ...args] = [...prefix, "/bin/bash", prefix.length > 0 ? readableScript() : SCRIPT];
   const run = spawnSync(program!, args, { encoding: "utf8", env, timeout: 60_000 });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
