@@ -11,8 +11,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/paths.ts";
 import { nodeMajor, node20 } from "../support/node20.ts";
 
-const SCRIPT = `import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+const SCRIPT = `import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { startRelay } from "relay/testing";
 
 const relay = await startRelay();
@@ -35,9 +34,16 @@ try { await startRelay({ chainId: 999 }); } catch (error) { failure = error.mess
 
 console.log(JSON.stringify({ node: process.versions.node, manifest, rpcUrl, relayerUrl, stateDir, running, stopped, failure }));
 
-// The relay processes serving this state directory (by their command line), from ps.
+// The relay processes serving this state directory, by their command line read from /proc (a bare
+// machine may have no ps: Debian's minimal images leave out procps).
 function relayProcesses(dir) {
-  return execFileSync("ps", ["-eo", "pid=,args="], { encoding: "utf8" }).split("\\n").filter((line) => line.includes("--state-dir " + dir));
+  const lines = [];
+  for (const pid of readdirSync("/proc").filter((name) => /^\\d+$/.test(name))) {
+    let args;
+    try { args = readFileSync("/proc/" + pid + "/cmdline", "utf8").split("\\0").join(" "); } catch { continue; } // ended meanwhile
+    if (args.includes("--state-dir " + dir)) lines.push(pid + " " + args);
+  }
+  return lines;
 }
 `;
 
