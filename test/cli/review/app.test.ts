@@ -195,6 +195,28 @@ describe("relay review screen", () => {
     await frame(app, /No reviews pending/);
   });
 
+  it("keys that arrive before the screen redraws each act on the state the one before left: a reason typed and Enter at once rejects", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5)]);
+    const app = start(source);
+    await frame(app, /req_one/);
+    // One write per key with no pause between them: a fast typist, or a terminal under load that
+    // delivers several reads before React renders again.
+    for (const key of ["r", "n", "o", "p", "e", ENTER]) app.stdin.write(key);
+    await frame(app, /req_one: rejected, reason: nope/);
+    expect(source.decisions).toEqual([{ id: "req_one", action: "reject", reason: "nope" }]);
+  });
+
+  it("a pasted reason that ends in a newline is the reason and Enter", async () => {
+    const source = new MemorySource([heldPayment("req_one", 5)]);
+    const app = start(source);
+    await frame(app, /req_one/);
+    await press(app, "r");
+    await frame(app, /Reason for rejecting/);
+    app.stdin.write("hostile memo\r");
+    await frame(app, /req_one: rejected, reason: hostile memo/);
+    expect(source.decisions).toEqual([{ id: "req_one", action: "reject", reason: "hostile memo" }]);
+  });
+
   it("with an owner key, asks after the reason whether to cancel the intent on-chain too (yes by default) and shows both outcomes", async () => {
     const source = new CancellingSource([heldPayment("req_one", 5), heldPayment("req_two", 7, { intentHash: `0x${"cd".repeat(32)}` })]);
     const app = start(source);

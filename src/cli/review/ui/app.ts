@@ -11,7 +11,7 @@ import { cancelFailure, formatCancelled, rejectReview } from "../reject.ts";
 import type { ReviewSource } from "../source.ts";
 import { ReviewDetail } from "./detail.ts";
 import { Help } from "./help.ts";
-import { effectiveSelection, handleKey, initialUiState, type Effect, type UiState } from "./keys.ts";
+import { handleKey, initialUiState, selectionOf, splitPresses, type Effect, type UiState } from "./keys.ts";
 import { ReviewList, scrollWindow, type ListWindow } from "./list.ts";
 import { CancelPrompt, ConfirmPrompt, ReasonPrompt } from "./prompt.ts";
 import { Footer, Header, type Notice } from "./status.ts";
@@ -41,7 +41,7 @@ export function ReviewApp({ source, tokens, bots, refreshMs = 5000, retryMs = 10
 
   const views = useMemo(() => feed.reviews.map((item) => describeReview(item, tokens, bots)), [feed.reviews, tokens, bots]);
   const ids = views.map((v) => v.requestId);
-  const selectedId = ui.mode === "list" ? effectiveSelection(ui, ids) : (ui.selectedId ?? effectiveSelection(ui, ids));
+  const selectedId = selectionOf(ui, ids);
   const selectedItem = opened?.requestId === selectedId ? opened : feed.reviews.find((r) => r.requestId === selectedId);
   const selected = selectedItem === undefined ? undefined : describeReview(selectedItem, tokens, bots);
 
@@ -84,10 +84,19 @@ export function ReviewApp({ source, tokens, bots, refreshMs = 5000, retryMs = 10
     });
   };
 
+  // The screen's state as the last key left it. Several key presses can arrive before React renders
+  // again (a paste, a fast typist, a busy machine), and each must act on what the one before left,
+  // not on the state of the last render.
+  const latest = useRef(ui);
+  latest.current = ui;
   useInput((input, key) => {
-    const result = handleKey({ ...ui, selectedId }, ids, input, key, { canCancel: source.cancel !== undefined });
-    setUi(result.state);
-    if (result.effect !== undefined) run(result.effect);
+    for (const press of splitPresses(input, key)) {
+      const now = latest.current;
+      const result = handleKey({ ...now, selectedId: selectionOf(now, ids) }, ids, press.input, press.key, { canCancel: source.cancel !== undefined });
+      latest.current = result.state;
+      setUi(result.state);
+      if (result.effect !== undefined) run(result.effect);
+    }
   });
 
   const showDetail = ui.mode === "detail" || (ui.back === "detail" && (ui.mode === "confirm" || ui.mode === "reason" || ui.mode === "cancel"));

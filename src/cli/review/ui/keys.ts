@@ -29,6 +29,11 @@ export function effectiveSelection(state: UiState, ids: readonly string[]): stri
   return state.selectedId !== undefined && ids.includes(state.selectedId) ? state.selectedId : ids[0];
 }
 
+/** The review a state acts on: in the list, the selection still listed; elsewhere the one it opened. */
+export function selectionOf(state: UiState, ids: readonly string[]): string | undefined {
+  return state.mode === "list" ? effectiveSelection(state, ids) : (state.selectedId ?? effectiveSelection(state, ids));
+}
+
 export interface KeyOptions {
   /** The source can cancel an intent on-chain: after the reason, ask whether to. */
   canCancel?: boolean;
@@ -47,6 +52,22 @@ export function handleKey(state: UiState, ids: readonly string[], input: string,
     default:
       return onBrowse(state, ids, input, key);
   }
+}
+
+/**
+ * One read of the terminal as the key presses it holds. Ink reports a read as one input: a paste, or
+ * text typed faster than the screen reads it, can end in (or hold) Enter, which Ink then passes as
+ * text ("hostile memo\r") rather than as the Enter key. Each line break becomes an Enter of its own,
+ * and the text between them stays one input (a paste into the reason is still text).
+ */
+export function splitPresses(input: string, key: Key): Array<{ input: string; key: Key }> {
+  if (input.length < 2 || !/[\r\n]/.test(input)) return [{ input, key }];
+  const presses: Array<{ input: string; key: Key }> = [];
+  for (const [i, text] of input.split(/\r\n|\r|\n/).entries()) {
+    if (i > 0) presses.push({ input: "", key: { ...key, return: true } });
+    if (text !== "") presses.push({ input: text, key });
+  }
+  return presses;
 }
 
 function onBrowse(state: UiState, ids: readonly string[], input: string, key: Key): { state: UiState; effect?: Effect } {
