@@ -7,7 +7,12 @@
 // chain, is unchanged. The CLI and the review screen reject through the same route (review-cancel,
 // review-screen-cancel).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { balanceOf, get, post, startEnv, type Env } from "../relayer/harness.ts";
+import type { Hex } from "viem";
+import { signSwapAndPayRequest, swapForPayment } from "../../packages/client/src/bodies.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
+import { defaultDeadline, randomRef } from "../../packages/client/src/sign.ts";
+import { hashIntent } from "../../src/eip712/hash.ts";
+import { balanceOf, calldata, fresh, get, post, startEnv, type Env } from "../relayer/harness.ts";
 import { asRelayer, relayerAccount } from "./support/leaked-relayer.ts";
 import { ownerSession } from "./support/owner-session.ts";
 import { cancelledBy, cancelledOnChain, heldPayment, waitUntilCancelled, type HeldPayment } from "./support/held-payment.ts";
@@ -58,6 +63,30 @@ describe("a rejection through the API is cancelled on-chain by the relayer", () 
     for (let i = 0; i < 100 && counted() === before; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(counted()).toBe(before + 1);
     expect((await env.store.listCancels()).filter((c) => c.intentHash === held.intentHash.toLowerCase())).toEqual([]);
+  });
+
+  it("a swap-and-pay carries two signed intents: rejected, both are cancelled, and neither the payment nor the swap executes for the leaked key", async () => {
+    const usdc = env.token("USDC");
+    const weth = env.token("WETH");
+    const payment: PaymentIntent = { bot: env.bot.address, to: fresh(), token: usdc, amount: 12_000_000_000n, deadline: defaultDeadline(), ref: randomRef() };
+    const swap = swapForPayment(payment, weth, 5n * 10n ** 18n, randomRef());
+    const domain = env.manifest.domain as never;
+    const body = await signSwapAndPayRequest(env.bot, domain, payment, swap, { idempotencyKey: crypto.randomUUID(), metadata: { scenario: "ai-no-consensus" } });
+    const held = await post(`${env.url}/v1/payments`, body);
+    expect(held.body.status).toBe("pending_review");
+    const [paymentHash, swapHash] = [hashIntent("payment", domain, payment), hashIntent("swap", domain, swap)];
+    const vaultWeth = await balanceOf(env, weth, env.vault);
+
+    await post(`${env.url}/v1/reviews/${held.body.requestId}/reject`, { reason: "not ours" }, auth);
+    for (const hash of [paymentHash, swapHash]) {
+      await waitUntilCancelled(env, hash);
+      expect(await cancelledBy(env, hash)).toEqual([relayerAccount(env).address]);
+    }
+    expect(await asRelayer(env, "executePayment", [payment, body.signature])).toEqual({ refusal: "IntentCancelled", status: "reverted" });
+    const routerCall = calldata("mocks/MockSwapRouter", "swapExactIn", [weth, usdc, swap.maxFromAmount, 0n, env.vault]);
+    expect(await asRelayer(env, "executeSwap", [swap, body.swapSignature as Hex, env.manifest.contracts.router, routerCall])).toEqual({ refusal: "IntentCancelled", status: "reverted" });
+    expect(await balanceOf(env, usdc, payment.to)).toBe(0n);
+    expect(await balanceOf(env, weth, env.vault)).toBe(vaultWeth);
   });
 });
 

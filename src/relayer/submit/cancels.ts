@@ -213,7 +213,16 @@ export class CancelSender {
   }
 }
 
-/** An error's first line, short: messages carry node answers, never a key. */
+/**
+ * Why an attempt failed, on one short line: the relayer's own detail (a RelayError's) or message,
+ * then its cause's (the node's own words where viem kept them). Node answers and relayer messages
+ * name addresses and hashes, never a key.
+ */
 function firstLine(error: unknown): string {
-  return String((error as Error)?.message ?? error).split("\n")[0]!.slice(0, 200);
+  const line = (e: unknown) => {
+    const { details, message } = (e ?? {}) as { details?: unknown; message?: unknown };
+    return String(typeof details === "string" && details !== "" ? details : (message ?? e)).split("\n")[0]!.slice(0, 200);
+  };
+  const cause = (error as Error)?.cause;
+  return cause === undefined ? line(error) : `${line(error)}: ${line(cause)}`;
 }
