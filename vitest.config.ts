@@ -10,6 +10,7 @@ import { defineConfig } from "vitest/config";
 export const CLUSTER_FILES = [
   "test/relayer/payments.test.ts",
   "test/relayer/reviews.test.ts",
+  "test/relayer/reject-cancel.test.ts",
   "test/relayer/execute.test.ts",
   "test/relayer/swap.test.ts",
   "test/relayer/swap-and-pay.test.ts",

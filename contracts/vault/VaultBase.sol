@@ -39,10 +39,16 @@ abstract contract VaultBase {
     }
 
     modifier onlyOwnerOrOperator() {
+        _checkOwnerOrOperator();
+        _;
+    }
+
+    /// @dev In a function rather than the modifier's body, which is copied into every function it
+    /// guards (the vault is near the contract size limit); cancelIntent calls it too.
+    function _checkOwnerOrOperator() internal view {
         if (msg.sender != _owner && (msg.sender != _operator || _operator == address(0))) {
             revert NotOwnerOrOperator();
         }
-        _;
     }
 
     /// @notice Sets the owner of a fresh clone. Callable once; the implementation itself is locked.

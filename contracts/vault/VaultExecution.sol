@@ -103,8 +103,12 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     // ----------------------------------------------------------------- owner's decisions
 
     /// @notice Cancels the intent with EIP-712 digest `intentHash` on every path, reviewed or not
-    /// (owner or operator): a signature the owner rejected is dead everywhere.
-    function cancelIntent(bytes32 intentHash) external onlyOwnerOrOperator {
+    /// (owner, operator, or a relayer the registry authorizes): a signature the owner rejected is
+    /// dead everywhere. A relayer key may cancel because a cancel only removes capability: it is how
+    /// the relayer makes every rejection it records final on-chain, and a leaked relayer key gains
+    /// nothing by it beyond refusing payments it could already refuse to send.
+    function cancelIntent(bytes32 intentHash) external {
+        if (!_registry.isAuthorized(msg.sender)) _checkOwnerOrOperator();
         _intentState[intentHash] |= CANCELLED;
         emit IntentCancelled(intentHash, msg.sender);
     }
@@ -114,7 +118,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
         return _intentState[intentHash] & USED != 0;
     }
 
-    /// @notice Whether the owner or operator cancelled the intent with this EIP-712 digest: it never executes.
+    /// @notice Whether the owner, operator or a relayer cancelled the intent with this EIP-712 digest: it never executes.
     function cancelledIntents(bytes32 intentHash) external view returns (bool) {
         return _intentState[intentHash] & CANCELLED != 0;
     }

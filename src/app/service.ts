@@ -41,6 +41,7 @@ import { SelfDecidingReviews } from "../relayer/review/self-review.ts";
 import { chainClocks, type Clocks } from "../relayer/clock.ts";
 import { Terms } from "../relayer/intake/terms.ts";
 import { StuckWatch } from "../relayer/submit/stuck-watch.ts";
+import { CancelSender } from "../relayer/submit/cancels.ts";
 import { isTransportFailure } from "../relayer/rpc-errors.ts";
 
 export interface StartRelayerOptions {
@@ -144,7 +145,11 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // spend from the same bucket for unauthenticated work.
     const rateLimiter: Limiter = shared?.rateLimiter ?? new RateLimiter(config.rateLimits);
     const terms = new Terms({ terms: config.terms, store, rateLimiter });
-    const reviews = new Reviews({ store, chains, dispatcher, clocks, onStep: metrics.timeStep });
+    // Every rejection is made final on-chain: its intents' cancels, queued with it, are sent after
+    // it commits; the ones a stopped relayer left (or that failed) at start-up and every few seconds.
+    const cancels = new CancelSender({ store, chains, dispatcher, onResult: (chainId, result) => metrics.countCancel(chainId, result), log });
+    void cancels.run();
+    const reviews = new Reviews({ store, chains, dispatcher, clocks, onStep: metrics.timeStep, afterRejection: () => void cancels.run() });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
     const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clocks, log }) : undefined;
     const relayer = new Relayer({
@@ -242,6 +247,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       ...(shared
         ? [setInterval(() => void store.heartbeat(leaseTtlMs).catch((error) => log(`heartbeat failed: ${(error as Error).message}`)), Math.max(10, Math.floor(leaseTtlMs / 3)))]
         : []),
+      setInterval(() => void cancels.run(), config.inFlight.checkEveryMs),
       setInterval(() => {
         stuckWatch.check().catch((error) => log(`watching in-flight transactions failed: ${(error as Error).message}`));
       }, config.inFlight.checkEveryMs),
@@ -272,6 +278,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
         for (const t of timers) clearInterval(t);
         selfReviews?.close();
         await app.close();
+        await cancels.stop();
         stopWatching.abort();
         await dispatcher.close();
         for (const chain of chains.values()) chain.close();

@@ -12,6 +12,7 @@ import { Db, type LedgerOptions } from "./db.ts";
 import { SqliteOps } from "./sqlite-ops.ts";
 import type { ClaimOutcome } from "./idempotency.ts";
 import type { Refusal } from "./refusals.ts";
+import type { CancelKey, CancelSubmissionResult, IntentCancel } from "./intent-cancels.ts";
 import type { Replacement } from "./replacements.ts";
 import type { TermsAcceptance } from "./terms.ts";
 import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
@@ -40,6 +41,12 @@ const opNames = Object.keys({
   listReviews: true,
   expireReviews: true,
   rejectReview: true,
+  listCancels: true,
+  claimCancel: true,
+  recordCancelSubmission: true,
+  finishCancel: true,
+  retryCancel: true,
+  releaseCancel: true,
   claimReview: true,
   releaseReview: true,
   findRefusal: true,
@@ -400,6 +407,33 @@ export class Ledger implements Store {
   /** The owner's refusal of a held request: rejected with `reason`, spend released, intent refused. */
   rejectReview(id: string, reason: string): Promise<RequestRecord | undefined> {
     return this.#run((o) => o.rejectReview(id, reason));
+  }
+
+  /** Cancels not yet done, oldest first (intent-cancels.ts). */
+  listCancels(): Promise<IntentCancel[]> {
+    return this.#run((o) => o.listCancels());
+  }
+
+  /** See Store.claimCancel. */
+  claimCancel(key: CancelKey, untilMs: number): Promise<IntentCancel | undefined> {
+    return this.#run((o) => o.claimCancel(key, untilMs));
+  }
+
+  /** See Store.recordCancelSubmission (one process: no lease to fence). */
+  recordCancelSubmission(key: CancelKey, submission: Submission): Promise<CancelSubmissionResult> {
+    return this.#run((o) => o.recordCancelSubmission(key, submission));
+  }
+
+  finishCancel(key: CancelKey): Promise<void> {
+    return this.#run((o) => o.finishCancel(key));
+  }
+
+  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void> {
+    return this.#run((o) => o.retryCancel(key, error, notBefore));
+  }
+
+  releaseCancel(key: CancelKey): Promise<void> {
+    return this.#run((o) => o.releaseCancel(key));
   }
 
   /** The owner's refusal of this intent, if any: such an intent never executes (INTENT_REJECTED). */

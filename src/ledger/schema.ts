@@ -202,6 +202,33 @@ export const migrations: readonly string[] = [
   CREATE UNIQUE INDEX idempotency_by_key ON idempotency (kind, key);
   CREATE INDEX idempotency_by_age ON idempotency (created_at);
   `,
+  // 13: the on-chain cancels that make each rejection final (intent-cancels.ts), queued in the
+  // rejection's own transaction; and the intents linked to a request, found by that request (a
+  // rejected swap-and-pay cancels its swap too).
+  `
+  CREATE TABLE intent_cancels (
+    chain_id      INTEGER NOT NULL,
+    vault         TEXT NOT NULL,
+    intent_hash   TEXT NOT NULL,
+    request_id    TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'done')),
+    signer        TEXT,
+    nonce         TEXT,
+    tx_hash       TEXT,
+    raw_tx        TEXT,
+    attempts      INTEGER NOT NULL,
+    not_before    INTEGER NOT NULL,
+    last_error    TEXT,
+    claimed_by    TEXT,
+    claimed_until INTEGER,
+    claimed_at    INTEGER,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash)
+  );
+  CREATE INDEX intent_cancels_open ON intent_cancels (created_at) WHERE status <> 'done';
+  CREATE INDEX linked_intents_by_request ON linked_intents (request_id);
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -6,6 +6,8 @@ import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
 import { Nonces } from "./nonces.ts";
 import { Refusals, type Refusal } from "./refusals.ts";
 import { LinkedIntents } from "./linked-intents.ts";
+import { IntentCancels, type CancelKey, type CancelSubmissionResult, type IntentCancel } from "./intent-cancels.ts";
+import { randomUUID } from "node:crypto";
 import { Replacements, type Replacement } from "./replacements.ts";
 import { TermsAcceptances, type TermsAcceptance } from "./terms.ts";
 import {
@@ -36,6 +38,7 @@ export class SqliteOps {
   readonly #refusals: Refusals;
   readonly #terms: TermsAcceptances;
   readonly #linked: LinkedIntents;
+  readonly #cancels: IntentCancels;
 
   constructor(db: Db) {
     this.#db = db;
@@ -47,6 +50,8 @@ export class SqliteOps {
     this.#refusals = new Refusals(db);
     this.#terms = new TermsAcceptances(db);
     this.#linked = new LinkedIntents(db);
+    // Claims are named for this opening of the file: a restart finds those of the process that stopped void.
+    this.#cancels = new IntentCancels(db, randomUUID());
   }
 
   /** Records a new request (status `received` unless given). */
@@ -210,9 +215,58 @@ export class SqliteOps {
   rejectReview(id: string, reason: string): RequestRecord | undefined {
     return this.#db.transaction(() => {
       const updated = this.transition(id, ["held"], "rejected", { reason });
-      if (updated) this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
+      if (updated) {
+        this.#refusals.record(updated.chainId, updated.vault, updated.intentHash, updated.id, reason);
+        // The rejection is final on-chain too: each intent it carries is queued for its cancel here,
+        // in the rejection's transaction, so that no crash leaves a refused signature live (cancels.ts).
+        for (const intentHash of [updated.intentHash, ...this.#linked.carriedBy(updated.id)]) {
+          this.#cancels.queue({ chainId: updated.chainId, vault: updated.vault, intentHash }, updated.id);
+        }
+      }
       return updated;
     });
+  }
+
+  /** Cancels not yet done, oldest first (intent-cancels.ts). */
+  listCancels(): IntentCancel[] {
+    return this.#cancels.list();
+  }
+
+  /** Claims a due cancel for this process until `untilMs`, unless a live claim holds it. */
+  claimCancel(key: CancelKey, untilMs: number): IntentCancel | undefined {
+    return this.#cancels.claim(key, untilMs);
+  }
+
+  /**
+   * Records a cancel's signed transaction before it is broadcast, as recordSubmission does a
+   * request's: reserves the signer's nonce and marks the cancel `sent`, in one transaction. From
+   * `pending`; with `submission.from` (re-signing its recorded, never-mined transaction) from `sent`.
+   */
+  recordCancelSubmission(key: CancelKey, submission: Submission): CancelSubmissionResult {
+    return this.#db.transaction((): CancelSubmissionResult => {
+      const status = this.#cancels.statusOf(key);
+      if (!status) return { ok: false, code: "NOT_FOUND" };
+      if (status !== (submission.from ? "sent" : "pending")) return { ok: false, code: "WRONG_STATE" };
+      const nonce = this.#nonces.reserve(key.chainId, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      this.#cancels.recordSent(key, submission);
+      return { ok: true };
+    });
+  }
+
+  /** The chain shows the intent cancelled or used: the cancel is done. */
+  finishCancel(key: CancelKey): void {
+    this.#cancels.finish(key);
+  }
+
+  /** The cancel failed: pending again, not sent before `notBefore` (the store's wall clock). */
+  retryCancel(key: CancelKey, error: string, notBefore: number): void {
+    this.#cancels.retry(key, error, notBefore);
+  }
+
+  /** Gives up this process's claim on a cancel, leaving it as it is. */
+  releaseCancel(key: CancelKey): void {
+    this.#cancels.release(key);
   }
 
   /** See Store.claimReview. */

@@ -1,5 +1,5 @@
 // The relayer's store: the durable state it needs (requests, idempotency, spend windows, reviews,
-// refusals, nonces, replacements, terms acceptances), declared here by the relayer that consumes it.
+// refusals and their on-chain cancels, nonces, replacements, terms acceptances), declared here by the relayer that consumes it.
 // Two implementations: SQLite in the state directory (src/ledger/, the embedded default) and
 // PostgreSQL (src/ledger/postgres/, shared by several relayer instances).
 //
@@ -9,6 +9,7 @@
 // idempotency claims, intent claims (findByIntentHash + createRequest in one transaction), spend
 // reservations and nonce reservations never race, whatever instance runs them.
 import type { Refusal } from "../ledger/refusals.ts";
+import type { CancelKey, CancelSubmissionResult, IntentCancel } from "../ledger/intent-cancels.ts";
 import type { Replacement } from "../ledger/replacements.ts";
 import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "../ledger/requests.ts";
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../ledger/spend.ts";
@@ -114,7 +115,30 @@ export interface StoreOps {
   listReviews(filter?: ReviewFilter): Promise<RequestRecord[]>;
   /** Lapses held reviews whose window ended by `now`, or without it by the time on each request's own chain. */
   expireReviews(now?: number): Promise<RequestRecord[]>;
+  /**
+   * The owner's refusal of a held request (a rejection, or a lapse): rejected, spend released, its
+   * intent refused, and the on-chain cancel of every intent it carries queued, in one transaction.
+   */
   rejectReview(id: string, reason: string): Promise<RequestRecord | undefined>;
+  /** The on-chain cancels of refused intents not yet done, oldest first (src/ledger/intent-cancels.ts). */
+  listCancels(): Promise<IntentCancel[]>;
+  /**
+   * Claims a due cancel (not done, past its backoff) for this process until `untilMs` (the store's
+   * wall clock): undefined while another live claim holds it. Atomic across instances.
+   */
+  claimCancel(key: CancelKey, untilMs: number): Promise<IntentCancel | undefined>;
+  /**
+   * Records a cancel's signed transaction before it is broadcast: reserves the signer's nonce (fenced
+   * by `leaseToken` as a request's submission is) and marks it `sent`, all or nothing. From `pending`;
+   * with `submission.from` (a re-sign of its recorded, never-mined transaction) from `sent`.
+   */
+  recordCancelSubmission(key: CancelKey, submission: Submission): Promise<CancelSubmissionResult>;
+  /** The chain shows the intent cancelled (or used): the cancel is done. */
+  finishCancel(key: CancelKey): Promise<void>;
+  /** The cancel failed: `pending` again, not sent before `notBefore` (the store's wall clock); the claim is given up. */
+  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void>;
+  /** Gives up this process's claim on a cancel, leaving it as it is. */
+  releaseCancel(key: CancelKey): Promise<void>;
   /**
    * Claims a held review for one owner's decision until `untilMs` (the store's wall clock): undefined
    * when it is no longer held, or another decision's claim has not lapsed. Atomic across instances:

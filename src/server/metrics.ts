@@ -27,6 +27,7 @@ export type { TransactionEvent as TransactionResult } from "../relayer/submit/jo
 import type { TransactionEvent as TransactionResult } from "../relayer/submit/job.ts";
 import { steps, type OnStep, type Step } from "../relayer/steps.ts";
 export type AiScanResult = "approved" | "no_consensus" | "timeout";
+import type { CancelResult } from "../relayer/submit/cancels.ts";
 
 /** Request durations from 1 ms to 30 s, in seconds. */
 export const HTTP_DURATION_BUCKETS: readonly number[] = [
@@ -47,6 +48,8 @@ export interface RelayerMetrics {
   readonly transactions: Counter<"chain_id" | "result">;
   readonly stepDuration: Histogram<"step">;
   readonly aiScans: Counter<"result">;
+  /** On-chain cancels of rejected requests' intents (cancels.ts), by chain and result. */
+  readonly intentCancels: Counter<"chain_id" | "result">;
   /** Fill with `reviewsPending.onCollect((g) => g.set(count))`; read at each scrape. */
   readonly reviewsPending: Gauge;
   readonly residentMemory: Gauge;
@@ -56,6 +59,7 @@ export interface RelayerMetrics {
   countIntent(kind: IntentKind, outcome: IntentOutcome): void;
   countTransaction(chainId: number, result: TransactionResult): void;
   countAiScan(result: AiScanResult): void;
+  countCancel(chainId: number, result: CancelResult): void;
   /** Observes one run of a step (steps.ts), in seconds. */
   readonly timeStep: OnStep;
 }
@@ -92,6 +96,11 @@ export function createRelayerMetrics(): RelayerMetrics {
   // Each step's series is bound once: a payment observes several.
   const stepSeries = new Map(steps.map((step) => [step, stepDuration.labels({ step })] as const));
   const aiScans = registry.counter("relay_ai_scans_total", "AI scans by result (approved, no_consensus, timeout)", ["result"]);
+  const intentCancels = registry.counter(
+    "relay_intent_cancels_total",
+    "On-chain cancels of rejected requests' intents by chain and result (cancelled, already, executed, failed: an attempt retried later)",
+    ["chain_id", "result"],
+  );
   const reviewsPending = registry.gauge("relay_reviews_pending", "Requests waiting for the owner's review");
   const residentMemory = registry.gauge("process_resident_memory_bytes", "Resident memory size in bytes");
   residentMemory.onCollect((gauge) => gauge.set(process.memoryUsage.rss()));
@@ -108,6 +117,7 @@ export function createRelayerMetrics(): RelayerMetrics {
     transactions,
     stepDuration,
     aiScans,
+    intentCancels,
     reviewsPending,
     residentMemory,
     startTime,
@@ -115,6 +125,7 @@ export function createRelayerMetrics(): RelayerMetrics {
     countIntent: (kind, outcome) => intents.inc({ kind, outcome }),
     countTransaction: (chainId, result) => transactions.inc({ chain_id: chainId, result }),
     countAiScan: (result) => aiScans.inc({ result }),
+    countCancel: (chainId, result) => intentCancels.inc({ chain_id: chainId, result }),
     timeStep: (step: Step, seconds: number) => stepSeries.get(step)!.observe(seconds),
   };
 }

@@ -54,12 +54,36 @@ describe("ServiceVault: the owner's policy binds a relayer key", () => {
     calldata("mocks/MockSwapRouter", "swapExactIn", [i.fromToken, i.toToken, i.maxFromAmount, 0n, recipient]);
 
   describe("cancelIntent", () => {
-    it("only the owner or the operator can cancel", async () => {
+    it("a bot or a stranger cannot cancel: NotOwnerOrOperator, and the intent stays live", async () => {
       const hash = await hashOf("hashPaymentIntent", await payment());
-      for (const who of [f.relayer, f.bot, f.stranger]) {
+      for (const who of [f.bot, f.stranger]) {
         const r = await revertOf(() => f.simulate(who, f.vault, "ServiceVault", "cancelIntent", [hash]));
         expect(r.name).toBe("NotOwnerOrOperator");
       }
+      expect(await f.read(f.vault, "ServiceVault", "cancelledIntents", [hash])).toBe(false);
+    });
+
+    it("an authorized relayer key can cancel (a cancel only removes capability), and the intent then runs on no path", async () => {
+      const intent = await payment({ amount: USD(3) });
+      const sig = await f.signPayment(f.bot, intent);
+      const hash = await hashOf("hashPaymentIntent", intent);
+      const receipt = await send("cancelIntent", [hash]);
+      expect(f.events(receipt, "ServiceVault", "IntentCancelled")[0]!.args).toEqual({ intentHash: hash, by: f.relayer.address });
+      expect(await f.read(f.vault, "ServiceVault", "cancelledIntents", [hash])).toBe(true);
+      const before = await usdc(intent.to);
+      expect(await vaultRevert("executePayment", [intent, sig])).toEqual({ name: "IntentCancelled", args: [hash] });
+      expect(await usdc(intent.to)).toBe(before);
+      // Cancelling again changes nothing and does not revert: a resent cancel is harmless.
+      await send("cancelIntent", [hash]);
+      expect(await f.read(f.vault, "ServiceVault", "cancelledIntents", [hash])).toBe(true);
+    });
+
+    it("a relayer key the registry no longer authorizes cannot cancel", async () => {
+      const former = account(9);
+      await f.write(f.owner, f.registry, "ServiceRegistry", "addRelayer", [former.address]);
+      await f.write(f.owner, f.registry, "ServiceRegistry", "removeRelayer", [former.address]);
+      const hash = await hashOf("hashPaymentIntent", await payment({ amount: USD(4) }));
+      expect((await revertOf(() => f.simulate(former, f.vault, "ServiceVault", "cancelIntent", [hash]))).name).toBe("NotOwnerOrOperator");
       expect(await f.read(f.vault, "ServiceVault", "cancelledIntents", [hash])).toBe(false);
     });
 

@@ -1,24 +1,20 @@
 // A rejection is final everywhere, not only at this relayer. Attack: the owner rejects a held payment,
 // but the bot's signature has leaked along with the relayer key, which calls the vault's
 // `executePayment(intent, signature)` directly. `relay review reject` (through main, against a real
-// devnet and relayer) also sends `cancelIntent` with the owner key by default, so the vault itself
-// refuses the signature (IntentCancelled) and the recipient gets nothing; with --no-cancel the
-// signature stays live on-chain, which is what the cancel is for.
+// devnet and relayer) rejects through the relayer, whose own key then cancels the intent on the vault
+// (rejection-on-chain.test.ts: every rejection is); by default the CLI also sends `cancelIntent` with
+// the owner key. Either way the vault refuses the signature (IntentCancelled) and the recipient gets
+// nothing, with --no-cancel (no owner cancel) too.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Address, Hex } from "viem";
-import { readArtifact } from "../../src/chain/artifacts.ts";
-import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
-import { hashIntent } from "../../src/eip712/hash.ts";
-import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
+import type { Hex } from "viem";
 import { runMain } from "../helpers/cli.ts";
-import { balanceOf, fresh, get, post, startEnv, type Env } from "../relayer/harness.ts";
-import { asRelayer } from "./support/leaked-relayer.ts";
+import { balanceOf, get, startEnv, type Env } from "../relayer/harness.ts";
+import { asRelayer, relayerAccount } from "./support/leaked-relayer.ts";
+import { cancelledBy, cancelledOnChain as cancelledOnChainOf, heldPayment as heldPaymentOf, waitUntilCancelled } from "./support/held-payment.ts";
 
-const vaultAbi = readArtifact("ServiceVault").abi;
 let env: Env;
 
 beforeAll(async () => {
@@ -33,22 +29,8 @@ async function relay(args: string[], stateDir = env.stateDir) {
   return { code, ...run.output };
 }
 
-/**
- * The default bot's 12,000 USDC payment to a fresh address, above its AI threshold and sent with
- * metadata.scenario=ai-no-consensus, so the agents hold it for the owner. Returns what a leak exposes.
- */
-async function heldPayment(): Promise<{ requestId: string; intentHash: Hex; intent: PaymentIntent; signature: Hex; to: Address }> {
-  const to = fresh();
-  const intent: PaymentIntent = { bot: env.bot.address, to, token: env.token("USDC"), amount: 12_000_000_000n, deadline: defaultDeadline(), ref: randomRef() };
-  const signature = await signPaymentIntent(env.bot, env.manifest.domain as never, intent);
-  const body = paymentRequestBody(env.manifest.domain as never, intent, signature, { idempotencyKey: crypto.randomUUID(), metadata: { scenario: "ai-no-consensus" } });
-  const held = await post(`${env.url}/v1/payments`, body);
-  expect(held.body.status).toBe("pending_review");
-  return { requestId: held.body.requestId, intentHash: hashIntent("payment", env.manifest.domain as never, intent), intent, signature, to };
-}
-
-const cancelledOnChain = (intentHash: Hex) =>
-  env.clients.publicClient.readContract({ address: env.vault, abi: vaultAbi, functionName: "cancelledIntents", args: [intentHash] }) as Promise<boolean>;
+const heldPayment = () => heldPaymentOf(env);
+const cancelledOnChain = (intentHash: Hex) => cancelledOnChainOf(env, intentHash);
 
 const relayerStatus = async (requestId: string) => (await get(`${env.url}/v1/payments/${requestId}`)).body.status as string;
 
@@ -86,17 +68,17 @@ describe("relay review reject cancels the intent on-chain", () => {
     expect(await cancelledOnChain(intentHash)).toBe(true);
   });
 
-  it("--no-cancel rejects at this relayer only: cancelledIntents stays false, and the leaked signature would still execute on-chain", async () => {
+  it("--no-cancel sends no owner cancel, yet the rejection is final on-chain: the relayer's key cancels the intent, and the leaked signature reverts IntentCancelled; nothing moved", async () => {
     const { requestId, intentHash, intent, signature, to } = await heldPayment();
     const rejected = await relay(["review", "reject", requestId, "--reason", "not ours", "--no-cancel"]);
     expect(rejected).toMatchObject({ code: 0, stdout: `${requestId}: rejected, reason: not ours\n`, stderr: "" });
     expect(await relayerStatus(requestId)).toBe("rejected");
-    expect(await cancelledOnChain(intentHash)).toBe(false);
 
-    // The contrast that makes the default worth its gas: the relayer's refusal does not bind the vault.
+    await waitUntilCancelled(env, intentHash);
+    expect(await cancelledBy(env, intentHash)).toEqual([relayerAccount(env).address]);
     const leaked = await asRelayer(env, "executePayment", [intent, signature]);
-    expect(leaked).toEqual({ refusal: "", status: "success" });
-    expect(await balanceOf(env, env.token("USDC"), to)).toBe(12_000_000_000n);
+    expect(leaked).toEqual({ refusal: "IntentCancelled", status: "reverted" });
+    expect(await balanceOf(env, env.token("USDC"), to)).toBe(0n);
   });
 
   it("without an owner key, the on-chain cancel is a usage error before anything is sent: the request stays held, nothing cancelled", async () => {
@@ -115,7 +97,7 @@ describe("relay review reject cancels the intent on-chain", () => {
     expect(await cancelledOnChain(intentHash)).toBe(false);
   });
 
-  it("an on-chain cancel that fails after the relayer's rejection exits 1 with one line naming the retry, and the retry cancels it", async () => {
+  it("the owner's on-chain cancel failing after the relayer's rejection exits 1 with one line naming the retry; the relayer's own cancel lands anyway, and the retry still works", async () => {
     const { requestId, intentHash } = await heldPayment();
     const owner = env.ownerAccount.address;
     const funds = await env.clients.publicClient.getBalance({ address: owner });
@@ -133,10 +115,14 @@ describe("relay review reject cancels the intent on-chain", () => {
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(new RegExp(`^relay: ${requestId} was rejected by the relayer, but cancelling its intent on-chain failed: Sender doesn't have enough funds to send tx\\..*; retry with \`relay owner cancel ${intentHash}\`$`));
     expect(await relayerStatus(requestId)).toBe("rejected");
-    expect(await cancelledOnChain(intentHash)).toBe(false);
+    // The owner's cancel failed, the relayer's own lands all the same: the rejection is final on-chain.
+    await waitUntilCancelled(env, intentHash);
+    expect(await cancelledBy(env, intentHash)).toEqual([relayerAccount(env).address]);
 
+    // The retry the line names still works (a cancel changes nothing twice).
     const retried = await relay(["owner", "cancel", intentHash]);
     expect(retried.code).toBe(0);
     expect(await cancelledOnChain(intentHash)).toBe(true);
+    expect(await cancelledBy(env, intentHash)).toEqual([relayerAccount(env).address, env.ownerAccount.address]);
   });
 });

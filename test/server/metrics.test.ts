@@ -15,6 +15,7 @@ describe("relayer metrics", () => {
     metrics.countIntent("payment", "EXCEEDS_DAILY_LIMIT");
     metrics.countTransaction(84532, "mined");
     metrics.countAiScan("no_consensus");
+    metrics.countCancel(84532, "failed");
     metrics.timeStep("checks", 0.0007);
     metrics.timeStep("checks", 0.003);
     metrics.reviewsPending.onCollect((g) => g.set(4));
@@ -26,6 +27,7 @@ describe("relayer metrics", () => {
       relay_transactions_total: "counter",
       relay_step_duration_seconds: "histogram",
       relay_ai_scans_total: "counter",
+      relay_intent_cancels_total: "counter",
       relay_reviews_pending: "gauge",
       process_resident_memory_bytes: "gauge",
       process_start_time_seconds: "gauge",
@@ -34,6 +36,7 @@ describe("relayer metrics", () => {
     expect(find(samples, "relay_intents_total", { kind: "payment", outcome: "EXCEEDS_DAILY_LIMIT" })[0]?.value).toBe(1);
     expect(find(samples, "relay_transactions_total", { chain_id: "84532", result: "mined" })[0]?.value).toBe(1);
     expect(find(samples, "relay_ai_scans_total", { result: "no_consensus" })[0]?.value).toBe(1);
+    expect(find(samples, "relay_intent_cancels_total", { chain_id: "84532", result: "failed" })[0]?.value).toBe(1);
     expect(find(samples, "relay_step_duration_seconds_count", { step: "checks" })[0]?.value).toBe(2);
     expect(find(samples, "relay_step_duration_seconds_bucket", { step: "checks", le: "0.001" })[0]?.value).toBe(1);
     expect(find(samples, "relay_step_duration_seconds_sum", { step: "checks" })[0]?.value).toBeCloseTo(0.0037);

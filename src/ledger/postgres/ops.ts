@@ -12,6 +12,8 @@ import type { Status } from "../status.ts";
 import type { TermsAcceptance } from "../terms.ts";
 import * as idempotency from "./idempotency.ts";
 import * as intents from "./intents.ts";
+import * as cancels from "./intent-cancels.ts";
+import type { CancelKey, CancelSubmissionResult, IntentCancel } from "../intent-cancels.ts";
 import * as nonces from "./nonces.ts";
 import * as replacements from "./replacements.ts";
 import * as requests from "./requests.ts";
@@ -173,9 +175,52 @@ export class PostgresOps implements StoreOps {
       if (!request) return undefined;
       await intents.lockIntent(q, request.chainId, request.vault, request.intentHash);
       const updated = await this.#transition(q, id, ["held"], "rejected", { reason });
-      if (updated) await intents.recordRefusal(q, updated.chainId, updated.vault, updated.intentHash, updated.id, reason, this.#clock.chainNow(updated.chainId));
+      if (updated) {
+        await intents.recordRefusal(q, updated.chainId, updated.vault, updated.intentHash, updated.id, reason, this.#clock.chainNow(updated.chainId));
+        // Final on-chain too: each intent the request carries is queued for its cancel in this transaction.
+        for (const intentHash of [updated.intentHash, ...(await cancels.intentsCarriedBy(q, updated.id))]) {
+          await cancels.queueCancel(q, { chainId: updated.chainId, vault: updated.vault, intentHash }, updated.id, this.#clock.now());
+        }
+      }
       return updated;
     });
+  }
+
+  listCancels(): Promise<IntentCancel[]> {
+    return this.session.read((q) => cancels.listCancels(q));
+  }
+
+  /** One conditional update: of two instances claiming at once, one gets it. */
+  claimCancel(key: CancelKey, untilMs: number): Promise<IntentCancel | undefined> {
+    return this.session.atomic((q) => cancels.claimCancel(q, key, this.instance, untilMs, this.#clock.now()));
+  }
+
+  /** The cancel's row locked, then the nonce reserved under the key's lease (fenced as recordBatchSubmission is). */
+  recordCancelSubmission(key: CancelKey, submission: Submission): Promise<CancelSubmissionResult> {
+    return this.session.atomic(async (q): Promise<CancelSubmissionResult> => {
+      const status = await cancels.lockedStatusOf(q, key);
+      if (!status) return { ok: false, code: "NOT_FOUND" };
+      if (status !== (submission.from ? "sent" : "pending")) return { ok: false, code: "WRONG_STATE" };
+      if (submission.leaseToken !== undefined && !(await leaseIsCurrent(q, key.chainId, submission.signer, submission.leaseToken))) {
+        return { ok: false, code: "LEASE_LOST" };
+      }
+      const nonce = await nonces.reserveNonce(q, key.chainId, submission.signer, submission.nonce, submission.chainPendingNonce ?? 0n);
+      if (!nonce.ok) return { ok: false, code: "NONCE_MISMATCH", expected: nonce.expected };
+      await cancels.recordSent(q, key, submission, this.#clock.now());
+      return { ok: true };
+    });
+  }
+
+  finishCancel(key: CancelKey): Promise<void> {
+    return this.session.atomic((q) => cancels.finishCancel(q, key, this.#clock.now()));
+  }
+
+  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void> {
+    return this.session.atomic((q) => cancels.retryCancel(q, key, error, notBefore, this.#clock.now()));
+  }
+
+  releaseCancel(key: CancelKey): Promise<void> {
+    return this.session.atomic((q) => cancels.releaseCancel(q, key, this.instance));
   }
 
   /** See Store.claimReview: one conditional update, so two instances cannot both claim. */

@@ -221,6 +221,33 @@ export const migrations: readonly string[] = [
   `
   DROP INDEX IF EXISTS spend_minutes_by_vault;
   `,
+  // 8: the on-chain cancels that make each rejection final (src/ledger/intent-cancels.ts), queued
+  // in the rejection's own transaction; claimed by one live instance at a time. And the intents
+  // linked to a request, found by that request (a rejected swap-and-pay cancels its swap too).
+  `
+  CREATE TABLE intent_cancels (
+    seq           BIGINT GENERATED ALWAYS AS IDENTITY,
+    chain_id      BIGINT NOT NULL,
+    vault         TEXT NOT NULL,
+    intent_hash   TEXT NOT NULL,
+    request_id    TEXT NOT NULL,
+    status        TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'done')),
+    signer        TEXT,
+    nonce         NUMERIC,
+    tx_hash       TEXT,
+    raw_tx        TEXT,
+    attempts      INTEGER NOT NULL,
+    not_before    BIGINT NOT NULL,
+    last_error    TEXT,
+    claimed_by    TEXT,
+    claimed_until BIGINT,
+    created_at    BIGINT NOT NULL,
+    updated_at    BIGINT NOT NULL,
+    PRIMARY KEY (chain_id, vault, intent_hash)
+  );
+  CREATE INDEX intent_cancels_open ON intent_cancels (created_at, seq) WHERE status <> 'done';
+  CREATE INDEX linked_intents_by_request ON linked_intents (request_id);
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */

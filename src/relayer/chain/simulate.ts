@@ -55,7 +55,7 @@ export function simulationError(revertData: Hex | undefined, cause?: unknown): R
   if (/^InsufficientOutput|^SlippageExceeded|^SwapBelowFloor/.test(reason)) return relayError("SWAP_SLIPPAGE_EXCEEDED", reason, { cause });
   // The relayer's own checks refuse these first; the chain may still change between read and simulation.
   if (/^StalePrice\(|^InvalidPrice\(/.test(reason)) return relayError("PRICE_FEED_STALE", reason, { cause });
-  if (/^IntentCancelled\(/.test(reason)) return relayError("INTENT_REJECTED", `${reason}: the vault's owner cancelled this intent on-chain`, { cause });
+  if (/^IntentCancelled\(/.test(reason)) return relayError("INTENT_REJECTED", `${reason}: this intent was cancelled on-chain: its owner refused it`, { cause });
   // checkPolicy refuses unapproved protocols first; should the vault still refuse one, that is
   // the policy answer, not a failed call.
   if (/^ProtocolNotApproved\(/.test(reason)) {

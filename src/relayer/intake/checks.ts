@@ -53,7 +53,8 @@ export function checkBotAndVault(request: RelayRequest, snapshot: PolicySnapshot
   if (!snapshot.botActive) throw relayError("BOT_NOT_ACTIVE", `bot ${request.intent.bot} is not active on vault ${request.vaultAddress}`);
   if (snapshot.paused) throw relayError("VAULT_PAUSED", `vault ${request.vaultAddress} is paused`);
   if (snapshot.intentUsed) throw relayError("DUPLICATE_INTENT", "this intent was already executed on-chain");
-  if (snapshot.intentCancelled) throw relayError("INTENT_REJECTED", "the vault's owner cancelled this intent on-chain; sign a new intent");
+  // Cancelled by the owner or the operator, or by the relayer making a rejection final (cancels.ts).
+  if (snapshot.intentCancelled) throw relayError("INTENT_REJECTED", "this intent was cancelled on-chain: its owner refused it; sign a new intent");
 }
 
 /** The vault must hold every amount the request moves. */

@@ -20,6 +20,7 @@ import type { StoredBody } from "../kinds/kind.ts";
 import { gasLimitOf, simulate } from "../chain/simulate.ts";
 import type { OnStep } from "../steps.ts";
 import { readArtifact } from "../../chain/artifacts.ts";
+import { faultPoint } from "../faults.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 /**
@@ -42,6 +43,11 @@ export interface ReviewDeps {
   clocks: Clocks;
   /** Told how long an approved request's settle step took (steps.ts). */
   onStep?: OnStep;
+  /**
+   * Told after a rejection (the owner's or a lapse) commits: the on-chain cancels it queued in the
+   * same transaction are sent then (submit/cancels.ts), without the answer waiting for them.
+   */
+  afterRejection?: () => void;
 }
 
 export class Reviews {
@@ -53,7 +59,7 @@ export class Reviews {
 
   /** Held reviews of the vaults `owner` owns (optionally one chain or vault). */
   async list(owner: Address, filter: { chainId?: number; vault?: Address }): Promise<Record<string, unknown>[]> {
-    await this.#deps.store.expireReviews();
+    await this.#expireLapsed();
     if (filter.vault && filter.chainId !== undefined) await this.#requireOwner(owner, filter.chainId, filter.vault);
     const records = await this.#deps.store.listReviews({ chainId: filter.chainId, vault: filter.vault });
     const owned = new Map<string, boolean>();
@@ -68,7 +74,7 @@ export class Reviews {
   }
 
   async detail(owner: Address, requestId: string): Promise<Record<string, unknown>> {
-    await this.#deps.store.expireReviews();
+    await this.#expireLapsed();
     const record = await this.#held(requestId);
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     return this.#item(record);
@@ -76,7 +82,7 @@ export class Reviews {
 
   /** Approves: verify the owner's ReviewApproval, simulate again, execute; answers the request's response. */
   async approve(owner: Address, requestId: string, approval: { deadline: bigint; signature: Hex }): Promise<Record<string, unknown>> {
-    await this.#deps.store.expireReviews();
+    await this.#expireLapsed();
     const record = await this.#held(requestId);
     const chain = this.#chain(record.chainId);
     const vault = record.vault as Address;
@@ -124,7 +130,7 @@ export class Reviews {
   async reject(owner: Address, requestId: string, reason: unknown): Promise<Record<string, unknown>> {
     if (typeof reason !== "string" || reason.trim() === "") throw relayError("INVALID_REQUEST", "reason is required");
     if (reason.length > MAX_REASON) throw relayError("INVALID_REQUEST", `reason must be at most ${MAX_REASON} characters`);
-    await this.#deps.store.expireReviews();
+    await this.#expireLapsed();
     const record = await this.#held(requestId);
     await this.#requireOwner(owner, record.chainId, record.vault as Address);
     this.#requireUndecided(record);
@@ -135,16 +141,20 @@ export class Reviews {
       if (!updated) throw relayError("REVIEW_ALREADY_DECIDED", "this review was already decided");
       return storeAnswer(tx, updated);
     });
+    faultPoint("after-rejection");
+    this.#deps.afterRejection?.();
     return JSON.parse(text);
   }
 
   /** Rejects undecided reviews whose window has ended, each by its own chain's clock; returns how many. */
   async expire(): Promise<number> {
-    return this.#deps.store.transaction(async (tx) => {
+    const n = await this.#deps.store.transaction(async (tx) => {
       const expired = await tx.expireReviews();
       for (const record of expired) await storeAnswer(tx, record);
       return expired.length;
     });
+    if (n > 0) this.#deps.afterRejection?.();
+    return n;
   }
 
   /** Pending reviews (for metrics). */
@@ -153,6 +163,11 @@ export class Reviews {
   }
 
   // ---- helpers ----------------------------------------------------------------------------------
+
+  /** Lapses the reviews whose window ended before one is read or decided (their cancels then go out). */
+  async #expireLapsed(): Promise<void> {
+    if ((await this.#deps.store.expireReviews()).length > 0) this.#deps.afterRejection?.();
+  }
 
   async #held(requestId: string): Promise<RequestRecord> {
     const record = await this.#deps.store.getRequest(requestId);

@@ -93,6 +93,16 @@ export class Dispatcher {
   }
 
   /**
+   * Sends the on-chain cancel of a rejected request's intent (cancels.ts) through the queue of the
+   * key serving its vault, on this instance: never handed over, since the handed-over jobs are
+   * requests (handoff.ts); the cancel's sender asks signingRight first, and a lease lost meanwhile
+   * throws LeaseLostError with nothing recorded.
+   */
+  submitCancel(chainId: number, job: Job & { cancel: true }): Promise<JobOutcome> {
+    return this.#submitterFor(chainId, job.vault).submit(job);
+  }
+
+  /**
    * Whether this instance may sign with `signer` on `chainId` outside the key's queue (a fee bump),
    * and under which lease: `{}` with one instance (no leases); `{ leaseToken }` while this instance
    * holds the key's lease (taking it if it is free or expired); undefined while another holds it.

@@ -4,7 +4,12 @@
 import type { Address, Hex } from "viem";
 import type { PaymentRequest } from "../../api/validate.ts";
 
-/** One request to execute. Payments carry `payment` so that they can share a batch. */
+/**
+ * One request to execute. Payments carry `payment` so that they can share a batch. A job with
+ * `cancel` is not a request's execution but the on-chain cancel of `intentHash`, which the rejected
+ * request `requestId` carried (cancels.ts): it goes through the same key queue, nonces and durable
+ * record, its record being the cancel's (Store.recordCancelSubmission), not the request's.
+ */
 export interface Job {
   requestId: string;
   vault: Address;
@@ -12,6 +17,12 @@ export interface Job {
   gas: bigint;
   intentHash: Hex;
   payment?: PaymentRequest;
+  cancel?: true;
+}
+
+/** The requests `jobs` execute (a cancel executes none: its request is already rejected). */
+export function requestIdsOf(jobs: readonly Job[]): string[] {
+  return jobs.filter((job) => !job.cancel).map((job) => job.requestId);
 }
 
 /**

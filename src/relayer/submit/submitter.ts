@@ -37,7 +37,7 @@ import { decodeRevert } from "../../chain/revert-decode.ts";
 import { isMethodMissing, isSyncTimeout, isTransportFailure } from "../rpc-errors.ts";
 import { faultPoint } from "../faults.ts";
 import { withRevertReason } from "./revert-reason.ts";
-import type { Job, JobOutcome, TransactionEvent } from "./job.ts";
+import { requestIdsOf, type Job, type JobOutcome, type TransactionEvent } from "./job.ts";
 import { transactionSigner } from "../../crypto/sign-transaction.ts";
 import { keccak256Hex } from "../../crypto/keccak.ts";
 import { hashesOf, waitForAnyReceipt } from "./stuck-watch.ts";
@@ -305,7 +305,7 @@ export class Submitter {
 
   /** Signs the transaction with the key's next nonce and records it (not yet durable). */
   async #reserve(jobs: readonly Job[], data: Hex, gas: bigint, fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }, from?: Status[]): Promise<Prepared> {
-    const ids = jobs.map((j) => j.requestId);
+    const ids = requestIdsOf(jobs);
     for (let attempt = 0; ; attempt++) {
       const leaseToken = await this.#holdLease();
       const chainNonce = await this.#pendingNonce();
@@ -321,18 +321,20 @@ export class Submitter {
         maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
       });
       const txHash = txHashOf(rawTx);
+      const submission = {
+        signer: this.address,
+        nonce,
+        txHash,
+        rawTx,
+        chainPendingNonce: chainNonce,
+        // A refusal records nothing: the requests are still where they were.
+        from,
+        ...(leaseToken === undefined ? {} : { leaseToken }),
+      };
+      // A cancel (alone in its transaction: it carries no payment to batch) is recorded on its own row.
+      const cancel = jobs[0]!.cancel ? { chainId: this.#chain.chainId, vault: jobs[0]!.vault, intentHash: jobs[0]!.intentHash } : undefined;
       const recorded = await this.#store.transaction(
-        (tx) =>
-          tx.recordBatchSubmission(ids, {
-            signer: this.address,
-            nonce,
-            txHash,
-            rawTx,
-            chainPendingNonce: chainNonce,
-            // A refusal records nothing: the requests are still where they were.
-            from,
-            ...(leaseToken === undefined ? {} : { leaseToken }),
-          }),
+        (tx) => (cancel ? tx.recordCancelSubmission(cancel, submission) : tx.recordBatchSubmission(ids, submission)),
         { durable: false },
       );
       if (!recorded.ok) {
@@ -546,7 +548,7 @@ export class Submitter {
       const hashes = async () => {
         if (!marked && Date.now() >= markAt) {
           marked = true;
-          this.#markSubmitted(group.map((q) => q.job.requestId));
+          this.#markSubmitted(requestIdsOf(group.map((q) => q.job)));
         }
         return marked ? hashesOf(this.#store, sent.txHash) : [sent.txHash];
       };
