@@ -51,17 +51,18 @@ export function registerReview(program: Command, io: CliIO): void {
     .command("reject")
     .argument("<requestId>", "the held request")
     .addOption(new Option("--reason <text>", "why it is rejected (the bot sees it)").makeOptionMandatory())
-    .option("--no-cancel", "reject at this relayer only: do not also cancel the signed intent on-chain")
+    .option("--no-cancel", "do not also cancel the intent with the owner key (the relayer still cancels it on-chain)")
     .description("Reject a held request with a reason, and cancel its signed intent on the vault")
     .addHelpText(
       "after",
       [
         "",
-        "By default the rejection is also made final on-chain: after the relayer accepts it, the vault's",
-        "cancelIntent(intentHash) is sent with the owner key (it costs gas), so the bot's signature can",
-        "never execute, at any relayer, even with a leaked relayer key. The node at --rpc-url must answer",
-        "before the rejection is sent. --no-cancel rejects at this relayer only. If the on-chain cancel",
-        "fails after the rejection, the command exits 1; retry it with `relay owner cancel <intentHash>`.",
+        "Every rejection is made final on-chain: the relayer cancels the request's intents on the vault",
+        "with its own key once it records the rejection. By default this command also sends the vault's",
+        "cancelIntent(intentHash) with the owner key (it costs gas), so the cancel does not depend on the",
+        "relayer. The node at --rpc-url must answer before the rejection is sent. --no-cancel leaves the",
+        "cancel to the relayer. If the owner's cancel fails after the rejection, the command exits 1;",
+        "retry it with `relay owner cancel <intentHash>`.",
         "",
       ].join("\n"),
     )

@@ -233,7 +233,7 @@ describe("relay review screen", () => {
     expect(source.cancels).toEqual([{ intentHash: `0x${"cd".repeat(32)}`, vault: VAULT, chainId: 84532 }]);
   });
 
-  it("n rejects at this relayer only, esc goes back to the reason, and a failed cancel says how to retry", async () => {
+  it("n rejects without the owner's own cancel, esc goes back to the reason, and a failed cancel says how to retry", async () => {
     const source = new CancellingSource([heldPayment("req_one", 5), heldPayment("req_two", 7)]);
     const app = start(source);
     await frame(app, /req_two/);

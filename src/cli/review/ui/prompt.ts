@@ -21,7 +21,7 @@ export function CancelPrompt({ reason }: { reason: string }): ReactElement {
     Box,
     { flexDirection: "column", flexShrink: 0 },
     h(Text, null, `Reject with reason: ${reason}`),
-    h(Box, null, h(Text, { color: "yellow" }, "Also cancel this signed intent on-chain (it can then never execute, at any relayer)? "), h(Text, { bold: true }, "[Y/n]")),
-    h(Text, { dimColor: true }, "y or enter: reject and cancel on-chain (owner key, costs gas); n: reject at this relayer only; esc: edit the reason"),
+    h(Box, null, h(Text, { color: "yellow" }, "Also cancel this signed intent on-chain with your own key now (the relayer cancels it too)? "), h(Text, { bold: true }, "[Y/n]")),
+    h(Text, { dimColor: true }, "y or enter: reject and cancel with the owner key (costs gas); n: reject, the relayer cancels it; esc: edit the reason"),
   );
 }
