@@ -208,6 +208,42 @@ class Call implements Dispatcher.DispatchHandler {
 const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
 const RAW_MIN_LENGTH = 512;
 
+/**
+ * The long strings made raw JSON lately, most recently used first, with what they were made into.
+ * The simulating lens's code (18 KB) is in every readAndSimulate call: found here, it is neither
+ * scanned nor copied again. A string not here costs a few comparisons, each a length check or a
+ * compare of the characters up to the first that differs.
+ */
+class RecentRaw {
+  readonly #entries: Array<{ text: string; raw: unknown }> = [];
+  readonly #size: number;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  find(text: string): unknown {
+    const entries = this.#entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      if (entry.text !== text) continue;
+      if (i > 0) {
+        entries.splice(i, 1);
+        entries.unshift(entry);
+      }
+      return entry.raw;
+    }
+    return undefined;
+  }
+
+  add(text: string, raw: unknown): void {
+    this.#entries.unshift({ text, raw });
+    if (this.#entries.length > this.#size) this.#entries.pop();
+  }
+}
+
+const recentRaw = new RecentRaw(8);
+
 /** A call's JSON text: JSON.stringify's (with bigints as viem writes them), faster for long strings. */
 export function callText(body: { method: string; params?: unknown }): string {
   return JSON.stringify({ ...body, params: withRawStrings(body.params) });
@@ -217,15 +253,20 @@ export function callText(body: { method: string; params?: unknown }): string {
 function withRawStrings(value: unknown): unknown {
   if (typeof value === "bigint") return value.toString();
   if (typeof value === "string") {
-    if (rawJSON === undefined) return value;
+    if (rawJSON === undefined || value.length < RAW_MIN_LENGTH) return value;
+    const known = recentRaw.find(value);
+    if (known !== undefined) return known;
     // No backslash (it would read as an escape) and no lone surrogate (JSON.stringify escapes
     // those); quotes and control characters make rawJSON throw, and the string stays as it is.
-    if (value.length < RAW_MIN_LENGTH || value.indexOf("\\") !== -1 || !(value as unknown as { isWellFormed(): boolean }).isWellFormed()) return value;
+    if (value.indexOf("\\") !== -1 || !(value as unknown as { isWellFormed(): boolean }).isWellFormed()) return value;
+    let raw: unknown;
     try {
-      return rawJSON(`"${value}"`);
+      raw = rawJSON(`"${value}"`);
     } catch {
       return value;
     }
+    recentRaw.add(value, raw);
+    return raw;
   }
   if (Array.isArray(value)) return value.map(withRawStrings);
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON !== "function") {

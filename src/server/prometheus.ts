@@ -118,6 +118,19 @@ export class Counter<L extends string = never> extends Metric<L, { value: number
     if (!(amount >= 0)) throw new RangeError(`counter ${this.name} can only go up`);
     this.state(labels).value += amount;
   }
+  /**
+   * The series of these labels, to count often: their key is worked out once, here (the series
+   * itself is still looked up at each increment, so a reset() drops it as any other).
+   */
+  labels(labels: Labels<L>): { inc(by?: number): void } {
+    const { key, values } = this.seriesKey(labels);
+    return {
+      inc: (by = 1) => {
+        if (!(by >= 0)) throw new RangeError(`counter ${this.name} can only go up`);
+        this.stateAt(key, values).value += by;
+      },
+    };
+  }
   /** Current value of a series (0 when never incremented). */
   get(...args: [L] extends [never] ? [] : [labels: Labels<L>]): number {
     return this.state(args[0]).value;

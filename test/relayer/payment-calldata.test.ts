@@ -35,6 +35,21 @@ describe("payment calldata", () => {
     );
   });
 
+  it("an intent encoded before and changed since is encoded as it is now, alone and in a batch", () => {
+    fc.assert(
+      fc.property(intent, signature, intent, signature, (first, s, changed, t) => {
+        const i = { ...first };
+        paymentCalldata(i, s);
+        paymentBatchCalldata([{ intent: i, signature: s }]);
+        Object.assign(i, changed);
+        expect(paymentCalldata(i, t)).toBe(encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [i, t] }));
+        const viem = encodeFunctionData({ abi: vaultAbi, functionName: "executePaymentBatch", args: [[i, first], [t, s]] });
+        expect(paymentBatchCalldata([{ intent: i, signature: t }, { intent: first, signature: s }])).toBe(viem);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("a value that does not fit its type is refused as viem refuses it", () => {
     const good: PaymentIntent = { bot: `0x${"11".repeat(20)}`, to: `0x${"22".repeat(20)}`, token: `0x${"33".repeat(20)}`, amount: 1n, deadline: 2n, ref: `0x${"44".repeat(32)}` };
     for (const bad of [{ ...good, amount: -1n }, { ...good, amount: 1n << 256n }, { ...good, to: "0x1234" as Address }, { ...good, ref: "0x12" as Hex }]) {

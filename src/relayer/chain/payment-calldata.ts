@@ -1,11 +1,12 @@
 // The calldata of the fast path's two vault calls, `executePayment(intent, signature)` and
 // `executePaymentBatch(intents, signatures)`, written straight as hex: every fast-path payment is
-// encoded once alone (its simulation) and once in its batch, and viem's general ABI encoder cost more
-// than the rest of building the transaction. The layout is checked against the vault's ABI when the
-// module loads; should the contract's signature differ from the one written here (a changed
-// PaymentIntent), or a value not fit its type, viem's encoder is used instead, so the bytes are
-// always those viem would give. (Addresses arrive validated, checksummed or all lower case, as
-// requests carry them: validate.ts.)
+// encoded alone (its simulation), then in its read group's batch simulation and in the batch that
+// sends it, and viem's general ABI encoder cost more than the rest of building the transaction (a
+// payment's own part is encoded once and reused, see `encodings`). The layout is checked against
+// the vault's ABI when the module loads; should the contract's signature differ from the one
+// written here (a changed PaymentIntent), or a value not fit its type, viem's encoder is used
+// instead, so the bytes are always those viem would give. (Addresses arrive validated, checksummed
+// or all lower case, as requests carry them: validate.ts.)
 import { encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import type { PaymentIntent } from "../../../packages/client/src/intent-types.ts";
@@ -39,12 +40,46 @@ function intentWords(intent: PaymentIntent): string | undefined {
   return bot + to + token + word(amount) + word(deadline) + ref.slice(2).toLowerCase();
 }
 
+/** A payment's intent words and signature tail, with the values they were encoded from. */
+interface Encoded {
+  intent: PaymentIntent;
+  signature: Hex;
+  words: string;
+  tail: string;
+}
+
+/**
+ * Each payment's encoding, by its intent object: a fast-path payment is encoded for its own
+ * simulation, again in its read group's batch simulation and again in the batch that sends it.
+ * Reused only while every value it was made from is still the intent's (compared on each use), so
+ * calldata always carries the intent as it is now; dropped with the request.
+ */
+const encodings = new WeakMap<PaymentIntent, Encoded>();
+
+/** The intent's words and the signature's tail, or undefined when a value does not fit its ABI type. */
+function encoded(intent: PaymentIntent, signature: Hex): Encoded | undefined {
+  const known = encodings.get(intent);
+  if (known && sameValues(known, intent, signature)) return known;
+  const words = intentWords(intent);
+  const tail = words && bytesTail(signature);
+  if (!words || !tail) return undefined;
+  const { bot, to, token, amount, deadline, ref } = intent;
+  const made = { intent: { bot, to, token, amount, deadline, ref }, signature, words, tail };
+  encodings.set(intent, made);
+  return made;
+}
+
+function sameValues(known: Encoded, intent: PaymentIntent, signature: Hex): boolean {
+  const was = known.intent;
+  return known.signature === signature && was.bot === intent.bot && was.to === intent.to && was.token === intent.token
+    && was.amount === intent.amount && was.deadline === intent.deadline && was.ref === intent.ref;
+}
+
 /** executePayment(intent, signature). */
 export function paymentCalldata(intent: PaymentIntent, signature: Hex): Hex {
-  const words = PAYMENT && intentWords(intent);
-  const tail = words && bytesTail(signature);
-  if (!words || !tail) return encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [intent, signature] });
-  return `0x${PAYMENT}${words}${word(7 * 32)}${tail}`;
+  const payment = PAYMENT && encoded(intent, signature);
+  if (!payment) return encodeFunctionData({ abi: vaultAbi, functionName: "executePayment", args: [intent, signature] });
+  return `0x${PAYMENT}${payment.words}${word(7 * 32)}${payment.tail}`;
 }
 
 /** executePaymentBatch(intents, signatures). */
@@ -55,11 +90,10 @@ export function paymentBatchCalldata(payments: ReadonlyArray<{ intent: PaymentIn
   const intents: string[] = [];
   const tails: string[] = [];
   for (const { intent, signature } of payments) {
-    const words = intentWords(intent);
-    const tail = bytesTail(signature);
-    if (!words || !tail) return fallback();
-    intents.push(words);
-    tails.push(tail);
+    const payment = encoded(intent, signature);
+    if (!payment) return fallback();
+    intents.push(payment.words);
+    tails.push(payment.tail);
   }
   const k = payments.length;
   // Head: the two arrays' offsets. The intents array is static tuples inline; the signatures array
