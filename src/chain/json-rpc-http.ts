@@ -1,9 +1,9 @@
 // An HTTP JSON-RPC client over node:http, for the CLI's short commands: `relay pay` makes three calls
 // and exits, and undici (the relayer's client, json-rpc.ts) costs such a command more than its calls
-// do: loading and running its ~600 KB of code and its WebAssembly HTTP parser, ~20 MB and tens of
-// milliseconds on every call. node:http parses with the native llhttp already in Node's binary. Same
-// results and the same errors as the relayer's client (json-rpc-wire.ts); no proxy support (with
-// NODE_USE_ENV_PROXY, clients.ts uses the relayer's client).
+// do: loading and running ~600 KB of its code (the bundle's largest chunk) and instantiating its
+// WebAssembly HTTP parser, on every call. node:http parses with the native llhttp already in Node's
+// binary. Same results and the same errors as the relayer's client (json-rpc-wire.ts); no proxy
+// support (with NODE_USE_ENV_PROXY, clients.ts uses the relayer's client).
 import type { Agent, IncomingMessage } from "node:http";
 import { HttpRequestError, ResponseBodyTooLargeError, TimeoutError } from "viem";
 import { DEFAULT_TIMEOUT_MS, MAX_RESPONSE_BYTES, callText, endpointOf, failingClient, rpcBody, rpcResult, type Endpoint, type JsonRpcClient } from "./json-rpc-wire.ts";

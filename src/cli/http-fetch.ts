@@ -1,7 +1,8 @@
 // The relay client's `fetch` for the CLI, over node:http. A command such as `relay pay` makes one or
 // two requests to the relayer and exits; the global fetch costs it more than the requests do: its
-// first use loads Node's built-in undici (~13 MB and ~80 ms of CPU on every call) and compiles its
-// WebAssembly HTTP parser. node:http parses with the native llhttp already in the binary.
+// first use loads Node's built-in undici (~13 MB and tens of ms of CPU, measured with a bare
+// `new Response()`) and compiles its WebAssembly HTTP parser. node:http parses with the native
+// llhttp already in the binary.
 //
 // It answers as fetch does for everything the client looks at (status, headers, body text; a
 // network failure is "TypeError: fetch failed" with the socket's error as its cause, so the retry
