@@ -9,7 +9,7 @@
 // addons or files found beside their own code (Hardhat, solc, keccak, secp256k1, …) stay external:
 // Node loads them from node_modules as before. The long-running `relay serve` and `relay devnet` do not
 // run from the bundle at all (bin/relay): they keep their source, their worker threads and their flags.
-import { build, type Plugin } from "esbuild";
+import { build } from "esbuild";
 import { rmSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -17,33 +17,12 @@ import { fileURLToPath } from "node:url";
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = path.join(root, "dist");
 
-// undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~110 modules, ~30 MB) and adds
-// its request API to every dispatcher; src/chain/json-rpc.ts, its only user here, needs two classes
-// and calls only their own dispatch() and close(). In the bundle, that import gets those two modules.
-const undiciDispatchers: Plugin = {
-  name: "undici-dispatchers",
-  setup(build) {
-    build.onResolve({ filter: /^undici$/ }, (args) => {
-      if (!args.importer.endsWith(path.join("src", "chain", "json-rpc.ts"))) {
-        return { errors: [{ text: `${args.importer} imports undici: scripts/build-cli.ts gives only json-rpc.ts its dispatchers` }] };
-      }
-      return { path: "undici-dispatchers", namespace: "relay" };
-    });
-    build.onLoad({ filter: /^undici-dispatchers$/, namespace: "relay" }, () => ({
-      contents: [
-        'import Pool from "undici/lib/dispatcher/pool.js";',
-        'import EnvHttpProxyAgent from "undici/lib/dispatcher/env-http-proxy-agent.js";',
-        "export { EnvHttpProxyAgent, Pool };",
-      ].join("\n"),
-      resolveDir: root,
-      loader: "js",
-    }));
-  },
-};
-
 const external = [
   "hardhat", "hardhat/*", "@nomicfoundation/*", "solc", "keccak", "secp256k1", "secp256k1/*",
   "fastify", "@fastify/*", "pg", "ink", "react", "react/*", "@openzeppelin/*",
+  // Loaded by require() when first used (src/chain/json-rpc.ts), which the bundle leaves to Node: the
+  // CLI's money commands talk over node:http (json-rpc-http.ts) and do not load undici at all.
+  "undici", "undici/*",
 ];
 
 rmSync(outdir, { recursive: true, force: true });
@@ -59,7 +38,6 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "[name]-[hash]",
   external,
-  plugins: [undiciDispatchers],
   // Packages written as CommonJS call require() for Node's built-ins; an ES module has none of its own.
   banner: { js: 'import { createRequire as __relayCreateRequire } from "node:module"; const require = __relayCreateRequire(import.meta.url);' },
   minifyWhitespace: true,

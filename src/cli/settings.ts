@@ -4,7 +4,6 @@
 // symbol or address, and an amount in human or base units.
 import { existsSync } from "node:fs";
 import type { Address, Hex } from "viem";
-import { privateKeyToAddress } from "viem/accounts";
 import { ETH_MARKER, ETH_TOKEN, isEth } from "../chain/eth.ts";
 import { parseAddress } from "../crypto/address.ts";
 import { parseUnits } from "../../packages/client/src/units.ts";
@@ -265,9 +264,4 @@ export function parseAmount(_settings: Settings, token: ResolvedToken, text: str
   } catch (error) {
     throw usage(`${(error as Error).message} (${tokenLabel(token)} has ${token.decimals} decimals)`);
   }
-}
-
-/** The address of a private key (for messages and for `bot` fields). */
-export function addressOfKey(key: Hex): Address {
-  return privateKeyToAddress(key);
 }

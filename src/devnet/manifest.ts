@@ -2,53 +2,23 @@
 // Written atomically (temp file + rename) so that a reader never sees half a file, and 0600: it
 // holds the devnet's private keys.
 import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
-import { z } from "zod";
 import type { Suite } from "./deploy.ts";
+import { projectRoot } from "../paths.ts";
 import { writePrivateFile } from "../private-files.ts";
+import type { Manifest } from "./manifest-schema.ts";
+import { plainManifest } from "./manifest-shape.ts";
 
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/, "an address");
-const privateKey = z.string().regex(/^0x[0-9a-fA-F]{64}$/, "a 32-byte hex key");
-const keyPair = z.object({ address, privateKey });
+export type { Manifest };
 
-export const manifestSchema = z.object({
-  version: z.literal(1),
-  chainId: z.number().int().positive(),
-  rpcUrl: z.string().url(),
-  relayerUrl: z.string().url().optional(),
-  /**
-   * True when relay deployed this suite on a development node: written by `relay devnet`, and by
-   * `relay deploy` when the node said it is one. `relay serve --rpc-url` honours `metadata.scenario`
-   * only with it, and only while the node still says so.
-   */
-  devnet: z.boolean().optional(),
-  domain: z.object({
-    name: z.string(),
-    version: z.string(),
-    chainId: z.number().int().positive(),
-    verifyingContract: address,
-  }),
-  contracts: z.object({
-    registry: address,
-    factory: address,
-    vault: address,
-    router: address,
-    nft: address,
-    marketplace: address,
-    lending: address,
-    priceFeeds: z.record(z.string(), address),
-  }),
-  tokens: z.record(z.string(), z.object({ address, decimals: z.number().int().min(0).max(77) })),
-  accounts: z.object({
-    owner: keyPair,
-    operator: keyPair,
-    relayer: keyPair,
-    deployer: keyPair.optional(),
-    bots: z.object({ default: keyPair, reviewed: keyPair }).catchall(keyPair),
-  }),
-});
-
-export type Manifest = z.infer<typeof manifestSchema>;
+// The schema, and zod with it, loaded on first use: a CLI call reads its manifest through the quick
+// check (manifest-shape.ts) and needs zod only when that fails. Loaded synchronously (require of an
+// ES module, Node >= 22.12), since reading settings is; by its path in the checkout, which is the same
+// from src/ and from the CLI's bundle in dist/ (scripts/build-cli.ts), where Node strips its types.
+type Schema = typeof import("./manifest-schema.ts");
+let schema: Schema | undefined;
+const loadSchema = (): Schema => (schema ??= createRequire(import.meta.url)(path.join(projectRoot, "src", "devnet", "manifest-schema.ts")) as Schema);
 
 export interface Deployed {
   chainId: number;
@@ -103,7 +73,7 @@ export function chainManifestPath(stateDir: string, chainId: number): string {
 }
 
 export function writeManifest(file: string, manifest: Manifest): void {
-  const checked = manifestSchema.parse(manifest);
+  const checked = loadSchema().manifestSchema.parse(manifest);
   // It holds private keys: 0600 (see private-files.ts).
   writePrivateFile(file, `${JSON.stringify(checked, null, 2)}\n`);
 }
@@ -117,10 +87,5 @@ export function readManifest(file: string): Manifest {
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "not found" : "not valid JSON";
     throw new Error(`devnet manifest ${file}: ${reason}`);
   }
-  const result = manifestSchema.safeParse(raw);
-  if (!result.success) {
-    const issue = result.error.issues[0];
-    throw new Error(`devnet manifest ${file}: ${issue?.path.join(".") || "(root)"} ${issue?.message ?? "is invalid"}`);
-  }
-  return result.data;
+  return plainManifest(raw) ?? loadSchema().checkedManifest(file, raw);
 }

@@ -1,4 +1,5 @@
-// The lean JSON-RPC client (src/chain/json-rpc.ts) behind every URL's viem clients: on a real anvil
+// The lean JSON-RPC clients behind every URL's viem clients (src/chain/json-rpc.ts, the relayer's over
+// undici; src/chain/json-rpc-http.ts, the CLI's over node:http; each test runs on both): on a real anvil
 // it answers what viem's own http transport answers, results and node errors alike (the error
 // classes, codes and revert data viem's error mapping and the relayer's revert decoding read); a
 // node that is down, silent, or answering garbage gives the transport errors rpc-errors.ts turns
@@ -8,8 +9,9 @@ import { connect, type AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPublicClient, http, HttpRequestError, RpcRequestError, TimeoutError, type Address, type Hex } from "viem";
-import { clientsFor, chainFor } from "../../src/chain/clients.ts";
-import { callText, jsonRpcClient } from "../../src/chain/json-rpc.ts";
+import { clientsFor, chainFor, type ClientsOptions } from "../../src/chain/clients.ts";
+import { callText, jsonRpcClient as undiciClient } from "../../src/chain/json-rpc.ts";
+import { httpJsonRpcClient } from "../../src/chain/json-rpc-http.ts";
 import { rpcFailure, isTransportFailure } from "../../src/relayer/rpc-errors.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 import { freePort } from "../support/free-port.ts";
@@ -33,12 +35,11 @@ afterAll(async () => {
   await anvil?.stop();
 });
 
-/** The same call through viem's http transport and through clientsFor (the lean client). */
-function bothClients() {
-  const reference = createPublicClient({ chain: chainFor(CHAIN_ID, anvil.url), transport: http(anvil.url, { retryCount: 0 }), cacheTime: 0 });
-  const lean = clientsFor(anvil.url, CHAIN_ID).publicClient;
-  return { reference, lean };
-}
+/** Each lean client, by clientsFor's name for it. */
+const transports = [
+  ["undici", undiciClient],
+  ["node:http", httpJsonRpcClient],
+] as const satisfies readonly (readonly [NonNullable<ClientsOptions["transport"]>, typeof undiciClient])[];
 
 async function caught(promise: Promise<unknown>): Promise<Error & Record<string, unknown>> {
   try {
@@ -74,176 +75,184 @@ describe("a call's JSON text", () => {
   });
 });
 
-describe("on a real anvil", () => {
-  it("answers what viem's http transport answers", async () => {
-    const { reference, lean } = bothClients();
-    expect(await lean.getChainId()).toBe(CHAIN_ID);
-    expect(await lean.getBlockNumber()).toBe(await reference.getBlockNumber());
-    const [a, b] = await Promise.all([lean.getBlock({ blockTag: "latest" }), reference.getBlock({ blockTag: "latest" })]);
-    expect(a).toEqual(b);
-    const account = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as Address;
-    expect(await lean.getBalance({ address: account })).toBe(await reference.getBalance({ address: account }));
-    // Many calls at once share the pool's connections and each gets its own answer.
-    const numbers = await Promise.all(Array.from({ length: 64 }, (_, i) => lean.request({ method: "eth_getBlockByNumber", params: ["0x0", false] }).then((block) => [i, (block as { number: Hex }).number])));
-    expect(numbers).toEqual(Array.from({ length: 64 }, (_, i) => [i, "0x0"]));
-  });
+for (const [transport, jsonRpcClient] of transports) {
+  /** The same call through viem's http transport and through clientsFor (the lean client). */
+  function bothClients() {
+    const reference = createPublicClient({ chain: chainFor(CHAIN_ID, anvil.url), transport: http(anvil.url, { retryCount: 0 }), cacheTime: 0 });
+    const lean = clientsFor(anvil.url, CHAIN_ID, { transport }).publicClient;
+    return { reference, lean };
+  }
 
-  it("a reverting eth_call throws viem's error with the node's code and revert data, as viem's transport does", async () => {
-    const { reference, lean } = bothClients();
-    const call = (client: typeof lean) => client.call({ to: TARGET, data: "0x", stateOverride: [{ address: TARGET, code: REVERTING_CODE }] });
-    const [ours, theirs] = await Promise.all([caught(call(lean)), caught(call(reference))]);
-    expect(ours.name).toBe(theirs.name);
-    expect((ours as { shortMessage?: string }).shortMessage).toBe((theirs as { shortMessage?: string }).shortMessage);
-    const raw = (error: unknown) => (error as { walk(fn: (e: unknown) => boolean): { code?: number; data?: unknown } }).walk((e) => e instanceof RpcRequestError);
-    expect(raw(ours).code).toBe(raw(theirs).code);
-    expect(raw(ours).data).toBe(raw(theirs).data);
-    expect(String(raw(ours).data)).toContain(Buffer.from("nope").toString("hex"));
-    // Not a transport failure: the relayer reports the revert, not RPC_ERROR.
-    expect(isTransportFailure(ours)).toBe(false);
-  });
+  describe(`${transport}: on a real anvil`, () => {
+    it("answers what viem's http transport answers", async () => {
+      const { reference, lean } = bothClients();
+      expect(await lean.getChainId()).toBe(CHAIN_ID);
+      expect(await lean.getBlockNumber()).toBe(await reference.getBlockNumber());
+      const [a, b] = await Promise.all([lean.getBlock({ blockTag: "latest" }), reference.getBlock({ blockTag: "latest" })]);
+      expect(a).toEqual(b);
+      const account = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" as Address;
+      expect(await lean.getBalance({ address: account })).toBe(await reference.getBalance({ address: account }));
+      // Many calls at once share the pool's connections and each gets its own answer.
+      const numbers = await Promise.all(Array.from({ length: 64 }, (_, i) => lean.request({ method: "eth_getBlockByNumber", params: ["0x0", false] }).then((block) => [i, (block as { number: Hex }).number])));
+      expect(numbers).toEqual(Array.from({ length: 64 }, (_, i) => [i, "0x0"]));
+    });
 
-  it("goes through HTTP(S)_PROXY when Node is told to honour it (NODE_USE_ENV_PROXY=1), as fetch does", async () => {
-    // A proxy that records the host of every request it carries, forwarded (absolute-form) or tunnelled (CONNECT).
-    const tunnels: string[] = [];
-    const proxy = createServer((req, res) => {
-      const target = new URL(req.url ?? "");
-      tunnels.push(target.host);
-      const forward = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
-        res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
-      });
-      forward.on("error", () => res.destroy());
-      req.pipe(forward);
+    it("a reverting eth_call throws viem's error with the node's code and revert data, as viem's transport does", async () => {
+      const { reference, lean } = bothClients();
+      const call = (client: typeof lean) => client.call({ to: TARGET, data: "0x", stateOverride: [{ address: TARGET, code: REVERTING_CODE }] });
+      const [ours, theirs] = await Promise.all([caught(call(lean)), caught(call(reference))]);
+      expect(ours.name).toBe(theirs.name);
+      expect((ours as { shortMessage?: string }).shortMessage).toBe((theirs as { shortMessage?: string }).shortMessage);
+      const raw = (error: unknown) => (error as { walk(fn: (e: unknown) => boolean): { code?: number; data?: unknown } }).walk((e) => e instanceof RpcRequestError);
+      expect(raw(ours).code).toBe(raw(theirs).code);
+      expect(raw(ours).data).toBe(raw(theirs).data);
+      expect(String(raw(ours).data)).toContain(Buffer.from("nope").toString("hex"));
+      // Not a transport failure: the relayer reports the revert, not RPC_ERROR.
+      expect(isTransportFailure(ours)).toBe(false);
     });
-    proxy.on("connect", (req, socket, head) => {
-      tunnels.push(req.url ?? "");
-      const [host, port] = (req.url ?? "").split(":");
-      const upstream = connect(Number(port), host, () => {
-        socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        upstream.write(head);
-        upstream.pipe(socket).pipe(upstream);
+
+    it("goes through HTTP(S)_PROXY when Node is told to honour it (NODE_USE_ENV_PROXY=1), as fetch does (undici's client, whichever was asked for)", async () => {
+      // A proxy that records the host of every request it carries, forwarded (absolute-form) or tunnelled (CONNECT).
+      const tunnels: string[] = [];
+      const proxy = createServer((req, res) => {
+        const target = new URL(req.url ?? "");
+        tunnels.push(target.host);
+        const forward = httpRequest(target, { method: req.method, headers: req.headers }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        forward.on("error", () => res.destroy());
+        req.pipe(forward);
       });
-      upstream.on("error", () => socket.destroy());
-      socket.on("error", () => upstream.destroy());
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-    const saved = { NODE_USE_ENV_PROXY: process.env.NODE_USE_ENV_PROXY, HTTP_PROXY: process.env.HTTP_PROXY };
-    try {
-      process.env.NODE_USE_ENV_PROXY = "1";
-      process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const client = jsonRpcClient(anvil.url);
-      expect(await client.request({ method: "eth_chainId" })).toBe(`0x${CHAIN_ID.toString(16)}`);
-      expect(tunnels).toEqual([new URL(anvil.url).host]);
-      await client.close();
-    } finally {
-      for (const [key, value] of Object.entries(saved)) {
-        if (value === undefined) delete process.env[key];
-        else process.env[key] = value;
+      proxy.on("connect", (req, socket, head) => {
+        tunnels.push(req.url ?? "");
+        const [host, port] = (req.url ?? "").split(":");
+        const upstream = connect(Number(port), host, () => {
+          socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+          upstream.write(head);
+          upstream.pipe(socket).pipe(upstream);
+        });
+        upstream.on("error", () => socket.destroy());
+        socket.on("error", () => upstream.destroy());
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+      const saved = { NODE_USE_ENV_PROXY: process.env.NODE_USE_ENV_PROXY, HTTP_PROXY: process.env.HTTP_PROXY };
+      try {
+        process.env.NODE_USE_ENV_PROXY = "1";
+        process.env.HTTP_PROXY = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+        // node:http has no proxy support on every supported Node: clientsFor gives undici's client then.
+        expect(await clientsFor(anvil.url, CHAIN_ID, { transport }).publicClient.getChainId()).toBe(CHAIN_ID);
+        expect(tunnels).toEqual([new URL(anvil.url).host]);
+      } finally {
+        for (const [key, value] of Object.entries(saved)) {
+          if (value === undefined) delete process.env[key];
+          else process.env[key] = value;
+        }
+        proxy.closeAllConnections();
+        await new Promise<void>((resolve) => proxy.close(() => resolve()));
       }
-      proxy.closeAllConnections();
-      await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    }
-  });
-
-  it("an unknown method throws the same mapped error as viem's transport", async () => {
-    const { reference, lean } = bothClients();
-    const ask = (client: typeof lean) => client.request({ method: "relay_noSuchMethod" as never, params: [] as never });
-    const [ours, theirs] = await Promise.all([caught(ask(lean)), caught(ask(reference))]);
-    expect(ours.name).toBe(theirs.name);
-    expect(ours.code).toBe(theirs.code);
-  });
-});
-
-describe("a node that fails", () => {
-  let server: Server;
-  let url: string;
-  let handle: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void = () => {};
-  const seenAuth: (string | undefined)[] = [];
-  beforeAll(async () => {
-    server = createServer((req, res) => {
-      seenAuth.push(req.headers.authorization);
-      let body = "";
-      req.on("data", (c: Buffer) => (body += c.toString()));
-      req.on("end", () => handle(req, body, res));
     });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+
+    it("an unknown method throws the same mapped error as viem's transport", async () => {
+      const { reference, lean } = bothClients();
+      const ask = (client: typeof lean) => client.request({ method: "relay_noSuchMethod" as never, params: [] as never });
+      const [ours, theirs] = await Promise.all([caught(ask(lean)), caught(ask(reference))]);
+      expect(ours.name).toBe(theirs.name);
+      expect(ours.code).toBe(theirs.code);
+    });
   });
 
-  it("refusing connections: HttpRequestError, a transport failure, RPC_ERROR", async () => {
-    const closedPort = await freePort();
-    const client = jsonRpcClient(`http://127.0.0.1:${closedPort}`);
-    const error = await caught(client.request({ method: "eth_blockNumber" }));
-    expect(error).toBeInstanceOf(HttpRequestError);
-    expect(isTransportFailure(error)).toBe(true);
-    const relayed = await caught(rpcFailure(() => clientsFor(`http://127.0.0.1:${closedPort}`, CHAIN_ID).publicClient.getBlockNumber()));
-    expect(relayed.code).toBe("RPC_ERROR");
-  });
+  describe(`${transport}: a node that fails`, () => {
+    let server: Server;
+    let url: string;
+    let handle: (req: IncomingMessage, body: string, res: import("node:http").ServerResponse) => void = () => {};
+    const seenAuth: (string | undefined)[] = [];
+    beforeAll(async () => {
+      server = createServer((req, res) => {
+        seenAuth.push(req.headers.authorization);
+        let body = "";
+        req.on("data", (c: Buffer) => (body += c.toString()));
+        req.on("end", () => handle(req, body, res));
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterAll(async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
 
-  it("silent past the timeout: TimeoutError after about timeoutMs, RPC_ERROR; the client still works after", async () => {
-    handle = () => {}; // never answers
-    const client = jsonRpcClient(url, { timeoutMs: 300 });
-    const started = Date.now();
-    const error = await caught(client.request({ method: "eth_blockNumber" }));
-    expect(error).toBeInstanceOf(TimeoutError);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    expect(Date.now() - started).toBeLessThan(3_000);
-    expect((await caught(rpcFailure(() => clientsFor(url, CHAIN_ID, { timeoutMs: 300 }).publicClient.getBlockNumber()))).code).toBe("RPC_ERROR");
-    handle = (_req, _body, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: "0x2a" }));
-    expect(await client.request({ method: "eth_blockNumber" })).toBe("0x2a");
-    await client.close();
-  });
+    it("refusing connections: HttpRequestError, a transport failure, RPC_ERROR", async () => {
+      const closedPort = await freePort();
+      const client = jsonRpcClient(`http://127.0.0.1:${closedPort}`);
+      const error = await caught(client.request({ method: "eth_blockNumber" }));
+      expect(error).toBeInstanceOf(HttpRequestError);
+      expect(isTransportFailure(error)).toBe(true);
+      const relayed = await caught(rpcFailure(() => clientsFor(`http://127.0.0.1:${closedPort}`, CHAIN_ID, { transport }).publicClient.getBlockNumber()));
+      expect(relayed.code).toBe("RPC_ERROR");
+    });
 
-  it("a body that stalls after the headers also times out", async () => {
-    handle = (_req, _body, res) => {
-      res.writeHead(200, { "content-type": "application/json" });
-      res.write('{"jsonrpc":"2.0","id":1,');
-    };
-    const error = await caught(jsonRpcClient(url, { timeoutMs: 300 }).request({ method: "eth_blockNumber" }));
-    expect(error).toBeInstanceOf(TimeoutError);
-  });
+    it("silent past the timeout: TimeoutError after about timeoutMs, RPC_ERROR; the client still works after", async () => {
+      handle = () => {}; // never answers
+      const client = jsonRpcClient(url, { timeoutMs: 300 });
+      const started = Date.now();
+      const error = await caught(client.request({ method: "eth_blockNumber" }));
+      expect(error).toBeInstanceOf(TimeoutError);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect((await caught(rpcFailure(() => clientsFor(url, CHAIN_ID, { timeoutMs: 300, transport }).publicClient.getBlockNumber()))).code).toBe("RPC_ERROR");
+      handle = (_req, _body, res) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, result: "0x2a" }));
+      expect(await client.request({ method: "eth_blockNumber" })).toBe("0x2a");
+      await client.close();
+    });
 
-  it("an error status without a JSON-RPC error, or an answer that is not JSON: HttpRequestError with the status", async () => {
-    handle = (_req, _body, res) => res.writeHead(503, { "content-type": "text/plain" }).end("overloaded");
-    const unavailable = await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }));
-    expect(unavailable).toBeInstanceOf(HttpRequestError);
-    expect(unavailable.status).toBe(503);
-    expect(unavailable.message).toContain("overloaded");
-    expect(isTransportFailure(unavailable)).toBe(true);
-    handle = (_req, _body, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>");
-    expect(await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }))).toBeInstanceOf(HttpRequestError);
-  });
+    it("a body that stalls after the headers also times out", async () => {
+      handle = (_req, _body, res) => {
+        res.writeHead(200, { "content-type": "application/json" });
+        res.write('{"jsonrpc":"2.0","id":1,');
+      };
+      const error = await caught(jsonRpcClient(url, { timeoutMs: 300 }).request({ method: "eth_blockNumber" }));
+      expect(error).toBeInstanceOf(TimeoutError);
+    });
 
-  it("a JSON-RPC error under an error status keeps its code (viem maps it, e.g. a rate limit)", async () => {
-    handle = (_req, _body, res) => res.writeHead(429, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32005, message: "limit exceeded" } }));
-    const direct = await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }));
-    expect(direct).toBeInstanceOf(RpcRequestError);
-    expect(direct.code).toBe(-32005);
-    const mapped = await caught(clientsFor(url, CHAIN_ID).publicClient.getBlockNumber());
-    expect(mapped.name).toBe("LimitExceededRpcError");
-  });
+    it("an error status without a JSON-RPC error, or an answer that is not JSON: HttpRequestError with the status", async () => {
+      handle = (_req, _body, res) => res.writeHead(503, { "content-type": "text/plain" }).end("overloaded");
+      const unavailable = await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }));
+      expect(unavailable).toBeInstanceOf(HttpRequestError);
+      expect(unavailable.status).toBe(503);
+      expect(unavailable.message).toContain("overloaded");
+      expect(isTransportFailure(unavailable)).toBe(true);
+      handle = (_req, _body, res) => res.writeHead(200, { "content-type": "text/html" }).end("<html>");
+      expect(await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }))).toBeInstanceOf(HttpRequestError);
+    });
 
-  it("sends the call as one JSON-RPC request; user:password in the URL becomes a Basic header, named in no error", async () => {
-    let sent: { jsonrpc?: string; method?: string; params?: unknown } = {};
-    handle = (_req, body, res) => {
-      sent = JSON.parse(body) as typeof sent;
-      res.writeHead(500, { "content-type": "text/plain" }).end("no");
-    };
-    seenAuth.length = 0;
-    const withKey = url.replace("http://", "http://alice:s3cr%40t@") + "/v2/path?x=1";
-    const error = await caught(jsonRpcClient(withKey).request({ method: "eth_getBalance", params: ["0x00", "latest"] }));
-    expect(sent).toMatchObject({ jsonrpc: "2.0", method: "eth_getBalance", params: ["0x00", "latest"] });
-    expect(seenAuth).toEqual([`Basic ${Buffer.from("alice:s3cr@t").toString("base64")}`]);
-    expect(error.message).not.toContain("s3cr");
-    expect(error.message).not.toContain("alice");
-  });
+    it("a JSON-RPC error under an error status keeps its code (viem maps it, e.g. a rate limit)", async () => {
+      handle = (_req, _body, res) => res.writeHead(429, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: 1, error: { code: -32005, message: "limit exceeded" } }));
+      const direct = await caught(jsonRpcClient(url).request({ method: "eth_blockNumber" }));
+      expect(direct).toBeInstanceOf(RpcRequestError);
+      expect(direct.code).toBe(-32005);
+      const mapped = await caught(clientsFor(url, CHAIN_ID, { transport }).publicClient.getBlockNumber());
+      expect(mapped.name).toBe("LimitExceededRpcError");
+    });
 
-  it("a URL that is not http(s) fails each call with HttpRequestError, as viem's transport did", async () => {
-    const error = await caught(jsonRpcClient("not a url").request({ method: "eth_blockNumber" }));
-    expect(error).toBeInstanceOf(HttpRequestError);
+    it("sends the call as one JSON-RPC request; user:password in the URL becomes a Basic header, named in no error", async () => {
+      let sent: { jsonrpc?: string; method?: string; params?: unknown } = {};
+      handle = (_req, body, res) => {
+        sent = JSON.parse(body) as typeof sent;
+        res.writeHead(500, { "content-type": "text/plain" }).end("no");
+      };
+      seenAuth.length = 0;
+      const withKey = url.replace("http://", "http://alice:s3cr%40t@") + "/v2/path?x=1";
+      const error = await caught(jsonRpcClient(withKey).request({ method: "eth_getBalance", params: ["0x00", "latest"] }));
+      expect(sent).toMatchObject({ jsonrpc: "2.0", method: "eth_getBalance", params: ["0x00", "latest"] });
+      expect(seenAuth).toEqual([`Basic ${Buffer.from("alice:s3cr@t").toString("base64")}`]);
+      expect(error.message).not.toContain("s3cr");
+      expect(error.message).not.toContain("alice");
+    });
+
+    it("a URL that is not http(s) fails each call with HttpRequestError, as viem's transport did", async () => {
+      const error = await caught(jsonRpcClient("not a url").request({ method: "eth_blockNumber" }));
+      expect(error).toBeInstanceOf(HttpRequestError);
+    });
   });
-});
+}

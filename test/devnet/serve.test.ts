@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, isAddress, type Address } from "viem";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import { manifestSchema, type Manifest } from "../../src/devnet/manifest.ts";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { manifestSchema } from "../../src/devnet/manifest-schema.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 

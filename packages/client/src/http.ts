@@ -19,7 +19,25 @@ export interface HttpAttempt {
 }
 
 /** The subset of the standard `fetch` the client calls (the global `fetch`, or a wrapper of it). */
-export type FetchFunction = (url: string, init: RequestInit) => Promise<Response>;
+export type FetchFunction = (url: string, init: FetchInit) => Promise<FetchResponse>;
+
+/** What the client passes to `fetch`: a `RequestInit` with these fields only. */
+export interface FetchInit {
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  signal: AbortSignal;
+}
+
+/**
+ * What the client reads of `fetch`'s answer: a `Response` has it, and so can a lighter stand-in (the
+ * relay CLI's, over node:http, which spares a short command loading fetch's machinery).
+ */
+export interface FetchResponse {
+  readonly status: number;
+  readonly headers: { get(name: string): string | null };
+  text(): Promise<string>;
+}
 
 /**
  * Send one request. Resolves with the parsed JSON body of a 2xx answer (`undefined` when empty).
@@ -42,7 +60,7 @@ export async function sendOnce(attempt: HttpAttempt): Promise<unknown> {
 
 interface RawResponse {
   status: number;
-  headers: Headers;
+  headers: FetchResponse["headers"];
   text: string;
 }
 

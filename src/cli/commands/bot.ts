@@ -4,6 +4,7 @@ import type { RequestKind } from "../../../packages/client/src/types.ts";
 import { RelayApiError, RelayUnreachableError } from "../../../packages/client/src/errors.ts";
 import { RelayClient } from "../../../packages/client/src/relay-client.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
+import { cliFetch } from "../http-fetch.ts";
 import { relayerUnreachable } from "../output.ts";
 import type { Settings } from "../settings.ts";
 import { ChainUnreachableError, chainDescription } from "./chain.ts";
@@ -66,7 +67,7 @@ export function forcedEveryTime(scenario: string | undefined): boolean {
  */
 async function relayerDownInstead(error: unknown, settings: Settings, io: CliIO): Promise<never> {
   if (!(error instanceof ChainUnreachableError)) throw error;
-  const client = new RelayClient({ baseUrl: settings.relayerUrl, retry: { maxAttempts: 1 } });
+  const client = new RelayClient({ baseUrl: settings.relayerUrl, retry: { maxAttempts: 1 }, fetch: cliFetch() });
   try {
     await client.health({ signal: io.signal, timeoutMs: 2_000 });
   } catch (probe) {

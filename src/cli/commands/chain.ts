@@ -17,18 +17,21 @@ export class ChainUnreachableError extends CliError {
   }
 }
 
+// A command makes a few calls and exits: node:http starts lighter than the relayer's pooled client.
+const transport = "node:http";
+
 /** Clients for the settings' chain, after checking the node answers and is that chain. */
 export async function connectChain(settings: Settings): Promise<Clients> {
   let chainId: number;
   try {
-    chainId = await clientsFor(settings.rpcUrl, settings.chainId).publicClient.getChainId();
+    chainId = await clientsFor(settings.rpcUrl, settings.chainId, { transport }).publicClient.getChainId();
   } catch {
     throw new ChainUnreachableError(`cannot reach ${chainDescription(settings)}${startHint(settings)} (--rpc-url, RELAY_RPC_URL)`);
   }
   if (chainId !== settings.chainId && settings.sources.chainId !== "default") {
     throw new CliError(`the node at ${settings.rpcUrl} is chain ${chainId}, not chain ${settings.chainId} (from ${settings.sources.chainId})`);
   }
-  return clientsFor(settings.rpcUrl, chainId);
+  return clientsFor(settings.rpcUrl, chainId, { transport });
 }
 
 /** "a JSON-RPC node at …", naming where the URL came from when the user did not give it. */

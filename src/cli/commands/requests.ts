@@ -5,6 +5,7 @@ import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../../pac
 import { DEFAULT_POLL_OPTIONS } from "../../../packages/client/src/poll.ts";
 import type { RetryEvent } from "../../../packages/client/src/retry.ts";
 import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
+import { cliFetch } from "../http-fetch.ts";
 import { exitCodeForStatus, printResult } from "../output.ts";
 import { formatElapsed, startProgress } from "../progress.ts";
 import { colourOn, paintStatus } from "../colour.ts";
@@ -29,6 +30,7 @@ export function relayClient(settings: Settings, io: CliIO): RelayClient {
   return new RelayClient({
     baseUrl: settings.relayerUrl,
     chainId: settings.chainId,
+    fetch: cliFetch(),
     retry: {
       maxAttempts: 3,
       onRetry: (event) => io.stderr.write(`relay: ${retryLine(event)}\n`),

@@ -1,13 +1,13 @@
 // `relay terms status [wallet]` and `relay terms accept`: the relayer's terms of service, which a
 // vault's owner accepts (by signing them with the owner key) before the relayer runs the vault's intents.
-import { privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount, privateKeyToAddress } from "viem/accounts";
 import type { Address } from "viem";
 import { acceptTerms } from "../../../packages/client/src/terms.ts";
 import type { TosStatus } from "../../../packages/client/src/types.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
-import { addressOfKey, requireOwnerKey } from "../settings.ts";
+import { requireOwnerKey } from "../settings.ts";
 import { relayClient } from "./requests.ts";
 
 type Options = SettingsOptions & { ownerKey?: string };
@@ -18,7 +18,7 @@ export async function termsStatus(wallet: string | undefined, options: Options, 
   let who = wallet;
   if (who === undefined) {
     if (settings.ownerKey === undefined) throw new CliError("name the wallet, or give --owner-key", EXIT.USAGE);
-    who = addressOfKey(settings.ownerKey);
+    who = privateKeyToAddress(settings.ownerKey);
   }
   show(await relayClient(settings, io).tosStatus(who as Address), options, io);
 }

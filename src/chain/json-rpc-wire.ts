@@ -1,0 +1,176 @@
+// What goes over the wire of a JSON-RPC call, for both of relay's HTTP JSON-RPC clients (the relayer's
+// undici pool, json-rpc.ts; the CLI's node:http one, json-rpc-http.ts): the endpoint of a node URL,
+// a call's JSON text, and its answer read back into the call's result or the error viem's own http
+// transport would throw, so that everything above the clients (viem's error mapping, rpc-errors.ts,
+// revert decoding) sees what it saw with viem's transport:
+// - a JSON-RPC error answer throws viem's RpcRequestError (its `code` and `data` are the node's);
+// - no answer within `timeoutMs` (queueing, sending and reading the whole body) throws TimeoutError;
+// - a connection failure throws HttpRequestError with the socket error as its cause; a non-2xx
+//   answer that is not a JSON-RPC error throws HttpRequestError with the status;
+// - user:password in the URL becomes a Basic Authorization header and leaves the URL, like viem's.
+// No retries: the relayer decides (clients.ts sets viem's retryCount to 0 as before).
+import { HttpRequestError, RpcRequestError } from "viem";
+
+export interface JsonRpcRequest {
+  method: string;
+  params?: unknown;
+}
+
+export interface JsonRpcClient {
+  /** The EIP-1193 `request`: the call's `result`, or a thrown viem error (see above). */
+  request(args: JsonRpcRequest): Promise<unknown>;
+  /** Closes the pooled connections (pending calls finish first). */
+  close(): Promise<void>;
+}
+
+/** viem's default ceilings: 10 s for one call, 10 MiB for one answer. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+export const MAX_RESPONSE_BYTES = 10_485_760;
+
+/** Where to send calls: the node's origin, the request path, the headers (Basic auth from the URL). */
+export interface Endpoint {
+  origin: string;
+  path: string;
+  /** The URL without credentials, for errors (viem's getUrl would strip them too). */
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** The endpoint of a node URL; throws when it is not a URL. */
+export function endpointOf(url: string): Endpoint {
+  const parsed = new URL(url);
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (parsed.username || parsed.password) {
+    const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    headers.authorization = `Basic ${Buffer.from(credentials, "utf8").toString("base64")}`;
+    parsed.username = "";
+    parsed.password = "";
+  }
+  return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, url: parsed.toString(), headers };
+}
+
+/** A call as sent: viem puts it in its errors' "Request body". */
+export type RpcBody = {
+  jsonrpc: "2.0";
+  id: number;
+  method: string;
+  params?: unknown;
+};
+
+let nextId = 0;
+
+/** The body of a new call (ids count up per process). */
+export function rpcBody({ method, params }: JsonRpcRequest): RpcBody {
+  return { jsonrpc: "2.0", id: nextId++, method, params };
+}
+
+/** An HTTP answer to a call: its status, content type and whole body text. */
+export interface RpcAnswer {
+  status: number;
+  contentType: string;
+  text: string;
+}
+
+/** The call's result from its answer, or the error viem's http transport would throw. */
+export function rpcResult(body: RpcBody, url: string, answer: RpcAnswer): unknown {
+  const { status, contentType, text } = answer;
+  const ok = status >= 200 && status < 300;
+  let data: { result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
+  try {
+    data = JSON.parse(text || "{}") as typeof data;
+  } catch (error) {
+    // A 2xx answer that is not JSON is a broken node; otherwise report the status and its text.
+    if (ok || contentType.startsWith("application/json")) throw new HttpRequestError({ body, cause: error as Error, status, url });
+    throw new HttpRequestError({ body, details: text || `HTTP ${status}`, status, url });
+  }
+  const error = data?.error;
+  const isRpcError = typeof error?.code === "number" && typeof error.message === "string";
+  if (isRpcError) throw new RpcRequestError({ body, error: error as { code: number; message: string }, status: ok ? undefined : status, url });
+  if (!ok) throw new HttpRequestError({ body, details: JSON.stringify(error) ?? `HTTP ${status}`, status, url });
+  return data?.result;
+}
+
+/** A client whose every call fails as viem's transport failed a URL that is not http(s), the reason as cause. */
+export function failingClient(url: string, cause: Error): JsonRpcClient {
+  return {
+    request: ({ method, params }) => Promise.reject(new HttpRequestError({ body: { method, params }, cause, url })),
+    close: async () => {},
+  };
+}
+
+// JSON.stringify looks at every character of a string for what needs escaping, ~2 ns a character:
+// the simulating lens's code (18 KB, in every readAndSimulate call), calldata and signed batches
+// (~10 KB) made that the larger part of sending a call. A long string with nothing to escape is
+// handed to JSON.stringify as JSON text instead (JSON.rawJSON, which checks it natively, 4x faster);
+// the output is the same text.
+const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).rawJSON;
+const RAW_MIN_LENGTH = 512;
+
+/**
+ * The long strings made raw JSON lately, most recently used first, with what they were made into.
+ * The simulating lens's code (18 KB) is in every readAndSimulate call: found here, it is neither
+ * scanned nor copied again. A string not here costs a few comparisons, each a length check or a
+ * compare of the characters up to the first that differs.
+ */
+class RecentRaw {
+  readonly #entries: Array<{ text: string; raw: unknown }> = [];
+  readonly #size: number;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  find(text: string): unknown {
+    const entries = this.#entries;
+    for (let i = 0; i < entries.length; i++) {
+      const entry = entries[i]!;
+      if (entry.text !== text) continue;
+      if (i > 0) {
+        entries.splice(i, 1);
+        entries.unshift(entry);
+      }
+      return entry.raw;
+    }
+    return undefined;
+  }
+
+  add(text: string, raw: unknown): void {
+    this.#entries.unshift({ text, raw });
+    if (this.#entries.length > this.#size) this.#entries.pop();
+  }
+}
+
+const recentRaw = new RecentRaw(8);
+
+/** A call's JSON text: JSON.stringify's (with bigints as viem writes them), faster for long strings. */
+export function callText(body: { method: string; params?: unknown }): string {
+  return JSON.stringify({ ...body, params: withRawStrings(body.params) });
+}
+
+/** `value` with every long string that needs no escaping as raw JSON text, and bigints as decimal strings (as viem's stringify); the rest as is. */
+function withRawStrings(value: unknown): unknown {
+  if (typeof value === "bigint") return value.toString();
+  if (typeof value === "string") {
+    if (rawJSON === undefined || value.length < RAW_MIN_LENGTH) return value;
+    const known = recentRaw.find(value);
+    if (known !== undefined) return known;
+    // No backslash (it would read as an escape) and no lone surrogate (JSON.stringify escapes
+    // those); quotes and control characters make rawJSON throw, and the string stays as it is.
+    if (value.indexOf("\\") !== -1 || !(value as unknown as { isWellFormed(): boolean }).isWellFormed()) return value;
+    let raw: unknown;
+    try {
+      raw = rawJSON(`"${value}"`);
+    } catch {
+      return value;
+    }
+    recentRaw.add(value, raw);
+    return raw;
+  }
+  if (Array.isArray(value)) return value.map(withRawStrings);
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON !== "function") {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) copy[key] = withRawStrings((value as Record<string, unknown>)[key]);
+    return copy;
+  }
+  return value;
+}
