@@ -4,49 +4,26 @@
 // before it was broadcast. After a restart the relayer's key cancels the intent on the vault, so the
 // bot's leaked signature, sent straight to the vault by a leaked relayer key, reverts and nothing
 // moves; and in (b) the key's next transaction is not stuck behind the recorded cancel's nonce.
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
-import type { Manifest } from "../../src/devnet/manifest.ts";
 import { hashIntent } from "../../src/eip712/hash.ts";
 import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
-import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
-import { tempDir } from "../helpers/temp-dir.ts";
 import { fresh } from "./harness.ts";
+import { splitDevnet } from "./support/split-devnet.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
-const stateDir = tempDir("relay-crash-cancel-");
-const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8"));
-
-async function startServe(env: Record<string, string> = {}): Promise<{ relay: SpawnedRelay; url: string }> {
-  const relay = spawnRelay(["serve", "--rpc-url", readManifest().rpcUrl, "--port", "0", "--state-dir", stateDir], env);
-  await relay.waitFor(/relay: ready/);
-  const url = /relayer (http:\/\/127\.0\.0\.1:\d+)/.exec(relay.output.stderr)![1]!;
-  return { relay, url };
-}
+const { readManifest, startServe } = splitDevnet("relay-crash-cancel-");
 
 const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(body) });
 
 describe("kill -9 between a rejection and its on-chain cancel", () => {
-  let devnet: SpawnedRelay;
-  const started: SpawnedRelay[] = [];
-
-  beforeAll(async () => {
-    devnet = spawnRelay(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
-    await devnet.waitFor(/relay: ready/);
-  });
-  afterAll(() => {
-    for (const p of [...started, devnet]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGTERM");
-  });
-
   for (const fault of ["after-rejection", "after-record"] as const) {
     it(`killed ${fault === "after-rejection" ? "once the rejection committed, before any cancel was sent" : "once the cancel's transaction was recorded, before it was broadcast"}: the restarted relayer cancels the intent, and the leaked signature moves nothing`, async () => {
       const manifest = readManifest();
@@ -61,7 +38,6 @@ describe("kill -9 between a rejection and its on-chain cancel", () => {
 
       // The default bot's 12,000 USDC payment, held by the agents for the owner.
       const first = await startServe({ RELAY_FAULT: fault });
-      started.push(first.relay);
       const to = fresh();
       const intent = { bot: bot.address, to, token: usdc, amount: 12_000_000_000n, deadline: defaultDeadline(), ref: randomRef() };
       const signature = await signPaymentIntent(bot, domain, intent);
@@ -81,7 +57,6 @@ describe("kill -9 between a rejection and its on-chain cancel", () => {
       expect(await cancelled(intentHash)).toBe(false);
 
       const second = await startServe();
-      started.push(second.relay);
       const until = Date.now() + 30_000;
       while (!(await cancelled(intentHash))) {
         if (Date.now() > until) throw new Error(`the restarted relayer did not cancel ${intentHash}:\n${second.relay.output.stderr}`);

@@ -2,41 +2,18 @@
 // another, the relayer killed with SIGKILL right after it durably recorded a payment's signed
 // transaction and before broadcasting it. After a restart the payment executes exactly once, and
 // a retry with the same idempotency key gets the outcome.
-import { readFileSync } from "node:fs";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { erc20Abi, parseAbiItem, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { clientsFor } from "../../src/chain/clients.ts";
-import type { Manifest } from "../../src/devnet/manifest.ts";
 import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
-import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { fresh } from "./harness.ts";
-import { tempDir } from "../helpers/temp-dir.ts";
+import { splitDevnet } from "./support/split-devnet.ts";
 
-const stateDir = tempDir("relay-crash-");
-const readManifest = (): Manifest => JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8"));
-
-async function startServe(env: Record<string, string> = {}): Promise<{ relay: SpawnedRelay; url: string }> {
-  const relay = spawnRelay(["serve", "--rpc-url", readManifest().rpcUrl, "--port", "0", "--state-dir", stateDir], env);
-  await relay.waitFor(/relay: ready/);
-  const url = /relayer (http:\/\/127\.0\.0\.1:\d+)/.exec(relay.output.stderr)![1]!;
-  return { relay, url };
-}
+const { readManifest, startServe } = splitDevnet("relay-crash-");
 
 describe("kill -9 between record and broadcast", () => {
-  let devnet: SpawnedRelay;
-  const started: SpawnedRelay[] = [];
-
-  beforeAll(async () => {
-    devnet = spawnRelay(["devnet", "--rpc-port", "0", "--state-dir", stateDir]);
-    await devnet.waitFor(/relay: ready/);
-  });
-  afterAll(() => {
-    for (const p of [...started, devnet]) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill("SIGTERM");
-  });
-
   it("executes the payment exactly once after a restart", async () => {
     const manifest = readManifest();
     const clients = clientsFor(manifest.rpcUrl, manifest.chainId);
@@ -48,7 +25,6 @@ describe("kill -9 between record and broadcast", () => {
     const body = paymentRequestBody(domain, intent, await signPaymentIntent(bot, domain, intent), { idempotencyKey: crypto.randomUUID() });
 
     const first = await startServe({ RELAY_FAULT: "after-record" });
-    started.push(first.relay);
     const send = () => fetch(`${first.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     await expect(send()).rejects.toThrow();
     const exit = await first.relay.exited;
@@ -57,7 +33,6 @@ describe("kill -9 between record and broadcast", () => {
     expect(await balance()).toBe(0n);
 
     const second = await startServe();
-    started.push(second.relay);
     const retry = await fetch(`${second.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect(retry.status).toBe(200);
     const answer = (await retry.json()) as { status: string; txHash: string; requestId: string };
