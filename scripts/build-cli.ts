@@ -45,3 +45,21 @@ await build({
   legalComments: "none",
   logLevel: "error",
 });
+
+// The ledger's checkpoint worker (src/ledger/checkpointer.ts) runs in a thread of its own, started
+// from a file rather than imported: it gets a file of its own, dist/checkpoint-worker.mjs, beside the
+// chunks that start it, so that `relay serve` can run from the bundle too.
+await build({
+  absWorkingDir: root,
+  entryPoints: { "checkpoint-worker": "src/ledger/checkpoint-worker.ts" },
+  outdir,
+  bundle: true,
+  format: "esm",
+  platform: "node",
+  target: "node22.18",
+  outExtension: { ".js": ".mjs" },
+  minifyWhitespace: true,
+  minifySyntax: true,
+  legalComments: "none",
+  logLevel: "error",
+});

@@ -15,8 +15,9 @@
 // bots, a manifest in a fresh state directory), then `relay serve --config <file> --state-dir <dir>
 // --port <free>` — a config file because rate limits are set there only: it serves the manifest's
 // chain at <node> with every rate limit off (capacity 0), so a benchmark's load is never refused.
-// Both run as `node src/cli/bin.ts …`, the command bin/relay execs, so extra node arguments
-// (`nodeArgs`, e.g. ["--cpu-prof", "--cpu-prof-dir", dir]) reach the relay process itself.
+// Both run as `node src/cli/bin.ts …`, the CLI bin/relay runs from its bundle (dist/relay.mjs), with
+// bin/relay's node flags, so extra node arguments (`nodeArgs`, e.g. ["--cpu-prof", "--cpu-prof-dir",
+// dir]) reach the relay process itself and its profiles name the source files.
 // Use it under scripts/run.sh (process.execPath is then the project's node). Linux only for cpuMicros.
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";

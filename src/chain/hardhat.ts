@@ -1,9 +1,10 @@
-// An in-process Hardhat 3 chain (EDR). Hardhat is imported lazily so that commands which do not
-// need a chain never pay for loading it.
+// An in-process Hardhat 3 chain (EDR): straight on EDR (edr-chain.ts), or through Hardhat for a fork.
+// Both are imported lazily so that commands which do not need a chain never pay for loading them.
 import path from "node:path";
 import type { EIP1193Provider } from "viem";
 import { projectRoot } from "../paths.ts";
 import { PUBLISHED_ACCOUNTS } from "./published-accounts.ts";
+import { startEdrChain } from "./edr-chain.ts";
 
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 export const DEV_ACCOUNT_COUNT = 20;
@@ -32,6 +33,22 @@ export interface LocalChain {
 
 export async function startChain(options: ChainOptions = {}): Promise<LocalChain> {
   const chainId = options.chainId ?? 84532;
+  if (options.fork === undefined) {
+    // A local chain needs EDR alone (edr-chain.ts): a start without loading Hardhat.
+    const chain = await startEdrChain({
+      chainId,
+      accounts: PUBLISHED_ACCOUNTS.slice(0, DEV_ACCOUNT_COUNT),
+      balance: DEV_ACCOUNT_BALANCE,
+      miningIntervalMs: options.miningIntervalMs,
+      throwOnTransactionFailures: options.throwOnTransactionFailures,
+    });
+    return { chainId, provider: chain.provider, close: async () => chain.close() };
+  }
+  return startHardhatChain(chainId, options);
+}
+
+/** A chain through Hardhat's network manager: for a fork, which needs Hardhat's hardfork tables and fork cache. */
+export async function startHardhatChain(chainId: number, options: ChainOptions): Promise<LocalChain> {
   const [{ createHardhatRuntimeEnvironment }, { default: config }] = await Promise.all([
     import("hardhat/hre"),
     import("../../hardhat.config.ts"),

@@ -1,5 +1,5 @@
-// Sends deployment and configuration transactions from one key, one at a time, each awaited to its
-// receipt. Used by the devnet and `relay deploy`; not the relayer's submission path.
+// Sends deployment and configuration transactions from one account, one at a time, each awaited to
+// its receipt. Used by the devnet and `relay deploy`; not the relayer's submission path.
 import { encodeDeployData, encodeFunctionData, getAddress, type Address, type Hex, type TransactionReceipt } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Clients } from "./clients.ts";
@@ -12,12 +12,36 @@ export interface Sender {
   sendValue(to: Address, value: bigint): Promise<TransactionReceipt>;
 }
 
+/** One transaction: its recipient (null deploys), data and value. Resolves to its hash once sent. */
+type Send = (to: Address | null, data: Hex, value: bigint | undefined) => Promise<Hex>;
+
+/** A sender that signs with `privateKey` itself: it works on any node. */
 export function createSender(clients: Clients, privateKey: Hex): Sender {
   const account = privateKeyToAccount(privateKey);
   const wallet = clients.walletFor(account);
+  return senderOver(clients, account.address, (to, data, value) => wallet.sendTransaction({ to, data, value, account, chain: clients.chain }));
+}
+
+/**
+ * A sender for an account whose key the node itself holds (the in-process devnet's dev accounts): the
+ * node fills in the nonce, gas and fees and signs, so a transaction costs one `eth_sendTransaction`
+ * instead of viem's five or so requests and a signature in JavaScript. The devnet's deployment of ~60
+ * transactions takes about a third of the time it takes through createSender.
+ */
+export function createNodeAccountSender(clients: Clients, address: Address): Sender {
+  const from = getAddress(address);
+  return senderOver(clients, from, (to, data, value) =>
+    clients.publicClient.request({
+      method: "eth_sendTransaction",
+      params: [{ from, ...(to === null ? {} : { to }), data, ...(value === undefined ? {} : { value: `0x${value.toString(16)}` }) }],
+    } as never) as Promise<Hex>,
+  );
+}
+
+function senderOver(clients: Clients, address: Address, sendTransaction: Send): Sender {
   let queue: Promise<unknown> = Promise.resolve();
 
-  // One transaction at a time per key: the next one starts after the previous receipt.
+  // One transaction at a time per account: the next one starts after the previous receipt.
   function serialized<T>(work: () => Promise<T>): Promise<T> {
     const next = queue.then(work, work);
     queue = next.catch(() => undefined);
@@ -26,15 +50,19 @@ export function createSender(clients: Clients, privateKey: Hex): Sender {
 
   async function send(to: Address | null, data: Hex, value: bigint | undefined, what: string): Promise<TransactionReceipt> {
     return serialized(async () => {
-      const hash = await wallet.sendTransaction({ to, data, value, account, chain: clients.chain });
-      const receipt = await clients.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 });
+      const hash = await sendTransaction(to, data, value);
+      // A node that mines as it accepts (a devnet's automine) has the receipt at once: one request
+      // rather than viem's block-number polling.
+      const receipt = await clients.publicClient
+        .getTransactionReceipt({ hash })
+        .catch(() => clients.publicClient.waitForTransactionReceipt({ hash, pollingInterval: 20 }));
       if (receipt.status !== "success") throw new Error(`${what} reverted (tx ${hash})`);
       return receipt;
     });
   }
 
   return {
-    address: account.address,
+    address,
     async deploy(contract, args = []) {
       const { abi, bytecode } = readArtifact(contract);
       const data = encodeDeployData({ abi, bytecode, args });

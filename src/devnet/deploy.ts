@@ -18,7 +18,15 @@ export interface SuiteOptions {
   domainName: string;
   /** Put the mock tokens at the chain's canonical token addresses where free (needs `hardhat_setCode`). */
   canonicalTokens: boolean;
+  /** How the deployer's transactions are sent (default: signed here, createSender). */
+  senderFor?: SenderFor;
 }
+
+/** The sender of an account's transactions: signed here, or by a node that holds the key (sender.ts). */
+export type SenderFor = (account: KeyPair) => Sender;
+
+/** Signs each transaction here with the account's key: works on any node. */
+export const signingSenders = (clients: Clients): SenderFor => (account) => createSender(clients, account.privateKey);
 
 export interface Suite {
   registry: Address;
@@ -33,7 +41,7 @@ export interface Suite {
 
 export async function deploySuite(options: SuiteOptions): Promise<Suite> {
   const { clients } = options;
-  const deployer = createSender(clients, options.deployer.privateKey);
+  const deployer = (options.senderFor ?? signingSenders(clients))(options.deployer);
   const canonical = options.canonicalTokens ? CANONICAL_TOKENS[clients.chain.id] ?? {} : {};
 
   const registry = await deployer.deploy("ServiceRegistry");

@@ -3,10 +3,9 @@
 import { decodeEventLog, parseEther, type Address } from "viem";
 import type { Clients } from "../chain/clients.ts";
 import { readArtifact } from "../chain/artifacts.ts";
-import { createSender } from "../chain/sender.ts";
 import type { BotConfigParams } from "../chain/vault-config.ts";
 import type { KeyPair } from "./accounts.ts";
-import type { Suite } from "./deploy.ts";
+import { signingSenders, type SenderFor, type Suite } from "./deploy.ts";
 import { TOKENS } from "./tokens.ts";
 
 const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
@@ -29,12 +28,15 @@ export interface SeedOptions {
   owner: KeyPair;
   operator: Address;
   bots: { default: Address; reviewed: Address };
+  /** How the owner's and deployer's transactions are sent (default: signed here, createSender). */
+  senderFor?: SenderFor;
 }
 
 export async function seedVault(options: SeedOptions): Promise<Address> {
   const { clients, suite } = options;
-  const owner = createSender(clients, options.owner.privateKey);
-  const deployer = createSender(clients, options.deployer.privateKey);
+  const senderFor = options.senderFor ?? signingSenders(clients);
+  const owner = senderFor(options.owner);
+  const deployer = senderFor(options.deployer);
 
   const receipt = await owner.call(suite.factory, "ServiceVaultFactory", "deployVault");
   const vault = vaultFromReceipt(receipt.logs);

@@ -3,9 +3,10 @@
 import path from "node:path";
 import { startChain, type LocalChain } from "../chain/hardhat.ts";
 import { clientsFor } from "../chain/clients.ts";
+import { createNodeAccountSender } from "../chain/sender.ts";
 import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
 import { devRoles } from "./accounts.ts";
-import { deploySuite } from "./deploy.ts";
+import { deploySuite, type SenderFor } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../../packages/client/src/sign.ts";
@@ -48,6 +49,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   try {
     const clients = clientsFor(chain.provider, options.chainId);
     const roles = devRoles();
+    // Every role is one of the dev accounts whose keys the chain holds: the chain signs their
+    // transactions (one request each, no signing in JavaScript).
+    const senderFor: SenderFor = (account) => createNodeAccountSender(clients, account.address);
     log(`deploying contracts on chain ${options.chainId}`);
     const suite = await deploySuite({
       clients,
@@ -56,6 +60,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       domainName: options.domainName,
       // On a fork the canonical addresses hold the real tokens: the mocks then get fresh addresses.
       canonicalTokens: true,
+      senderFor,
     });
     const vault = await seedVault({
       clients,
@@ -64,6 +69,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       owner: roles.owner,
       operator: roles.operator.address,
       bots: { default: roles.defaultBot.address, reviewed: roles.reviewedBot.address },
+      senderFor,
     });
     rpc = await startRpcServer(chain.provider, options.rpcPort);
 

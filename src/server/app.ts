@@ -27,10 +27,21 @@ export interface AppOptions {
   trustedProxies?: readonly string[];
 }
 
+/**
+ * Relay gives no route a Fastify schema: bodies are checked with zod (api/schemas.ts, validate.ts)
+ * and replies are plain JSON. Fastify would still load its schema compilers (ajv and
+ * fast-json-stringify, ~100 modules, about a tenth of `relay serve`'s start) when it is created;
+ * these stand in for them, and fail loudly should a route ever be given a schema.
+ */
+const noRouteSchemas = () => () => {
+  throw new Error("relay's routes have no Fastify schemas: validate with zod (src/api/validate.ts)");
+};
+
 export function buildApp(options: AppOptions): FastifyInstance {
   const requestTimeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   const app = Fastify({
     logger: false,
+    schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
     bodyLimit: BODY_LIMIT_BYTES,
     // While closing, Fastify would answer requests on open connections with its own 503 body; with
     // this off they reach the hooks, where a draining relayer answers 503 SERVICE_UNAVAILABLE.

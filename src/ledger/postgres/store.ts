@@ -1,7 +1,7 @@
 // The relayer's Store on PostgreSQL, shared by any number of relayer instances: a connection pool,
 // the schema migrated on open, the operations of ops.ts, and transactions on one pooled client.
 import { randomUUID } from "node:crypto";
-import pg from "pg";
+import type pg from "pg";
 import type { Store, StoreClock, StoreOps, StoreTransactionOptions } from "../../relayer/store.ts";
 import { PostgresOps } from "./ops.ts";
 import { heartbeat, pruneInstances } from "./instances.ts";
@@ -105,6 +105,8 @@ export class PostgresStore extends PostgresOps implements Store {
  * instances share besides it (PostgresRateLimiter, PostgresNonceBook, loadOrCreateSharedSecret).
  */
 export async function openPostgresPool(url: string, options: { poolSize?: number; idleTransactionTimeoutMs?: number } = {}): Promise<pg.Pool> {
+  // Loaded here, not with this module: a relayer whose ledger is SQLite (every devnet) never needs it.
+  const { default: pg } = await import("pg");
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,

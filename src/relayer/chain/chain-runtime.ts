@@ -11,9 +11,8 @@ import {
   type Address,
   type EIP1193Provider,
   type Hex,
-  type LocalAccount,
 } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { addressOfKey } from "../../crypto/key-address.ts";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { clientsFor, type Clients } from "../../chain/clients.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
@@ -77,7 +76,8 @@ export class ChainRuntime {
   readonly chainId: number;
   readonly config: ChainConfig;
   readonly clients: Clients;
-  readonly signers: readonly LocalAccount[];
+  /** The relayer keys' accounts, by address (each Submitter signs with its key, crypto/sign-transaction.ts). */
+  readonly signers: readonly { readonly address: Address }[];
   /** New blocks, for whoever waits for a receipt (block-watch.ts). */
   readonly blocks: BlockWatch;
   readonly #domains = new Map<string, VaultDomain>();
@@ -87,7 +87,7 @@ export class ChainRuntime {
     this.chainId = config.chainId;
     this.config = config;
     this.clients = clientsFor(provider ?? config.rpcUrl, config.chainId, { timeoutMs: config.rpcTimeoutMs });
-    this.signers = config.relayerKeys.map((key) => privateKeyToAccount(key as Hex));
+    this.signers = config.relayerKeys.map((key) => ({ address: addressOfKey(key as Hex) }));
     this.blocks = new BlockWatch(() => this.latestBlock(), provider ? undefined : config.rpcUrl);
   }
 

@@ -26,7 +26,7 @@
 // of its vault already on their way then, so that a burst of payments read and recorded together
 // shares one transaction. Without it, the first payment of a burst went alone and the rest followed
 // in the next block: on anvil under load, half of the relayer's transactions carried one payment.
-import { decodeEventLog, formatTransactionReceipt, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type LocalAccount, type TransactionReceipt } from "viem";
+import { decodeEventLog, formatTransactionReceipt, getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex, type TransactionReceipt } from "viem";
 import type { PaymentRequest } from "../../api/validate.ts";
 import type { Status } from "../../ledger/index.ts";
 import type { Store } from "../store.ts";
@@ -93,7 +93,7 @@ const NOTHING_IN_FLIGHT: InFlight = { accepted: async () => {} };
 export class Submitter {
   readonly #chain: ChainRuntime;
   readonly #store: Store;
-  readonly #signer: LocalAccount;
+  readonly #signer: { readonly address: Address };
   readonly #sign: ReturnType<typeof transactionSigner>;
   readonly #maxBatch: number;
   readonly #gatherMs: number;
@@ -122,7 +122,7 @@ export class Submitter {
   constructor(
     chain: ChainRuntime,
     store: Store,
-    signer: LocalAccount,
+    signer: { readonly address: Address },
     privateKey: Hex,
     options: {
       maxBatch: number;
