@@ -1,6 +1,7 @@
 // The stuck-transaction watch on its own, against an in-process chain that mines only when told:
 // what it leaves alone (a mined version, a nonce someone else used), how far it bumps fees, and
-// its cap on replacements. The end-to-end cases are in test/reliability/stuck-transactions.test.ts.
+// its cap on replacements, and that a rejection's on-chain cancel stuck under a low fee is bumped as a
+// request's transaction is. The end-to-end cases are in test/reliability/stuck-transactions.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { keccak256, parseEther, parseTransaction, toHex, type Hex } from "viem";
 import { startChain, type LocalChain } from "../../src/chain/hardhat.ts";
@@ -47,6 +48,20 @@ describe("StuckWatch", () => {
     await rpc("eth_sendRawTransaction", [raw]);
     await ledger.transition(request.id, ["submitting"], "submitted");
     return { id: request.id, hash, raw, nonce };
+  }
+
+  /** Records and broadcasts, as cancels.ts does through the submitter, the cancel of a rejected request's intent. */
+  async function sentCancel(ledger: Ledger, maxFeePerGas: bigint): Promise<{ hash: Hex; raw: Hex; nonce: bigint }> {
+    const held = await ledger.createRequest(newRequest({ status: "held", heldBecause: "review" }));
+    await ledger.rejectReview(held.id, "no");
+    const key = { chainId: 84532, vault: held.vault, intentHash: held.intentHash };
+    expect(await ledger.claimCancel(key, Date.now() + 60_000)).toBeDefined();
+    const nonce = await nonceOf("pending");
+    const raw = sign({ type: "eip1559", chainId: 84532, nonce: Number(nonce), to: roles.owner.address as Hex, value: 1n, gas: 21_000n, maxFeePerGas, maxPriorityFeePerGas: maxFeePerGas / 2n });
+    const hash = keccak256(raw);
+    expect(await ledger.recordCancelSubmission(key, { signer: relayerAddress, nonce, txHash: hash, rawTx: raw, chainPendingNonce: nonce })).toEqual({ ok: true });
+    await rpc("eth_sendRawTransaction", [raw]);
+    return { hash, raw, nonce };
   }
 
   it("receiptOfAny: nothing for versions not mined; the mined one's receipt, formatted as viem's", async () => {
@@ -115,5 +130,20 @@ describe("StuckWatch", () => {
     const receipt = (await rpc("eth_getTransactionReceipt", [versions.at(-1)!.txHash])) as { status: string } | null;
     expect(receipt?.status).toBe("0x1");
     expect(await rpc("eth_getTransactionReceipt", [tx.hash])).toBeNull();
+  });
+
+  it("bumps a rejection's on-chain cancel stuck under a low fee, as it does a request's transaction", async () => {
+    const ledger = open(`${tempDir()}/ledger.sqlite`);
+    const cancel = await sentCancel(ledger, 2_000_000_000n);
+    await rpc("hardhat_setNextBlockBaseFeePerGas", [toHex(100_000_000_000n)]);
+    await rpc("evm_mine");
+    expect(await rpc("eth_getTransactionReceipt", [cancel.hash])).toBeNull();
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await watch(ledger).check()).toEqual({ rebroadcast: 0, replaced: 1 });
+    const [replacement] = await ledger.replacementsOf(cancel.hash);
+    expect(parseTransaction(replacement!.rawTx as Hex)).toMatchObject({ nonce: Number(cancel.nonce), to: roles.owner.address.toLowerCase() });
+    await rpc("evm_mine");
+    expect(((await rpc("eth_getTransactionReceipt", [replacement!.txHash])) as { status: string } | null)?.status).toBe("0x1");
+    expect(await nonceOf("latest")).toBe(cancel.nonce + 1n);
   });
 });

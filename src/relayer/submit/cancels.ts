@@ -25,7 +25,7 @@ import { isTransportFailure } from "../rpc-errors.ts";
 import type { Store } from "../store.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { LeaseLostError } from "./key-lease.ts";
-import { receiptOfAny } from "./stuck-watch.ts";
+import { hashesOf, receiptOfAny } from "./stuck-watch.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 
@@ -189,7 +189,8 @@ export class CancelSender {
    */
   async #follow(chain: ChainRuntime, cancel: IntentCancel): Promise<"waiting" | "lost"> {
     const client = chain.clients.publicClient;
-    const receipt = await receiptOfAny(chain, [cancel.txHash as Hex]);
+    // Any version: the stuck-transaction watch replaces a cancel stuck under a low fee (stuck-watch.ts).
+    const receipt = await receiptOfAny(chain, await hashesOf(this.#deps.store, cancel.txHash as Hex));
     // Mined since the vault was read: the next look finds the intent cancelled.
     if (receipt) return receipt.status === "success" ? "waiting" : "lost";
     const signer = cancel.signer as Address;

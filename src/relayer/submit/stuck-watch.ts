@@ -1,5 +1,6 @@
 // Keeps the relayer's broadcast transactions moving until one of them is mined. On each pass, for
-// every request in `submitted`:
+// every request in `submitted` and every on-chain cancel `sent` (cancels.ts: a cancel stuck under a
+// low fee would hold back every later transaction of its key):
 //   - the node no longer knows the transaction (dropped from its pool): the recorded bytes are
 //     re-sent unchanged (same hash);
 //   - it has been pending longer than `replaceAfterMs`: a replacement is signed, the same
@@ -79,6 +80,9 @@ export async function waitForAnyReceipt(chain: ChainRuntime, hashes: () => Promi
   }
 }
 
+/** A broadcast transaction the watch follows: a submitted request's, or a sent cancel's. */
+export type SentTransaction = Pick<RequestRecord, "chainId" | "txHash" | "rawTx" | "nonce" | "signer" | "updatedAt">;
+
 /** Whether this instance may sign with a key now: `{}` (no leases), `{ leaseToken }`, or undefined (another instance holds it). */
 export type SigningRight = (chainId: number, signer: string) => Promise<{ leaseToken?: bigint } | undefined>;
 
@@ -124,8 +128,11 @@ export class StuckWatch {
     this.#running = true;
     try {
       const seen = new Set<string>();
-      for (const record of await this.#store.listInFlight()) {
-        if (record.status !== "submitted" || !record.txHash || record.nonce === undefined || !record.signer) continue;
+      const requests = (await this.#store.listInFlight()).filter((record) => record.status === "submitted");
+      const cancels = (await this.#store.listCancels()).filter((cancel) => cancel.status === "sent");
+      const sent: SentTransaction[] = [...requests, ...cancels];
+      for (const record of sent) {
+        if (!record.txHash || record.nonce === undefined || !record.signer) continue;
         const chain = this.#chains.get(record.chainId);
         if (!chain || seen.has(`${record.chainId}:${record.txHash}`)) continue;
         seen.add(`${record.chainId}:${record.txHash}`);
@@ -143,7 +150,7 @@ export class StuckWatch {
     }
   }
 
-  async #checkOne(chain: ChainRuntime, record: RequestRecord): Promise<keyof StuckWatchReport | undefined> {
+  async #checkOne(chain: ChainRuntime, record: SentTransaction): Promise<keyof StuckWatchReport | undefined> {
     const client = chain.clients.publicClient;
     const versions = await versionsOf(this.#store, record);
     if (await receiptOfAny(chain, versions.map((v) => v.txHash))) return undefined; // mined: its watcher settles it
