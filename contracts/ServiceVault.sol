@@ -37,7 +37,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     }
 
     // The check lives in a function, not in the modifier's body: a modifier's body is copied into
-    // every function it guards, and the vault is near the contract size limit.
+    // every function it guards, and the vault's code is bounded (EIP-170; docs/design.md, "The vault's code").
     modifier onlyRelayer() {
         _checkRelayer();
         _;
@@ -246,7 +246,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     /// otherwise it is the owner-approved variant (as executeReviewedPayment): one ReviewApproval
     /// over the payment intent's hash (the hash the review shows) authorizes both, the swap still
     /// needs the bot's signature and must be unused and uncancelled, the bot's deadlines are not
-    /// checked. (One entry point for both keeps the vault under the contract size limit.)
+    /// checked. (One entry point for both spares the vault's code a second copy.)
     /// Both intents' hashes are marked used (see the SwapExecuted and PaymentExecuted events).
     function executeSwapAndPayment(
         SwapIntent calldata swap,

@@ -32,7 +32,7 @@ abstract contract VaultPolicy is VaultStorage {
         return _registry.isDefaultRebalanceToken(token);
     }
 
-    /// @dev Registry reads, each from one call site (the vault's code is near the 24 KiB limit).
+    /// @dev Registry reads, each from one call site (the vault's code is bounded by EIP-170).
     function _isDefaultToken(address token) internal view returns (bool) {
         return _registry.isDefaultToken(token);
     }

@@ -70,7 +70,7 @@ abstract contract VaultStorage {
     }
 
     /// @dev In a function rather than the modifier's body, which is copied into every function it
-    /// guards (the vault is near the contract size limit); cancelIntent calls it too.
+    /// guards (the vault's code is bounded by EIP-170); cancelIntent calls it too.
     function _checkOwnerOrOperator() internal view {
         if (msg.sender != _owner && (msg.sender != _operator || _operator == address(0))) {
             revert NotOwnerOrOperator();
