@@ -23,8 +23,13 @@ export default defineConfig({
     compilers: [compiler(200)],
     // The vault sits at the 24 KiB code size limit: it is optimized for size (runs 1), which costs
     // its calls a few gas; every other contract for execution (runs 200). The factory deploys the
-    // vault's implementation, so it embeds the vault's code and is compiled the same way.
-    overrides: { "contracts/ServiceVault.sol": compiler(1), "contracts/ServiceVaultFactory.sol": compiler(1) },
+    // vault's implementation, so it embeds the vault's code and is compiled the same way; so is the
+    // vault's extension, which the vault's constructor builds (its artifact is then the code deployed).
+    overrides: {
+      "contracts/ServiceVault.sol": compiler(1),
+      "contracts/ServiceVaultFactory.sol": compiler(1),
+      "contracts/vault/VaultExtension.sol": compiler(1),
+    },
   },
   paths: { tests: { solidity: "test/contracts-sol" } },
   networks: {

@@ -7,6 +7,8 @@
 // again and again), the same payees for direct and batched payments, distinct within a batch. A
 // payee's first payment costs both paths ~17k more (its balance slot goes from zero to non-zero);
 // the line "new recipients" shows the batch of 16 against direct for payees never paid before.
+// Then the code sizes of the vault's implementation, its extension and the factory as deployed on the
+// devnet, with the bytes left under EIP-170's 24,576 (and the init codes' under EIP-3860's 49,152).
 // Run: npm run bench:gas, or `bash scripts/run.sh node bench/gas.bench.ts`.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,6 +23,7 @@ import { startDevnet } from "../src/devnet/start.ts";
 import { signPaymentIntent } from "../packages/client/src/sign.ts";
 import type { PaymentIntent } from "../packages/client/src/intent-types.ts";
 import { targetLine } from "./support/target.ts";
+import { bytesOf, sizeLine } from "../scripts/contract-sizes.ts";
 
 const SIZES = [1, 4, 16, 64];
 const PAYEES = 64;
@@ -111,6 +114,19 @@ try {
   const directFresh = await direct(freshPayees(DIRECT_SAMPLES));
   const batchFresh = await batch(freshPayees(16));
   console.log(`new recipients (never paid before): direct ${Math.round(directFresh)}, batch of 16 ${Math.round(batchFresh)} gas per payment (${(batchFresh / directFresh).toFixed(3)}× direct)`);
+
+  // Code sizes, read from the chain: the implementation the vault's clone runs, the extension its
+  // fallback delegates to, the factory. Init codes are the compiled ones (not kept on chain).
+  const codeOf = async (address: Address) => bytesOf((await clients.publicClient.getCode({ address })) ?? "0x");
+  const factory = m.contracts.factory as Address;
+  const read = (address: Address, name: "ServiceVault" | "ServiceVaultFactory", functionName: string) =>
+    clients.publicClient.readContract({ address, abi: readArtifact(name).abi, functionName }) as Promise<Address>;
+  const sizes = [
+    { label: "ServiceVault (implementation)", runtime: await codeOf(await read(factory, "ServiceVaultFactory", "implementation")), init: bytesOf(readArtifact("ServiceVault").bytecode) },
+    { label: "VaultExtension", runtime: await codeOf(await read(vault, "ServiceVault", "extension")), init: bytesOf(readArtifact("vault/VaultExtension").bytecode) },
+    { label: "ServiceVaultFactory", runtime: await codeOf(factory), init: bytesOf(readArtifact("ServiceVaultFactory").bytecode) },
+  ];
+  for (const size of sizes) console.log(sizeLine(size));
 } finally {
   await devnet.close();
   rmSync(stateDir, { recursive: true, force: true });

@@ -6,15 +6,18 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {LowLevelCall} from "@openzeppelin/contracts/utils/LowLevelCall.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
 import {ExecuteIntent, OwnerApproval, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
-import {VaultBase} from "./vault/VaultBase.sol";
 import {VaultExecution} from "./vault/VaultExecution.sol";
+import {VaultExtension} from "./vault/VaultExtension.sol";
 import {VaultReceiver} from "./vault/VaultReceiver.sol";
 import {VaultSignatures} from "./vault/VaultSignatures.sol";
+import {VaultStorage} from "./vault/VaultStorage.sol";
 
 /// @title ServiceVault
 /// @notice Holds an owner's funds and executes intents signed by the owner's bots, submitted by
 /// authorized relayers, within the owner's on-chain policy. Deployed as EIP-1167 clones by
-/// ServiceVaultFactory.
+/// ServiceVaultFactory. The owner's configuration and the named views of the policy live in
+/// VaultExtension, which this vault's fallback delegatecalls: same address, same storage, same ABI
+/// for callers (src/chain/artifacts.ts serves the two ABIs as one).
 contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver {
     using SafeERC20 for IERC20;
 
@@ -25,10 +28,16 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     event Withdrawn(address indexed token, address indexed to, uint256 amount);
     event PaymentFailed(bytes32 indexed intentHash, bytes reason);
 
-    constructor(address registry_, string memory domainName) VaultBase(registry_) VaultSignatures(domainName) {}
+    /// @dev The extension every clone of this implementation delegates to: built here, with the
+    /// same registry and domain name, and never changed (an immutable, in the code clones run).
+    address private immutable _extension;
+
+    constructor(address registry_, string memory domainName) VaultStorage(registry_) VaultSignatures(domainName) {
+        _extension = address(new VaultExtension(registry_, domainName));
+    }
 
     // The check lives in a function, not in the modifier's body: a modifier's body is copied into
-    // every function it guards, and the vault is near the contract size limit.
+    // every function it guards, and the vault's code is bounded (EIP-170; docs/design.md, "The vault's code").
     modifier onlyRelayer() {
         _checkRelayer();
         _;
@@ -40,6 +49,27 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
 
     /// @notice Accepts native ETH.
     receive() external payable {}
+
+    /// @notice Serves every selector the vault's own code does not have from VaultExtension, on this
+    /// vault's storage: its functions check their callers themselves, so this adds no authority.
+    /// Not payable: ETH comes in through receive() or an owner's call that takes it.
+    fallback() external {
+        address extension = _extension;
+        // Not "memory-safe": it copies the calldata and return data over memory from 0, then
+        // returns or reverts, never handing memory back to Solidity.
+        assembly {
+            calldatacopy(0, 0, calldatasize())
+            let ok := delegatecall(gas(), extension, 0, calldatasize(), 0, 0)
+            returndatacopy(0, 0, returndatasize())
+            if iszero(ok) { revert(0, returndatasize()) }
+            return(0, returndatasize())
+        }
+    }
+
+    /// @notice The VaultExtension this vault delegates its configuration and views to (immutable).
+    function extension() external view returns (address) {
+        return _extension;
+    }
 
     // ----------------------------------------------------------------- funds
 
@@ -216,7 +246,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     /// otherwise it is the owner-approved variant (as executeReviewedPayment): one ReviewApproval
     /// over the payment intent's hash (the hash the review shows) authorizes both, the swap still
     /// needs the bot's signature and must be unused and uncancelled, the bot's deadlines are not
-    /// checked. (One entry point for both keeps the vault under the contract size limit.)
+    /// checked. (One entry point for both spares the vault's code a second copy.)
     /// Both intents' hashes are marked used (see the SwapExecuted and PaymentExecuted events).
     function executeSwapAndPayment(
         SwapIntent calldata swap,

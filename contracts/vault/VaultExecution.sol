@@ -6,6 +6,7 @@ import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+import {VaultBase} from "./VaultBase.sol";
 import {VaultPolicy} from "./VaultPolicy.sol";
 import {VaultSignatures} from "./VaultSignatures.sol";
 
@@ -19,7 +20,7 @@ library CancelledIntent {
 /// @notice The on-chain checks and effects of executing intents. Check order: (relayer, by the
 /// caller) → pause → bot active → deadline (or owner approval expiry) → replay → signature(s) →
 /// kind-specific rules → caps → destination → balance → mark used → external calls.
-abstract contract VaultExecution is VaultPolicy, VaultSignatures {
+abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     using SafeERC20 for IERC20;
     using EnumerableSet for EnumerableSet.AddressSet;
 
@@ -88,17 +89,12 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
     event IntentCancelled(bytes32 indexed intentHash, address indexed by);
     event SwapSlippageSet(uint256 bps);
 
-    // Per intent digest: USED | CANCELLED. One slot for both facts, so that the replay check of a
-    // payment reads one cold slot, not two.
-    mapping(bytes32 => uint256) private _intentState;
+    // The bits of _intentState (VaultStorage), one slot per intent digest.
     uint256 private constant USED = 1;
     uint256 private constant CANCELLED = 2;
 
     // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentCap).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
-
-    // The owner's tolerance + 1, so that 0 (a clone's fresh storage) means "never set": 1%.
-    uint256 private _swapSlippageBpsPlusOne;
 
     // ----------------------------------------------------------------- owner's decisions
 
@@ -362,7 +358,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     function _checkProtocol(address protocol, bytes calldata callData) private view {
         if (protocol == address(0) || protocol == address(this)) revert InvalidProtocol(protocol);
-        if (isProtocolApprovedByVault(protocol) || _isRegistryProtocol(protocol)) return;
+        if (_protocols[protocol] || _isRegistryProtocol(protocol)) return;
         if (_selector(callData) == APPROVE_SELECTOR && _isDefaultToken(protocol)) return;
         revert ProtocolNotApproved(protocol);
     }
@@ -381,7 +377,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     function _checkSwap(SwapIntent calldata i, address router) private view {
         if (!_registry.isApprovedSwapRouter(router)) revert SwapRouterNotApproved(router);
-        if (!isRebalanceAllowed(i.toToken)) revert RebalanceTokenNotAllowed(i.toToken);
+        if (!_isRebalanceAllowed(i.toToken)) revert RebalanceTokenNotAllowed(i.toToken);
         if (i.fromToken == i.toToken) revert SameToken(i.toToken);
         uint256 cap = _botConfigs[i.bot].maxRebalanceAmount;
         if (cap != 0) {
@@ -468,7 +464,7 @@ abstract contract VaultExecution is VaultPolicy, VaultSignatures {
 
     /// @dev The destination rule: blacklisted, or not on a non-empty whitelist, is refused.
     function _checkDestination(address bot, address to) private view {
-        if (isBlacklisted(to)) revert DestinationBlacklisted(to);
+        if (_isBlacklisted(to)) revert DestinationBlacklisted(to);
         if (!_onWhitelists(bot, to)) revert DestinationNotAllowed(to);
     }
 

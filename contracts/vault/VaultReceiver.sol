@@ -8,7 +8,7 @@ import {IERC165} from "@openzeppelin/contracts/utils/introspection/IERC165.sol";
 /// @title VaultReceiver
 /// @notice Accepts ERC-721 and ERC-1155 tokens, and answers ERC-165 for both receivers. The same
 /// interface as OpenZeppelin's ERC721Holder and ERC1155Holder, with calldata parameters: their
-/// memory arrays need a decoder the vault has no room for under the 24 KiB code limit.
+/// memory arrays need a decoder that would take room in the vault's code (bounded by EIP-170).
 abstract contract VaultReceiver is IERC721Receiver, IERC1155Receiver {
     /// @notice Accepts an ERC-721 token.
     function onERC721Received(address, address, uint256, bytes calldata) external pure returns (bytes4) {

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {VaultPolicyAdmin} from "./VaultPolicyAdmin.sol";
+import {VaultStorage} from "./VaultStorage.sol";
+
+/// @title VaultExtension
+/// @notice The vault's rarely used functions (the owner's configuration, the policy's and roles'
+/// named views, `extsload`), moved out of ServiceVault's code to keep it under EIP-170's 24,576
+/// bytes. ServiceVault's fallback delegatecalls this contract for every selector the vault does
+/// not have, so callers call them at the vault's address, on the vault's storage, as before.
+///
+/// Why this is safe:
+/// - Immutable: each ServiceVault implementation builds its own extension in its constructor and
+///   keeps the address in an immutable; nothing can change it.
+/// - Same storage: this contract inherits VaultStorage first and EIP712 after, as the vault does;
+///   test/contracts/storage-layout.test.ts pins both layouts and requires them equal.
+/// - No bypassed modifier: every state-changing function here checks its caller itself
+///   (onlyOwner, onlyOwnerOrOperator) against the vault's storage; the vault's fallback adds no
+///   authority. Called on this contract's own address, nothing passes: its storage has no owner or
+///   operator (VaultStorage's constructor locks it), and what it could change is its own storage,
+///   which no vault reads.
+/// - `extsload` only reads (view, sload only).
+contract VaultExtension is VaultPolicyAdmin, EIP712 {
+    event OperatorSet(address indexed previousOperator, address indexed newOperator);
+
+    /// @param registry_ the vault's registry (the same immutable as the vault's)
+    /// @param domainName the vault's EIP-712 domain name: EIP712 is inherited for its storage
+    /// slots (so the layouts match), never used to sign here
+    constructor(address registry_, string memory domainName) VaultStorage(registry_) EIP712(domainName, "1") {}
+
+    // ----------------------------------------------------------------- roles
+
+    /// @notice The optional operator (guardian): may pause, remove bots and blacklist destinations.
+    function operator() external view returns (address) {
+        return _operator;
+    }
+
+    /// @notice The ServiceRegistry this vault reads relayers, tokens, protocols, routers and prices from.
+    function registry() external view returns (address) {
+        return address(_registry);
+    }
+
+    /// @notice True once initialized: executed intents are recorded in `usedIntents`.
+    function trackUsedIntents() external view returns (bool) {
+        return _owner != address(0);
+    }
+
+    /// @notice Whether executions are stopped.
+    function paused() external view returns (bool) {
+        return _paused;
+    }
+
+    /// @notice Hands the vault to `newOwner` (owner only).
+    function transferOwnership(address newOwner) external onlyOwner {
+        if (newOwner == address(0)) revert ZeroAddress();
+        emit OwnershipTransferred(_owner, newOwner);
+        _owner = newOwner;
+    }
+
+    /// @notice Sets (or clears with address(0)) the operator (owner only).
+    function setOperator(address newOperator) external onlyOwner {
+        emit OperatorSet(_operator, newOperator);
+        _operator = newOperator;
+    }
+
+    // ----------------------------------------------------------------- raw storage reads
+
+    /// @notice The vault's storage word at `slot`, for readers (lenses) that compute slots from the
+    /// pinned layout (test/contracts/storage-layout.expected.json). Reads only.
+    function extsload(bytes32 slot) external view returns (bytes32 value) {
+        assembly ("memory-safe") {
+            value := sload(slot)
+        }
+    }
+
+    /// @notice The vault's storage words at `slots`, in order. Reads only.
+    function extsload(bytes32[] calldata slots) external view returns (bytes32[] memory values) {
+        values = new bytes32[](slots.length);
+        for (uint256 i; i < slots.length; ++i) {
+            bytes32 slot = slots[i];
+            bytes32 value;
+            assembly ("memory-safe") {
+                value := sload(slot)
+            }
+            values[i] = value;
+        }
+    }
+}

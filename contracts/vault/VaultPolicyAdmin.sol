@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {BotConfigParams, SpendingLimit} from "../lib/VaultTypes.sol";
+import {VaultPolicy} from "./VaultPolicy.sol";
+
+/// @title VaultPolicyAdmin
+/// @notice Setting the owner's policy (bots and their limits, vault-wide limits, destination lists,
+/// approved protocols, the rebalance whitelist) and reading it by name. Part of VaultExtension:
+/// each function checks its own caller (onlyOwner, onlyOwnerOrOperator) against the vault's
+/// storage, which it runs on when the vault's fallback delegatecalls it.
+abstract contract VaultPolicyAdmin is VaultPolicy {
+    using EnumerableSet for EnumerableSet.AddressSet;
+
+    uint256 public constant MAX_SPENDING_LIMITS = 5;
+
+    error BotAlreadyActive(address bot);
+    error TooManySpendingLimits(uint256 count);
+
+    event BotAdded(address indexed bot);
+    event BotUpdated(address indexed bot);
+    event BotRemoved(address indexed bot);
+    event VaultSpendingLimitsSet(uint256 count);
+    event GlobalDestinationAdded(address indexed to);
+    event GlobalDestinationRemoved(address indexed to);
+    event BotDestinationAdded(address indexed bot, address indexed to);
+    event BotDestinationRemoved(address indexed bot, address indexed to);
+    event GlobalBlacklistAdded(address indexed to);
+    event GlobalBlacklistRemoved(address indexed to);
+    event ProtocolApproved(address indexed protocol);
+    event ProtocolRevoked(address indexed protocol);
+    event RebalanceTokenAdded(address indexed token);
+    event RebalanceTokenRemoved(address indexed token);
+    event BotSwapLimitSet(address indexed bot, uint256 amount, uint256 windowSeconds);
+
+    // ----------------------------------------------------------------- bots
+
+    /// @notice Activates `bot` with `config` (owner only). Reverts if already active.
+    function addBot(address bot, BotConfigParams calldata config) external onlyOwner {
+        if (bot == address(0)) revert ZeroAddress();
+        if (!_bots.add(bot)) revert BotAlreadyActive(bot);
+        _storeConfig(bot, config);
+        emit BotAdded(bot);
+    }
+
+    /// @notice Replaces the configuration of active `bot` (owner only).
+    function updateBotConfig(address bot, BotConfigParams calldata config) external onlyOwner {
+        if (!_bots.contains(bot)) revert BotNotActive(bot);
+        _storeConfig(bot, config);
+        emit BotUpdated(bot);
+    }
+
+    /// @notice Deactivates `bot` and clears its configuration (owner or operator).
+    function removeBot(address bot) external onlyOwnerOrOperator {
+        if (!_bots.remove(bot)) revert BotNotActive(bot);
+        delete _botConfigs[bot];
+        delete _swapLimits[bot];
+        emit BotRemoved(bot);
+    }
+
+    /// @notice The configuration of `bot` (all zero for an unknown or removed bot).
+    function getBotConfig(address bot) external view returns (BotConfigParams memory) {
+        return _botConfigs[bot];
+    }
+
+    /// @notice Whether `bot` may have its intents executed.
+    function isBotActive(address bot) external view returns (bool) {
+        return _bots.contains(bot);
+    }
+
+    /// @notice All active bots.
+    function getBots() external view returns (address[] memory) {
+        return _bots.values();
+    }
+
+    /// @notice Sets `bot`'s swap volume window: at most `amount` USD (6 decimals) swapped per
+    /// `windowSeconds` (owner only; enforced by the relayer, stored here as configuration).
+    function setBotSwapLimit(address bot, uint256 amount, uint256 windowSeconds) external onlyOwner {
+        _swapLimits[bot] = SpendingLimit(amount, 0, windowSeconds);
+        emit BotSwapLimitSet(bot, amount, windowSeconds);
+    }
+
+    /// @notice `bot`'s swap volume window (maxCount unused, 0); all zero when none is set.
+    function getBotSwapLimit(address bot) external view returns (SpendingLimit memory) {
+        return _swapLimits[bot];
+    }
+
+    function _storeConfig(address bot, BotConfigParams calldata config) private {
+        uint256 n = config.spendingLimits.length;
+        if (n > MAX_SPENDING_LIMITS) revert TooManySpendingLimits(n);
+        BotConfigParams storage s = _botConfigs[bot];
+        s.maxPerTxAmount = config.maxPerTxAmount;
+        s.maxRebalanceAmount = config.maxRebalanceAmount;
+        s.aiTriggerThreshold = config.aiTriggerThreshold;
+        s.requireAiVerification = config.requireAiVerification;
+        s.requireHumanReview = config.requireHumanReview;
+        delete s.spendingLimits;
+        for (uint256 i; i < n; ++i) s.spendingLimits.push(config.spendingLimits[i]);
+    }
+
+    // ----------------------------------------------------------------- vault-wide limits
+
+    /// @notice Sets the vault-wide rolling limits, summed over all bots (owner only, at most 5).
+    function setVaultSpendingLimits(SpendingLimit[] calldata limits) external onlyOwner {
+        uint256 n = limits.length;
+        if (n > MAX_SPENDING_LIMITS) revert TooManySpendingLimits(n);
+        delete _vaultLimits;
+        for (uint256 i; i < n; ++i) _vaultLimits.push(limits[i]);
+        emit VaultSpendingLimitsSet(n);
+    }
+
+    /// @notice The vault-wide rolling limits.
+    function getVaultSpendingLimits() external view returns (SpendingLimit[] memory) {
+        return _vaultLimits;
+    }
+
+    // ----------------------------------------------------------------- destinations
+
+    /// @notice Allows `to` as a payment destination for every bot (owner only).
+    function addGlobalDestination(address to) external onlyOwner {
+        if (_globalDestinations.add(to)) emit GlobalDestinationAdded(to);
+    }
+
+    /// @notice Removes `to` from the vault-wide destination list (owner only).
+    function removeGlobalDestination(address to) external onlyOwner {
+        if (_globalDestinations.remove(to)) emit GlobalDestinationRemoved(to);
+    }
+
+    /// @notice Allows `to` as a payment destination for `bot` (owner only).
+    function addBotDestination(address bot, address to) external onlyOwner {
+        if (_botDestinations[bot].add(to)) emit BotDestinationAdded(bot, to);
+    }
+
+    /// @notice Removes `to` from `bot`'s destination list (owner only).
+    function removeBotDestination(address bot, address to) external onlyOwner {
+        if (_botDestinations[bot].remove(to)) emit BotDestinationRemoved(bot, to);
+    }
+
+    /// @notice Refuses `to` as a destination whatever the whitelists say (owner or operator).
+    function addGlobalBlacklist(address to) external onlyOwnerOrOperator {
+        if (!_blacklist[to]) {
+            _blacklist[to] = true;
+            ++_blacklistCount;
+        }
+        emit GlobalBlacklistAdded(to);
+    }
+
+    /// @notice Lifts the blacklisting of `to` (owner only).
+    function removeGlobalBlacklist(address to) external onlyOwner {
+        if (_blacklist[to]) {
+            _blacklist[to] = false;
+            --_blacklistCount;
+        }
+        emit GlobalBlacklistRemoved(to);
+    }
+
+    /// @notice Whether `to` is on the vault-wide destination list.
+    function isGlobalDestination(address to) external view returns (bool) {
+        return _globalDestinations.contains(to);
+    }
+
+    /// @notice Whether `to` is on `bot`'s destination list.
+    function isBotDestination(address bot, address to) external view returns (bool) {
+        return _botDestinations[bot].contains(to);
+    }
+
+    /// @notice Whether `to` is blacklisted.
+    function isBlacklisted(address to) external view returns (bool) {
+        return _isBlacklisted(to);
+    }
+
+    /// @notice Size of the vault-wide destination list.
+    function globalDestinationCount() external view returns (uint256) {
+        return _globalDestinations.length();
+    }
+
+    /// @notice Size of `bot`'s destination list.
+    function botDestinationCount(address bot) external view returns (uint256) {
+        return _botDestinations[bot].length();
+    }
+
+    /// @notice Applies the destination rule: blacklist refuses; when the vault list or the bot's
+    /// list is non-empty, `to` must be on one of them.
+    /// @return allowed whether a payment from `bot` to `to` passes
+    /// @return reason "" when allowed, else "blacklisted" or "not_whitelisted"
+    function checkDestination(address bot, address to) external view returns (bool allowed, string memory reason) {
+        if (_isBlacklisted(to)) return (false, "blacklisted");
+        if (_onWhitelists(bot, to)) return (true, "");
+        return (false, "not_whitelisted");
+    }
+
+    // ----------------------------------------------------------------- protocols
+
+    /// @notice Approves `protocol` for executeProtocol on this vault (owner only).
+    function approveProtocol(address protocol) external onlyOwner {
+        if (protocol == address(0)) revert ZeroAddress();
+        _protocols[protocol] = true;
+        emit ProtocolApproved(protocol);
+    }
+
+    /// @notice Revokes this vault's approval of `protocol` (owner only).
+    function revokeProtocol(address protocol) external onlyOwner {
+        _protocols[protocol] = false;
+        emit ProtocolRevoked(protocol);
+    }
+
+    /// @notice Whether this vault's owner approved `protocol`.
+    function isProtocolApprovedByVault(address protocol) external view returns (bool) {
+        return _protocols[protocol];
+    }
+
+    /// @notice Vault-approved, registry-approved, or a registry default token (approve calls only).
+    function isContractApproved(address target) external view returns (bool) {
+        return _protocols[target] || _isRegistryProtocol(target) || _isDefaultToken(target);
+    }
+
+    // ----------------------------------------------------------------- rebalance whitelist
+
+    /// @notice Adds `tokens` to this vault's rebalance whitelist (owner only).
+    function addRebalanceTokens(address[] calldata tokens) external onlyOwner {
+        for (uint256 i; i < tokens.length; ++i) {
+            if (tokens[i] == address(0)) revert ZeroAddress();
+            if (_rebalanceTokens.add(tokens[i])) emit RebalanceTokenAdded(tokens[i]);
+        }
+    }
+
+    /// @notice Removes `tokens` from this vault's rebalance whitelist (owner only).
+    function removeRebalanceTokens(address[] calldata tokens) external onlyOwner {
+        for (uint256 i; i < tokens.length; ++i) {
+            if (_rebalanceTokens.remove(tokens[i])) emit RebalanceTokenRemoved(tokens[i]);
+        }
+    }
+
+    /// @notice Number of tokens on this vault's own rebalance whitelist.
+    function rebalanceTokenCount() external view returns (uint256) {
+        return _rebalanceTokens.length();
+    }
+
+    /// @notice This vault's own rebalance whitelist.
+    function getRebalanceTokens() external view returns (address[] memory) {
+        return _rebalanceTokens.values();
+    }
+
+    /// @notice Whether `token` is on this vault's own rebalance whitelist.
+    function isRebalanceToken(address token) external view returns (bool) {
+        return _rebalanceTokens.contains(token);
+    }
+
+    /// @notice Effective rule: the vault's list when non-empty, else the registry's default rebalance
+    /// whitelist (not its default tokens, a wider set). The relayer asks this same function.
+    function isRebalanceAllowed(address token) external view returns (bool) {
+        return _isRebalanceAllowed(token);
+    }
+}
