@@ -13,4 +13,5 @@ export type { PublicStatus, RequestKind, Status } from "./status.ts";
 export { schemaVersion, migrate, migrations } from "./schema.ts";
 export type { Replacement } from "./replacements.ts";
 export type { TermsAcceptance } from "./terms.ts";
-export type { CancelKey, CancelStatus, CancelSubmissionResult, IntentCancel } from "./intent-cancels.ts";
+export type { CancelKey, CancelStatus, IntentCancel } from "./intent-cancels.ts";
+export type { CancelSubmissionResult } from "./submission.ts";

@@ -11,7 +11,6 @@
 // instance whose heartbeat expired).
 import type { StatementSync } from "node:sqlite";
 import type { Db } from "./db.ts";
-import type { SubmissionResult } from "./submission.ts";
 
 export type CancelStatus = "pending" | "sent" | "done";
 
@@ -39,9 +38,6 @@ export interface IntentCancel extends CancelKey {
   createdAt: number;
   updatedAt: number;
 }
-
-/** Result of recording a cancel's signed transaction: as a request's submission, without a request to return. */
-export type CancelSubmissionResult = { ok: true } | Exclude<SubmissionResult, { ok: true }>;
 
 interface Row {
   chain_id: number;

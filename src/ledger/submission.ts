@@ -5,4 +5,4 @@ import type { Status } from "./status.ts";
 /** States from which a request may be submitted (fast path, AI approval, owner approval). */
 export const submittableStatuses: readonly Status[] = ["received", "scanning", "held"];
 
-export type { Submission, SubmissionResult } from "../relayer/store.ts";
+export type { CancelSubmissionResult, Submission, SubmissionResult } from "../relayer/store.ts";

@@ -9,7 +9,7 @@
 // idempotency claims, intent claims (findByIntentHash + createRequest in one transaction), spend
 // reservations and nonce reservations never race, whatever instance runs them.
 import type { Refusal } from "../ledger/refusals.ts";
-import type { CancelKey, CancelSubmissionResult, IntentCancel } from "../ledger/intent-cancels.ts";
+import type { CancelKey, IntentCancel } from "../ledger/intent-cancels.ts";
 import type { Replacement } from "../ledger/replacements.ts";
 import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "../ledger/requests.ts";
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "../ledger/spend.ts";
@@ -64,6 +64,9 @@ export type SubmissionResult =
   | { ok: false; code: "NOT_FOUND" | "WRONG_STATE"; status?: Status }
   /** `leaseToken` is no longer the signer's current lease: another instance owns its nonces. Nothing was recorded. */
   | { ok: false; code: "LEASE_LOST" };
+
+/** Result of recording an on-chain cancel's signed transaction: as a request's submission, without a request to return. */
+export type CancelSubmissionResult = { ok: true } | Exclude<SubmissionResult, { ok: true }>;
 
 /** Outcome of {@link StoreOps.claimIdempotency}. */
 export type ClaimOutcome =

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, type Address, type Hex } from "viem";
+import { erc20Abi, toFunctionSelector, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { clientsFor, type Clients } from "../../src/chain/clients.ts";
@@ -186,7 +186,7 @@ describe("relay deploy and relay serve --rpc-url on anvil", () => {
       expect(await relay.getPayment(requestId)).toMatchObject({ status: "approved", txHash: (decided as { txHash: Hex }).txHash });
     });
 
-    it("reject: rejected at the relayer with the owner's reason, and nothing moved on anvil", async () => {
+    it("reject: rejected at the relayer with the owner's reason, its intent cancelled on anvil by the relayer's key, and nothing moved", async () => {
       const { intent, requestId } = await held(USDC(6));
       const vaultBefore = await balanceOf(token("USDC"), vault());
       const blockBefore = await chain.publicClient.getBlockNumber();
@@ -195,9 +195,21 @@ describe("relay deploy and relay serve --rpc-url on anvil", () => {
       expect(await relay.getPayment(requestId)).toMatchObject({ status: "rejected" });
       expect(await balanceOf(token("USDC"), intent.to)).toBe(0n);
       expect(await balanceOf(token("USDC"), vault())).toBe(vaultBefore);
-      expect(await used(hashIntent("payment", domain(), intent))).toBe(false);
-      // The relayer sent nothing for it: anvil mines a block per transaction, and none came.
-      expect(await chain.publicClient.getBlockNumber()).toBe(blockBefore);
+      const intentHash = hashIntent("payment", domain(), intent);
+      expect(await used(intentHash)).toBe(false);
+      // The relayer sends one transaction for it, the cancel of its intent (anvil mines a block per
+      // transaction), after the rejection's answer.
+      const cancelled = () => chain.publicClient.readContract({ address: vault(), abi: vaultAbi, functionName: "cancelledIntents", args: [intentHash] }) as Promise<boolean>;
+      for (const until = Date.now() + 30_000; !(await cancelled()); await new Promise((r) => setTimeout(r, 100))) {
+        if (Date.now() > until) throw new Error(`the relayer did not cancel ${intentHash} on anvil`);
+      }
+      expect(await chain.publicClient.getBlockNumber()).toBe(blockBefore + 1n);
+      const block = await chain.publicClient.getBlock({ blockNumber: blockBefore + 1n, includeTransactions: true });
+      expect(block.transactions.map((tx) => ({ from: tx.from, to: tx.to, selector: tx.input.slice(0, 10) }))).toEqual([
+        { from: devKeyPair(ROLE_INDEX.relayer).address.toLowerCase(), to: vault().toLowerCase(), selector: toFunctionSelector("cancelIntent(bytes32)") },
+      ]);
+      expect(await balanceOf(token("USDC"), intent.to)).toBe(0n);
+      expect(await balanceOf(token("USDC"), vault())).toBe(vaultBefore);
     });
   });
 

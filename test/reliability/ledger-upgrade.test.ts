@@ -24,7 +24,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** Rewrites the ledger file as the release before the `transactions` table left it (without the later spend buckets, with the index they made unused, idempotency entries kept in key order). */
+/** Rewrites the ledger file as the release before the `transactions` table left it (without the later spend buckets, with the index they made unused, idempotency entries kept in key order, without the on-chain cancels' table and index). */
 function downgrade(file: string): number {
   const version = migrations.findIndex((m) => m.includes("CREATE TABLE transactions"));
   const db = new DatabaseSync(file);
@@ -40,6 +40,8 @@ function downgrade(file: string): number {
   db.exec("DROP TABLE idempotency");
   db.exec("ALTER TABLE idempotency_in_key_order RENAME TO idempotency");
   db.exec("CREATE INDEX idempotency_by_age ON idempotency (created_at)");
+  db.exec("DROP TABLE intent_cancels");
+  db.exec("DROP INDEX linked_intents_by_request");
   db.exec(`PRAGMA user_version = ${version}`);
   db.exec("COMMIT");
   const inFlight = db.prepare("SELECT COUNT(*) AS n FROM requests WHERE status = 'submitting' AND raw_tx IS NOT NULL").get() as { n: number };
