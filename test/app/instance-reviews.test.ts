@@ -2,14 +2,17 @@
 // chain): approve on one and reject on the other, or approve on both. The decision is claimed in
 // the store, so exactly one outcome wins, the other gets REVIEW_ALREADY_DECIDED, and at most one
 // transaction is sent. Read from the chain: the intent executed once if approved, never if
-// rejected; the relayer key sent exactly one transaction per approval.
+// rejected; the relayer key sent exactly one transaction per decision: the execution of an
+// approval, or the on-chain cancel of a rejection (sent after the rejection's answer).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseAbiItem, type Address } from "viem";
+import { parseAbiItem, type Address, type Hex } from "viem";
+import { readArtifact } from "../../src/chain/artifacts.ts";
 import { buildSiweMessage, siweTarget } from "../../packages/client/src/siwe-message.ts";
 import { signReviewApproval } from "../../packages/client/src/sign.ts";
 import { balanceOf, fresh, get, paymentBody, post, type Env } from "../relayer/harness.ts";
 import { startInstances, type Instances } from "./instances-harness.ts";
 
+const vaultAbi = readArtifact("ServiceVault").abi;
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
 const paymentExecuted = parseAbiItem("event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)");
 
@@ -32,6 +35,8 @@ describe("two instances deciding one review at once", () => {
   afterAll(() => cluster?.close());
 
   const relayer = () => env.manifest.accounts.relayer.address as Address;
+  const cancelled = (intentHash: string) =>
+    env.clients.publicClient.readContract({ address: env.vault, abi: vaultAbi, functionName: "cancelledIntents", args: [intentHash as Hex] }) as Promise<boolean>;
   const sentCount = async () => env.clients.publicClient.getTransactionCount({ address: relayer(), blockTag: "latest" });
 
   async function heldReview() {
@@ -72,7 +77,12 @@ describe("two instances deciding one review at once", () => {
         const approved = outcome === "approved";
         expect(await executions(review.intentHash, fromBlock + 1n)).toBe(approved ? 1 : 0);
         expect(await balanceOf(env, env.token("USDC"), review.to)).toBe(approved ? USDC(1) : 0n);
-        expect(await sentCount()).toBe(before + (approved ? 1 : 0));
+        if (!approved) {
+          for (const until = Date.now() + 30_000; !(await cancelled(review.intentHash)); await new Promise((r) => setTimeout(r, 100))) {
+            if (Date.now() > until) throw new Error(`the rejected intent ${review.intentHash} was not cancelled on-chain`);
+          }
+        }
+        expect(await sentCount()).toBe(before + 1);
       }
     });
   }
