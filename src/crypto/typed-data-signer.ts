@@ -4,41 +4,18 @@
 // digest (viem's hashTypedData's, typed-data-digest.ts) with the same RFC 6979 nonce and low s, so the
 // signature is byte for byte viem's (test/crypto/typed-data-signer.test.ts). A key libsecp256k1
 // refuses, or a machine where the add-on cannot load, gets viem's account: its errors, its result.
-// That fallback, and viem's pure-JS curve with it, is loaded only then (viem/accounts through
-// require, which the CLI's bundle leaves to Node): evaluating the curve's code is a few ms of every
-// `relay pay`.
-import { createRequire } from "node:module";
-import { bytesToHex, hexToBytes, type Hex, type TypedDataDefinition } from "viem";
+// The key and its address come from key-address.ts, which loads viem's curve only for that fallback:
+// evaluating the curve's code is a few ms of every `relay pay`.
+import { bytesToHex, type Hex, type TypedDataDefinition } from "viem";
 import type { TypedDataSigner } from "../../packages/client/src/sign.ts";
-import { checksumAddressFromBytes } from "./address.ts";
-import { keccak256 } from "./keccak.ts";
+import { nativeKey, viemAccounts } from "./key-address.ts";
 import { typedDataDigest } from "./typed-data-digest.ts";
-
-const privateKeyToAccount = (privateKey: Hex): TypedDataSigner =>
-  (createRequire(import.meta.url)("viem/accounts") as typeof import("viem/accounts")).privateKeyToAccount(privateKey);
-
-interface Secp256k1Api {
-  privateKeyVerify(seckey: Uint8Array): boolean;
-  publicKeyCreate(seckey: Uint8Array, compressed: boolean): Uint8Array;
-  ecdsaSign(msg32: Uint8Array, seckey: Uint8Array): { signature: Uint8Array; recid: number };
-}
-
-function loadSecp256k1(): Secp256k1Api | undefined {
-  try {
-    return createRequire(import.meta.url)("secp256k1") as Secp256k1Api;
-  } catch {
-    return undefined;
-  }
-}
 
 /** A signer of EIP-712 typed data for `privateKey`, as `privateKeyToAccount(privateKey)` signs. */
 export function typedDataSigner(privateKey: Hex): TypedDataSigner {
-  const secp256k1 = loadSecp256k1();
-  const key = /^0x[0-9a-fA-F]{64}$/.test(privateKey) ? hexToBytes(privateKey) : undefined;
-  if (secp256k1 === undefined || key === undefined || !secp256k1.privateKeyVerify(key)) return privateKeyToAccount(privateKey);
-  // The address: the last 20 bytes of keccak256 of the uncompressed public key without its 0x04.
-  const publicKey = secp256k1.publicKeyCreate(key, false);
-  const address = checksumAddressFromBytes(keccak256(Buffer.from(publicKey.subarray(1))), 12);
+  const native = nativeKey(privateKey);
+  if (native === undefined) return viemAccounts().privateKeyToAccount(privateKey);
+  const { secp256k1, key, address } = native;
   return {
     address,
     async signTypedData(definition) {
