@@ -21,11 +21,10 @@ import { encodeFunctionData, type Address, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import type { CancelKey, IntentCancel } from "../../ledger/index.ts";
 import type { ChainRuntime } from "../chain/chain-runtime.ts";
-import { isTransportFailure } from "../rpc-errors.ts";
 import type { Store } from "../store.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import { LeaseLostError } from "./key-lease.ts";
-import { hashesOf, receiptOfAny } from "./stuck-watch.ts";
+import { followRecorded } from "./stuck-watch.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 
@@ -183,27 +182,17 @@ export class CancelSender {
   }
 
   /**
-   * A cancel recorded earlier whose intent is still live: waiting (not mined yet; its recorded bytes
-   * re-broadcast unchanged, as reconcile.ts does a request's; or mined just now) or lost (reverted,
-   * or its nonce used by another transaction, or beyond what the chain knows).
+   * A cancel recorded earlier whose intent is still live, followed as reconcile.ts follows a request
+   * (stuck-watch.ts, followRecorded): waiting (not mined yet, its newest version broadcast again
+   * unchanged; or mined just now) or lost (reverted, or its nonce used by another transaction, or
+   * beyond what the chain knows).
    */
   async #follow(chain: ChainRuntime, cancel: IntentCancel): Promise<"waiting" | "lost"> {
-    const client = chain.clients.publicClient;
-    // Any version: the stuck-transaction watch replaces a cancel stuck under a low fee (stuck-watch.ts).
-    const receipt = await receiptOfAny(chain, await hashesOf(this.#deps.store, cancel.txHash as Hex));
+    // Under any of its versions: the stuck-transaction watch replaces a cancel stuck under a low fee.
+    const standing = await followRecorded(this.#deps.store, chain, cancel);
     // Mined since the vault was read: the next look finds the intent cancelled.
-    if (receipt) return receipt.status === "success" ? "waiting" : "lost";
-    const signer = cancel.signer as Address;
-    const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
-    const pending = BigInt(await client.getTransactionCount({ address: signer, blockTag: "pending" }));
-    if (mined > cancel.nonce! || cancel.nonce! > pending) return "lost";
-    try {
-      await client.request({ method: "eth_sendRawTransaction", params: [cancel.rawTx as Hex] });
-    } catch (error) {
-      if (isTransportFailure(error)) throw error;
-      // "already known" and the like: the node has it.
-    }
-    return "waiting";
+    if (standing.state === "mined") return standing.receipt.status === "success" ? "waiting" : "lost";
+    return standing.state === "rebroadcast" ? "waiting" : "lost";
   }
 
   #result(cancel: IntentCancel, result: CancelResult): void {

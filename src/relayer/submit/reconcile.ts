@@ -10,7 +10,7 @@ import type { ChainRuntime } from "../chain/chain-runtime.ts";
 import { outcomesFromReceipt } from "./submitter.ts";
 import { storeAnswer } from "./responses.ts";
 import { isTransportFailure } from "../rpc-errors.ts";
-import { receiptOfAny, versionsOf } from "./stuck-watch.ts";
+import { followRecorded, receiptOfAny, versionsOf } from "./stuck-watch.ts";
 import { withRevertReason } from "./revert-reason.ts";
 
 export interface ReconcileReport {
@@ -72,38 +72,22 @@ export async function reconcileInFlight(store: Store, chains: ReadonlyMap<number
 }
 
 async function settleTransaction(store: Store, chain: ChainRuntime, records: RequestRecord[]): Promise<"approved" | "rejected" | "rebroadcast" | "pending"> {
-  const client = chain.clients.publicClient;
   // The recorded transaction and any fee-bump replacements of it: whichever mined is the execution.
-  const versions = await versionsOf(store, records[0]!);
-  const hashes = versions.map((v) => v.txHash);
-  const receipt = await receiptOfAny(chain, hashes);
-  if (receipt) return settleMined(store, chain, records, receipt);
-  const signer = records[0]!.signer as Hex;
-  const nonce = records[0]!.nonce!;
-  const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
-  if (mined > nonce) {
-    // Our nonce is used. One of our versions may have been mined since the look above: look again.
-    const late = await receiptOfAny(chain, hashes);
-    if (late) return settleMined(store, chain, records, late);
-    // Our nonce is used and none of our versions is mined: the request can never land.
-    for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
-    return "rejected";
+  const standing = await followRecorded(store, chain, records[0]!);
+  switch (standing.state) {
+    case "mined":
+      return settleMined(store, chain, records, standing.receipt);
+    case "nonce-used":
+      for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the transaction was dropped and its nonce used by another transaction" });
+      return "rejected";
+    case "gap":
+      await store.resetNonce(chain.chainId, records[0]!.signer!, standing.pending);
+      for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the chain no longer knows the transaction (was it reset?)" });
+      return "rejected";
+    case "rebroadcast":
+      for (const record of records) await store.move(record.id, ["submitting"], "submitted");
+      return "rebroadcast";
   }
-  const pending = BigInt(await client.getTransactionCount({ address: signer, blockTag: "pending" }));
-  if (nonce > pending) {
-    // A gap: the chain does not know the transactions before this one (a reset chain). It cannot land.
-    await store.resetNonce(chain.chainId, signer, pending);
-    for (const record of records) await finish(store, record, { to: "rejected", reason: "not executed: the chain no longer knows the transaction (was it reset?)" });
-    return "rejected";
-  }
-  try {
-    await client.request({ method: "eth_sendRawTransaction", params: [versions.at(-1)!.rawTx] });
-  } catch (error) {
-    if (isTransportFailure(error)) throw error;
-    // "already known" and similar: it is in the pool. Anything else: try again on the next pass.
-  }
-  for (const record of records) await store.move(record.id, ["submitting"], "submitted");
-  return "rebroadcast";
 }
 
 /** Settles the requests carried by a mined transaction from its receipt (a reverted one with its reason). */

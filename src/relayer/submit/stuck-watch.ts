@@ -63,6 +63,47 @@ export async function receiptOfAny(chain: ChainRuntime, hashes: readonly Hex[]):
   return undefined;
 }
 
+/** Where a recorded transaction stands (see followRecorded). */
+export type RecordedStanding =
+  /** One of its versions is mined: its receipt. */
+  | { state: "mined"; receipt: TransactionReceipt }
+  /** Its nonce is used and none of its versions is mined: it can never land. */
+  | { state: "nonce-used" }
+  /** The chain does not know the transactions before its nonce (a reset chain): it cannot land; `pending` is the chain's next nonce. */
+  | { state: "gap"; pending: bigint }
+  /** Not mined yet: its newest version was broadcast again, unchanged (a refusal such as "already known" means the node has it). */
+  | { state: "rebroadcast" };
+
+/**
+ * Follows a recorded transaction (a request's, or an on-chain cancel's) with the chain: mined under
+ * any version, provably lost, or broadcast again as it was signed. Never signs anything new, so a
+ * transaction that may still land is never doubled. Transport failures are thrown.
+ */
+export async function followRecorded(store: Store, chain: ChainRuntime, record: SentTransaction): Promise<RecordedStanding> {
+  const client = chain.clients.publicClient;
+  const versions = await versionsOf(store, record);
+  const hashes = versions.map((v) => v.txHash);
+  const receipt = await receiptOfAny(chain, hashes);
+  if (receipt) return { state: "mined", receipt };
+  const signer = record.signer as Hex;
+  const nonce = record.nonce!;
+  const mined = BigInt(await client.getTransactionCount({ address: signer, blockTag: "latest" }));
+  if (mined > nonce) {
+    // Our nonce is used. One of our versions may have been mined since the look above: look again.
+    const late = await receiptOfAny(chain, hashes);
+    return late ? { state: "mined", receipt: late } : { state: "nonce-used" };
+  }
+  const pending = BigInt(await client.getTransactionCount({ address: signer, blockTag: "pending" }));
+  if (nonce > pending) return { state: "gap", pending };
+  try {
+    await client.request({ method: "eth_sendRawTransaction", params: [versions.at(-1)!.rawTx] });
+  } catch (error) {
+    if (isTransportFailure(error)) throw error;
+    // "already known" and similar: it is in the pool. Anything else: tried again on the next pass.
+  }
+  return { state: "rebroadcast" };
+}
+
 /**
  * Waits until one of `hashes()` (read again on every look) is mined, or `timeoutMs` passes: looks
  * at once, then again on each new block of the chain (block-watch.ts), and at least every second.
