@@ -5,7 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
-import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+import {BotConfigParams, ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
 import {VaultBase} from "./VaultBase.sol";
 import {VaultPolicy} from "./VaultPolicy.sol";
 import {VaultSignatures} from "./VaultSignatures.sol";
@@ -69,6 +69,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     error InvalidSlippage(uint256 bps);
     error ZeroAmount();
     error SwapPaymentMismatch();
+    error AiApprovalRequired(address bot);
+    error InvalidVerdicts();
 
     event PaymentExecuted(
         bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref
@@ -150,20 +152,76 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (_botConfigs[bot].requireHumanReview) revert ReviewRequired(bot);
     }
 
+    /// @dev The reviewed entry points: `approval` is the owner's ReviewApproval signature (65
+    /// bytes; the bot's deadline and review rule are not checked: the owner decided), or 2 or 3 of
+    /// the scanners' AiVerdict signatures concatenated (130 or 195 bytes; see _checkVerdicts), which
+    /// stand only for the AI hold: the bot's deadline and its human-review rule still apply.
+    /// `approvalDeadline` is the approval's or the verdicts' deadline.
+    /// @return byOwner whether the owner's ReviewApproval authorized it
     function _authorizeReviewed(
         address bot,
+        uint256 botDeadline,
         bytes32 intentHash,
         bytes calldata botSignature,
         uint256 approvalDeadline,
-        bytes calldata ownerSignature
-    ) internal view {
+        bytes calldata approval
+    ) internal view returns (bool byOwner) {
         _checkActive(bot);
         if (approvalDeadline < block.timestamp) revert ApprovalExpired();
         _checkFresh(intentHash);
         if (!_signedBy(intentHash, botSignature, bot)) revert InvalidSignature();
-        if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), ownerSignature, owner())) {
-            revert InvalidOwnerApproval();
+        if (approval.length != 130 && approval.length != 195) {
+            if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), approval, owner())) {
+                revert InvalidOwnerApproval();
+            }
+            return true;
         }
+        if (botDeadline < block.timestamp) revert DeadlineExpired(botDeadline);
+        if (_botConfigs[bot].requireHumanReview) revert ReviewRequired(bot);
+        _checkVerdicts(intentHash, approvalDeadline, approval);
+    }
+
+    /// @dev 65-byte AiVerdict(intentHash, deadline) signatures on this vault's domain, in ascending
+    /// order of signer (so no signer counts twice), each by one of the owner's registered scanners
+    /// that is not a relayer key the registry authorizes now.
+    function _checkVerdicts(bytes32 intentHash, uint256 deadline, bytes calldata verdicts) private view {
+        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(AI_VERDICT_TYPEHASH, intentHash, deadline)));
+        address last;
+        for (uint256 at; at < verdicts.length; at += 65) {
+            address signer = _recover(digest, verdicts[at:at + 65]);
+            if (
+                signer <= last
+                    || (signer != _scanners[0] && signer != _scanners[1] && signer != _scanners[2])
+                    || _registry.isAuthorized(signer)
+            ) revert InvalidVerdicts();
+            last = signer;
+        }
+    }
+
+    /// @dev The AI hold, as the relayer routes it to the AI scan: a bot that requires AI
+    /// verification, or a request worth at least the bot's aiTriggerThreshold (0: none), executes
+    /// only through a reviewed entry point. Returns the threshold for the caller to value against.
+    function _aiThreshold(address bot) internal view returns (uint256 threshold) {
+        BotConfigParams storage config = _botConfigs[bot];
+        if (config.requireAiVerification) revert AiApprovalRequired(bot);
+        return config.aiTriggerThreshold;
+    }
+
+    /// @dev The AI hold of `amount` of `token` (a payment, a swap's input).
+    function _checkAiHold(address bot, address token, uint256 amount) internal view {
+        uint256 threshold = _aiThreshold(bot);
+        if (threshold != 0 && _usdValue(token, amount) >= threshold) revert AiApprovalRequired(bot);
+    }
+
+    /// @dev The AI hold of an execute, worth its declared tokens and value.
+    function _checkAiHoldExecute(ExecuteIntent calldata i) internal view {
+        uint256 threshold = _aiThreshold(i.bot);
+        if (threshold == 0) return;
+        uint256 n = i.tokens.length;
+        if (n != i.amounts.length) revert LengthMismatch();
+        uint256 usd = i.value == 0 ? 0 : _usdValue(address(0), i.value);
+        for (uint256 k; k < n; ++k) usd += _usdValue(i.tokens[k], i.amounts[k]);
+        if (usd >= threshold) revert AiApprovalRequired(i.bot);
     }
 
     /// @dev The bot is active and signed this fresh intent (no deadline, no review rule: the
