@@ -621,7 +621,7 @@ export class Relayer {
     const scenario = aiScenarioOf(checked.scenario);
     const deadline = BigInt(Math.floor(this.#parts.clocks.of(chain.chainId).now() / 1000)) + VERDICT_SECONDS;
     const judged = scanners !== undefined && panel
-      ? panel.judge({ input, scenario, body: JSON.parse(record.body) as unknown, domain: await chain.domainOf(request.vaultAddress), intentHash: checked.intentHash, deadline })
+      ? panel.judge({ input, scenario, request, domain: await chain.domainOf(request.vaultAddress), intentHash: checked.intentHash, deadline })
       : this.#parts.scanner.scan(input, { scenario }).then((result) => ({ result, verdicts: [] as SignedVerdict[] }));
     const { result, verdicts } = await judged.catch((error: unknown) => {
       if (isRelayError(error) && error.code === "AI_VERIFICATION_TIMEOUT") this.#parts.onAiScan?.("timeout");

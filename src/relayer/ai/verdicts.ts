@@ -11,6 +11,7 @@
 import type { Address, Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
+import type { RelayRequest } from "../../api/validate.ts";
 import { verdictDigest, type SignedVerdict } from "../../eip712/verdict.ts";
 import type { AiScenario } from "./scenario.ts";
 import type { Scanner } from "./scanner.ts";
@@ -24,8 +25,8 @@ export interface Judgement {
   input: ScanInput;
   /** The devnet's forced outcome (metadata.scenario), if any. */
   scenario?: AiScenario;
-  /** The request's body as the bot sent it (a separate panel checks it against the chain itself). */
-  body: unknown;
+  /** The request as the relayer checked it (a separate panel checks it against the chain itself). */
+  request: RelayRequest;
   /** The vault's domain and the intent's hash (a swap-and-pay's: its payment's), as the relayer read them. */
   domain: VaultDomain;
   intentHash: Hex;
