@@ -17,6 +17,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { intentKinds, type IntentKind } from "../../packages/client/src/intent-types.ts";
 import { validateBody, type RelayRequest } from "../api/validate.ts";
+import { OFF_CHAIN_FIELD_NAMES } from "../api/off-chain.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 import { clientsFor } from "../chain/clients.ts";
 import { hashIntent } from "../eip712/hash.ts";
@@ -143,6 +144,14 @@ export async function startAgents(options: AgentsOptions): Promise<RunningAgents
     if (selector === undefined) delete input.selector;
     if (request.memo === undefined) delete input.memo;
     if (request.metadata === undefined) delete input.metadata;
+    // The bot's other off-chain words, from the request itself, not the relayer's copy.
+    const offChain: Record<string, string> = {};
+    for (const field of OFF_CHAIN_FIELD_NAMES) {
+      const value = request[field];
+      if (value !== undefined) offChain[field] = typeof value === "string" ? value : JSON.stringify(value);
+    }
+    if (Object.keys(offChain).length > 0) input.offChain = offChain;
+    else delete input.offChain;
     const scenario = aiScenarioOf(parseScenario(request.metadata, options.devnet));
     const result = await scanner.scan(input, { scenario });
     if (!result.approved) return { result, intentHash, verdicts: [] };
