@@ -11,6 +11,10 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import { devScannerKeys } from "../../src/devnet/accounts.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { verdictDigest } from "../../src/eip712/verdict.ts";
+import { signSwapAndPayRequest, swapForPayment, swapRequestBody } from "../../packages/client/src/bodies.ts";
+import { defaultDeadline, randomRef, signSwapIntent } from "../../packages/client/src/sign.ts";
+import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
+import { hashIntent } from "../../src/eip712/hash.ts";
 import { balanceOf, calldata, executeBody, fresh, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { readOf } from "./harness-extra.ts";
 
@@ -23,8 +27,14 @@ export async function verdictCall(env: Env, txHash: Hex) {
   expect(tx.to?.toLowerCase()).toBe(env.vault.toLowerCase());
   const call = decodeFunctionData({ abi: vaultAbi, data: tx.input });
   const args = call.args as readonly unknown[];
-  const [deadline, packed] = args.slice(-2) as [bigint, Hex];
-  const intentHash = await readOf<Hex>(env, env.vault, "ServiceVault", call.functionName === "executeReviewedPayment" ? "hashPaymentIntent" : "hashExecuteIntent", [args[0]]);
+  // The verdicts name the intent's hash (a swap-and-pay's: its payment's, the third argument).
+  const [hashFn, intent] = call.functionName === "executeReviewedPayment" ? ["hashPaymentIntent", args[0]]
+    : call.functionName === "executeReviewedProtocol" ? ["hashExecuteIntent", args[0]]
+    : call.functionName === "executeReviewedSwap" ? ["hashSwapIntent", args[0]]
+    : ["hashPaymentIntent", args[2]];
+  const approval = call.functionName === "executeSwapAndPayment" ? (args[6] as { deadline: bigint; signature: Hex }) : undefined;
+  const [deadline, packed] = approval ? [approval.deadline, approval.signature] : (args.slice(-2) as [bigint, Hex]);
+  const intentHash = await readOf<Hex>(env, env.vault, "ServiceVault", hashFn as string, [intent]);
   const digest = verdictDigest(env.manifest.domain as never, intentHash, deadline);
   const signers: Address[] = [];
   for (let at = 2; at < packed.length; at += 130) signers.push(await recoverAddress({ hash: digest, signature: `0x${packed.slice(at, at + 130)}` }));
@@ -86,6 +96,33 @@ describe("AI holds through the relayer, the panel in its process", () => {
     expect(functionName).toBe("executeReviewedProtocol");
     expectScannerSigners(signers);
     expect(await readOf<bigint>(env, lending, "mocks/MockLendingPool", "supplied", [env.vault, usdc()])).toBe(before + USDC(60));
+  });
+
+  it("a swap worth $60 the agents approve executes with verdicts (executeReviewedSwap)", async () => {
+    const weth = env.token("WETH");
+    const wethBefore = await balanceOf(env, weth, env.vault);
+    const intent = { bot: bot.address, fromToken: usdc(), toToken: weth, maxFromAmount: USDC(60), minToAmount: 1n, deadline: defaultDeadline(), ref: randomRef() };
+    const signature = await signSwapIntent(bot, env.manifest.domain as never, intent);
+    const res = await post(`${env.url}/v1/swap`, swapRequestBody(env.manifest.domain as never, intent, signature, { metadata: { scenario: "ai-approve" } }));
+    expect(res.body).toMatchObject({ status: "approved" });
+    const { functionName, signers } = await verdictCall(env, res.body.txHash);
+    expect(functionName).toBe("executeReviewedSwap");
+    expectScannerSigners(signers);
+    expect(await balanceOf(env, weth, env.vault)).toBeGreaterThan(wethBefore);
+  });
+
+  it("a swap-and-pay whose payment is worth $60: its verdicts name the payment's hash; both legs execute (executeSwapAndPayment)", async () => {
+    const to = fresh();
+    const payment: PaymentIntent = { bot: bot.address, to, token: usdc(), amount: USDC(60), deadline: defaultDeadline(), ref: randomRef() };
+    const swap = swapForPayment(payment, env.token("WETH"), 3n * 10n ** 16n, randomRef());
+    const body = await signSwapAndPayRequest(bot, env.manifest.domain as never, payment, swap, { metadata: { scenario: "ai-approve" } });
+    const res = await post(`${env.url}/v1/payments`, body);
+    expect(res.body).toMatchObject({ status: "approved" });
+    const { functionName, signers, intentHash } = await verdictCall(env, res.body.txHash);
+    expect(functionName).toBe("executeSwapAndPayment");
+    expect(intentHash).toBe(hashIntent("payment", env.manifest.domain as never, payment));
+    expectScannerSigners(signers);
+    expect(await balanceOf(env, usdc(), to)).toBe(USDC(60));
   });
 
   it("below the threshold the fast path is untouched (executePayment)", async () => {
