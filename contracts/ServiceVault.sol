@@ -113,7 +113,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
         intentHash = hashPaymentIntent(intent);
         _authorizeReviewed(intent.bot, intent.deadline, intentHash, botSignature, approvalDeadline, ownerSignature);
-        _payment(intent, intentHash, false);
+        _payment(intent, intentHash, false, false);
     }
 
     /// @notice Executes several payments; a failing item emits PaymentFailed and changes nothing,
@@ -169,8 +169,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     {
         h = hashPaymentIntent(intent);
         _authorize(intent.bot, intent.deadline, h, signature);
-        _checkAiHold(intent.bot, intent.token, intent.amount);
-        _payment(intent, h, batched);
+        _payment(intent, h, batched, true);
     }
 
     // ----------------------------------------------------------------- protocol calls

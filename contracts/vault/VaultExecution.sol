@@ -95,7 +95,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     uint256 private constant USED = 1;
     uint256 private constant CANCELLED = 2;
 
-    // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentCap).
+    // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentValue).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
 
     // ----------------------------------------------------------------- owner's decisions
@@ -251,8 +251,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- payments
 
-    /// @dev `batched`: an item of executePaymentBatch (its per-tx cap check may reuse the batch's price).
-    function _payment(PaymentIntent calldata i, bytes32 intentHash, bool batched) internal {
+    /// @dev `batched`: an item of executePaymentBatch (its value checks may reuse the batch's price).
+    /// `gated`: unreviewed, so the AI hold applies (see _checkPaymentValue).
+    function _payment(PaymentIntent calldata i, bytes32 intentHash, bool batched, bool gated) internal {
         // Each field read (and validated) from calldata once: every read of `i.x` costs a decode.
         address bot = i.bot;
         address to = i.to;
@@ -261,7 +262,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (amount == 0) revert ZeroAmount();
         if (to == address(0)) revert ZeroAddress();
         if (to == address(this)) revert DestinationNotAllowed(to);
-        _checkPaymentCap(bot, token, amount, batched);
+        _checkPaymentValue(bot, token, amount, batched, gated);
         _checkDestination(bot, to);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
@@ -486,7 +487,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
             revert SwapPaymentMismatch();
         }
         _swap(swap, router, swapCalldata, swapHash);
-        _payment(payment, paymentHash, false);
+        _payment(payment, paymentHash, false, false);
     }
 
     // ----------------------------------------------------------------- shared checks
@@ -526,30 +527,45 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (!_onWhitelists(bot, to)) revert DestinationNotAllowed(to);
     }
 
-    /// @dev The bot's per-tx cap on a payment: usdValue(token, amount) <= cap, priced by the registry.
-    /// In a batch, the registry is asked once per (token, cap) for the largest amount within the
-    /// cap, amountForUsd(token, cap + 1) - 1 (usdValue rounds down and amountForUsd up, so for one
-    /// price `usdValue(a) <= cap` exactly when `a <= that amount`); the answer lives in transient
-    /// storage under the batch's own sequence number, so it never outlives its batch. An amount
-    /// above it is priced again, so a refusal carries the same ExceedsPerTxLimit(usd, cap) as ever.
-    function _checkPaymentCap(address bot, address token, uint256 amount, bool batched) private {
-        uint256 cap = _botConfigs[bot].maxPerTxAmount;
-        if (cap == 0) return;
-        if (batched && cap != type(uint256).max) {
-            bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, cap));
-            uint256 limitPlusOne;
-            assembly {
-                limitPlusOne := tload(slot)
-            }
-            if (limitPlusOne == 0) {
-                limitPlusOne = _registry.amountForUsd(token, cap + 1);
-                assembly {
-                    tstore(slot, limitPlusOne)
-                }
-            }
-            if (amount < limitPlusOne) return;
+    /// @dev A payment's value checks, priced once by the registry: the bot's per-tx cap
+    /// (usdValue(token, amount) <= cap) and, when `gated`, the AI hold (a bot that requires AI
+    /// verification, or usdValue >= its aiTriggerThreshold: AiApprovalRequired). In a batch, the
+    /// registry is asked once per (token, limit) for the least amount at that USD value,
+    /// amountForUsd(token, usd) (usdValue rounds down and amountForUsd up, so for one price
+    /// `usdValue(a) < usd` exactly when `a < that amount`): cap + 1 for the cap, the threshold for
+    /// the hold. The answer lives in transient storage under the batch's own sequence number, so it
+    /// never outlives its batch. An amount at or above a bound is priced again, so a refusal
+    /// carries the same error as ever.
+    function _checkPaymentValue(address bot, address token, uint256 amount, bool batched, bool gated) private {
+        BotConfigParams storage config = _botConfigs[bot];
+        uint256 cap = config.maxPerTxAmount;
+        uint256 threshold;
+        if (gated) {
+            if (config.requireAiVerification) revert AiApprovalRequired(bot);
+            threshold = config.aiTriggerThreshold;
         }
-        _checkPerTx(bot, _usdValue(token, amount));
+        if (cap == 0 && threshold == 0) return;
+        if (
+            batched && (cap == 0 || cap == type(uint256).max || amount < _batchBound(token, cap + 1))
+                && (threshold == 0 || amount < _batchBound(token, threshold))
+        ) return;
+        uint256 usd = _usdValue(token, amount);
+        if (cap != 0 && usd > cap) revert ExceedsPerTxLimit(usd, cap);
+        if (threshold != 0 && usd >= threshold) revert AiApprovalRequired(bot);
+    }
+
+    /// @dev amountForUsd(token, usd), asked of the registry once per running batch (see _checkPaymentValue).
+    function _batchBound(address token, uint256 usd) private returns (uint256 bound) {
+        bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, usd));
+        assembly {
+            bound := tload(slot)
+        }
+        if (bound == 0) {
+            bound = _registry.amountForUsd(token, usd);
+            assembly {
+                tstore(slot, bound)
+            }
+        }
     }
 
     /// @dev The running executePaymentBatch's sequence number in this transaction (0 outside one).

@@ -86,6 +86,29 @@ describe("ServiceVault AI holds: scanners' verdicts or the owner's approval", ()
       expect(await f.balanceOf(f.tokens.usdc, payee)).toBe(before);
     });
 
+    it("in a batch (one price per token and limit), exactly the items at or above the threshold fail, beside a per-tx cap", async () => {
+      await setConfig({ maxPerTxAmount: USD(70) });
+      try {
+        const amounts = [USD(10), USD(50), USD(49.999999), USD(60), USD(71), USD(1)];
+        const items = await Promise.all(amounts.map(async (amount) => {
+          const intent = await f.payment({ to: payee, amount });
+          return { intent, sig: await f.signPayment(f.bot, intent, vault) };
+        }));
+        const before = await f.balanceOf(f.tokens.usdc, payee);
+        const ok = await f.simulate<boolean[]>(f.relayer, vault, "ServiceVault", "executePaymentBatch", [items.map((i) => i.intent), items.map((i) => i.sig)]);
+        expect(ok).toEqual([true, false, true, false, false, true]);
+        await f.write(f.relayer, vault, "ServiceVault", "executePaymentBatch", [items.map((i) => i.intent), items.map((i) => i.sig)]);
+        expect(await f.balanceOf(f.tokens.usdc, payee)).toBe(before + USD(10) + USD(49.999999) + USD(1));
+        // the refusals are the one-payment path's: the hold at $50 and $60, the cap at $71
+        for (const [k, name] of [[1, "AiApprovalRequired"], [3, "AiApprovalRequired"], [4, "ExceedsPerTxLimit"]] as const) {
+          const r = await revertOf(() => f.simulate(f.relayer, vault, "ServiceVault", "executePayment", [items[k]!.intent, items[k]!.sig]));
+          expect(r.name).toBe(name);
+        }
+      } finally {
+        await setConfig({});
+      }
+    });
+
     it("a bot that requires AI verification is held whatever the value", async () => {
       await setConfig({ requireAiVerification: true });
       try {
