@@ -148,6 +148,17 @@ describe("AI holds through the relayer, the panel in its process", () => {
     }
   });
 
+  it("a scanner key that is also a relayer key: the relayer refuses to start, naming it", async () => {
+    await env.stopRelayers();
+    const relayerKey = env.manifest.accounts.relayer.privateKey as Hex;
+    try {
+      await expect(env.startRelayers({ ai: { timeoutMs: 30_000, scannerKeys: [relayerKey, generatePrivateKey(), generatePrivateKey()] } }))
+        .rejects.toThrow(/ai\.scannerKeys: 0x[0-9a-fA-F]{40} is also a relayer key/);
+    } finally {
+      await env.startRelayers();
+    }
+  });
+
   it("a panel whose keys are not the vault's scanners: the agents approve, the request is held, nothing paid", async () => {
     await env.stopRelayers();
     await env.startRelayers({ ai: { timeoutMs: 30_000, scannerKeys: [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()] } });
