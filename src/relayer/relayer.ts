@@ -86,6 +86,7 @@ import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtAiGate, stoppedAtReviewGate
 import { VERDICT_SECONDS, type VerdictPanel } from "./ai/verdicts.ts";
 import { packVerdicts, type SignedVerdict } from "../eip712/verdict.ts";
 import { vaultAbi } from "./chain/intents.ts";
+import { rpcFailure } from "./rpc-errors.ts";
 import type { Dispatcher } from "./submit/dispatcher.ts";
 import { scanInput } from "./route/scan-input.ts";
 import { faultPoint } from "./faults.ts";
@@ -649,7 +650,7 @@ export class Relayer {
 
   /** The vault's registered scanner keys (none when all are zero). */
   async #scannersOf(chain: ChainRuntime, vault: Address): Promise<Address[]> {
-    const keys = (await chain.clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "scanners" })) as readonly Address[];
+    const keys = (await rpcFailure(() => chain.clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "scanners" }))) as readonly Address[];
     return keys.filter((a) => BigInt(a) !== 0n);
   }
 
