@@ -16,7 +16,7 @@ import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { verdictDigest } from "../../src/eip712/verdict.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { removeTempDir, tempDir } from "../helpers/temp-dir.ts";
-import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
+import { balanceOf, calldata, executeBody, fresh, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 import { readOf } from "./harness-extra.ts";
 
 const USDC = (n: number) => BigInt(n) * 1_000_000n;
@@ -75,6 +75,19 @@ describe("relay agents: the panel in its own process", () => {
     expect(signers.length).toBeGreaterThanOrEqual(2);
     for (const s of signers) expect(scanners.map((a) => a.toLowerCase())).toContain(s);
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(USDC(60));
+  });
+
+  it("a $60 protocol call the agents approve executes with their verdicts", async () => {
+    const lending = env.manifest.contracts.lending as Address;
+    await ownerCall(env, "approveProtocol", [lending]);
+    const usdc = env.token("USDC");
+    const before = await readOf<bigint>(env, lending, "mocks/MockLendingPool", "supplied", [env.vault, usdc]);
+    const data = calldata("mocks/MockLendingPool", "supply", [usdc, USDC(60)]);
+    const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: lending, tokens: [usdc], amounts: [USDC(60)] }, data, { signer: bot, memo: "supply 60 USDC to the lending pool", metadata: { scenario: "ai-approve" } }));
+    expect(res.body).toMatchObject({ status: "approved" });
+    const tx = await env.clients.publicClient.getTransaction({ hash: res.body.txHash });
+    expect(decodeFunctionData({ abi: vaultAbi, data: tx.input }).functionName).toBe("executeReviewedProtocol");
+    expect(await readOf<bigint>(env, lending, "mocks/MockLendingPool", "supplied", [env.vault, usdc])).toBe(before + USDC(60));
   });
 
   it("the agents' no-consensus holds the payment for the owner; nothing moves", async () => {
