@@ -19,7 +19,9 @@ library CancelledIntent {
 /// @title VaultExecution
 /// @notice The on-chain checks and effects of executing intents. Check order: (relayer, by the
 /// caller) → pause → bot active → deadline (or owner approval expiry) → replay → signature(s) →
-/// kind-specific rules → caps → destination → balance → mark used → external calls.
+/// the owner's approval or the scanners' verdicts, or else the AI hold → kind-specific rules →
+/// caps → destination → balance → mark used → external calls. (A payment's AI hold is checked with
+/// its cap, priced once.)
 abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     using SafeERC20 for IERC20;
     using EnumerableSet for EnumerableSet.AddressSet;
