@@ -100,7 +100,10 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     }
 
     /// @notice Executes a held payment the owner approved; the bot's deadline is not checked,
-    /// the owner's ReviewApproval signature and its deadline are.
+    /// the owner's ReviewApproval signature and its deadline are. Or one the AI panel approved:
+    /// `ownerSignature` is then 2 or 3 of the scanners' AiVerdict(intentHash, approvalDeadline)
+    /// signatures concatenated in ascending order of signer, and the bot's deadline and its
+    /// human-review rule are checked as executePayment checks them (docs/design.md, "AI holds").
     /// @return intentHash the intent's EIP-712 digest, now marked used
     function executeReviewedPayment(
         PaymentIntent calldata intent,
@@ -109,8 +112,8 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         bytes calldata ownerSignature
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
         intentHash = hashPaymentIntent(intent);
-        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
-        _payment(intent, intentHash, false);
+        _authorizeReviewed(intent.bot, intent.deadline, intentHash, botSignature, approvalDeadline, ownerSignature);
+        _payment(intent, intentHash, false, false);
     }
 
     /// @notice Executes several payments; a failing item emits PaymentFailed and changes nothing,
@@ -166,7 +169,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     {
         h = hashPaymentIntent(intent);
         _authorize(intent.bot, intent.deadline, h, signature);
-        _payment(intent, h, batched);
+        _payment(intent, h, batched, true);
     }
 
     // ----------------------------------------------------------------- protocol calls
@@ -184,11 +187,14 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     {
         intentHash = hashExecuteIntent(intent);
         _authorize(intent.bot, intent.deadline, intentHash, signature);
+        _checkAiHoldExecute(intent);
         _checkNotApprovalGrant(intent.bot, callData);
         _protocolCall(intent, callData, intentHash, false);
     }
 
-    /// @notice Owner-approved variant of executeProtocol (see executeReviewedPayment).
+    /// @notice Owner-approved variant of executeProtocol (see executeReviewedPayment). With the
+    /// scanners' verdicts it is executeProtocol without the AI hold: no approval grant, no call to
+    /// a protocol holding a standing allowance.
     /// @return intentHash the intent's EIP-712 digest, now marked used
     function executeReviewedProtocol(
         ExecuteIntent calldata intent,
@@ -198,8 +204,10 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         bytes calldata ownerSignature
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash) {
         intentHash = hashExecuteIntent(intent);
-        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
-        _protocolCall(intent, callData, intentHash, true);
+        bool byOwner =
+            _authorizeReviewed(intent.bot, intent.deadline, intentHash, botSignature, approvalDeadline, ownerSignature);
+        if (!byOwner) _checkNotApprovalGrant(intent.bot, callData);
+        _protocolCall(intent, callData, intentHash, byOwner);
     }
 
     // ----------------------------------------------------------------- swaps
@@ -216,6 +224,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     {
         intentHash = hashSwapIntent(intent);
         _authorize(intent.bot, intent.deadline, intentHash, signature);
+        _checkAiHold(intent.bot, intent.fromToken, intent.maxFromAmount);
         (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
     }
 
@@ -232,7 +241,7 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         bytes calldata ownerSignature
     ) external onlyRelayer nonReentrant returns (bytes32 intentHash, uint256 amountIn, uint256 amountOut) {
         intentHash = hashSwapIntent(intent);
-        _authorizeReviewed(intent.bot, intentHash, botSignature, approvalDeadline, ownerSignature);
+        _authorizeReviewed(intent.bot, intent.deadline, intentHash, botSignature, approvalDeadline, ownerSignature);
         (amountIn, amountOut) = _swap(intent, router, swapCalldata, intentHash);
     }
 
@@ -242,11 +251,14 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     /// rebalance whitelist and cap, balance, output floor; its output lands in the vault) then the
     /// bot's payment in the swap's output token (every payment rule), paid from the vault's balance:
     /// what the swap produced plus what the vault already held. A failing payment undoes the swap.
-    /// With an empty `approval.signature` the bot's signatures alone authorize it (as executePayment);
+    /// With an empty `approval.signature` the bot's signatures alone authorize it (as executePayment;
+    /// either leg at or above the AI threshold needs an approval);
     /// otherwise it is the owner-approved variant (as executeReviewedPayment): one ReviewApproval
     /// over the payment intent's hash (the hash the review shows) authorizes both, the swap still
     /// needs the bot's signature and must be unused and uncancelled, the bot's deadlines are not
-    /// checked. (One entry point for both spares the vault's code a second copy.)
+    /// checked. Scanners' verdicts over the payment intent's hash stand in for the approval as in
+    /// executeReviewedPayment (both deadlines checked). (One entry point for both spares the
+    /// vault's code a second copy.)
     /// Both intents' hashes are marked used (see the SwapExecuted and PaymentExecuted events).
     function executeSwapAndPayment(
         SwapIntent calldata swap,
@@ -262,8 +274,14 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         if (approval.signature.length == 0) {
             _authorize(payment.bot, payment.deadline, paymentHash, paymentSignature);
             if (swap.deadline < block.timestamp) revert DeadlineExpired(swap.deadline);
-        } else {
-            _authorizeReviewed(payment.bot, paymentHash, paymentSignature, approval.deadline, approval.signature);
+            _checkAiHold(payment.bot, payment.token, payment.amount);
+            _checkAiHold(payment.bot, swap.fromToken, swap.maxFromAmount);
+        } else if (
+            !_authorizeReviewed(
+                payment.bot, payment.deadline, paymentHash, paymentSignature, approval.deadline, approval.signature
+            ) && swap.deadline < block.timestamp
+        ) {
+            revert DeadlineExpired(swap.deadline);
         }
         // The pair is one bot's (checked by _swapAndPay), so the payment's checks of the bot stand for both.
         _authorizeSigned(swap.bot, swapHash, swapSignature);

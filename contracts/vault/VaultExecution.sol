@@ -5,7 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
-import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+import {BotConfigParams, ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
 import {VaultBase} from "./VaultBase.sol";
 import {VaultPolicy} from "./VaultPolicy.sol";
 import {VaultSignatures} from "./VaultSignatures.sol";
@@ -19,7 +19,9 @@ library CancelledIntent {
 /// @title VaultExecution
 /// @notice The on-chain checks and effects of executing intents. Check order: (relayer, by the
 /// caller) → pause → bot active → deadline (or owner approval expiry) → replay → signature(s) →
-/// kind-specific rules → caps → destination → balance → mark used → external calls.
+/// the owner's approval or the scanners' verdicts, or else the AI hold → kind-specific rules →
+/// caps → destination → balance → mark used → external calls. (A payment's AI hold is checked with
+/// its cap, priced once.)
 abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     using SafeERC20 for IERC20;
     using EnumerableSet for EnumerableSet.AddressSet;
@@ -69,6 +71,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     error InvalidSlippage(uint256 bps);
     error ZeroAmount();
     error SwapPaymentMismatch();
+    error AiApprovalRequired(address bot);
+    error InvalidVerdicts();
 
     event PaymentExecuted(
         bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref
@@ -93,7 +97,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     uint256 private constant USED = 1;
     uint256 private constant CANCELLED = 2;
 
-    // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentCap).
+    // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentValue).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
 
     // ----------------------------------------------------------------- owner's decisions
@@ -150,20 +154,76 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (_botConfigs[bot].requireHumanReview) revert ReviewRequired(bot);
     }
 
+    /// @dev The reviewed entry points: `approval` is the owner's ReviewApproval signature (65
+    /// bytes; the bot's deadline and review rule are not checked: the owner decided), or 2 or 3 of
+    /// the scanners' AiVerdict signatures concatenated (130 or 195 bytes; see _checkVerdicts), which
+    /// stand only for the AI hold: the bot's deadline and its human-review rule still apply.
+    /// `approvalDeadline` is the approval's or the verdicts' deadline.
+    /// @return byOwner whether the owner's ReviewApproval authorized it
     function _authorizeReviewed(
         address bot,
+        uint256 botDeadline,
         bytes32 intentHash,
         bytes calldata botSignature,
         uint256 approvalDeadline,
-        bytes calldata ownerSignature
-    ) internal view {
+        bytes calldata approval
+    ) internal view returns (bool byOwner) {
         _checkActive(bot);
         if (approvalDeadline < block.timestamp) revert ApprovalExpired();
         _checkFresh(intentHash);
         if (!_signedBy(intentHash, botSignature, bot)) revert InvalidSignature();
-        if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), ownerSignature, owner())) {
-            revert InvalidOwnerApproval();
+        if (approval.length != 130 && approval.length != 195) {
+            if (!_signedBy(hashReviewApproval(intentHash, approvalDeadline), approval, owner())) {
+                revert InvalidOwnerApproval();
+            }
+            return true;
         }
+        if (botDeadline < block.timestamp) revert DeadlineExpired(botDeadline);
+        if (_botConfigs[bot].requireHumanReview) revert ReviewRequired(bot);
+        _checkVerdicts(intentHash, approvalDeadline, approval);
+    }
+
+    /// @dev 65-byte AiVerdict(intentHash, deadline) signatures on this vault's domain, in ascending
+    /// order of signer (so no signer counts twice), each by one of the owner's registered scanners
+    /// that is not a relayer key the registry authorizes now.
+    function _checkVerdicts(bytes32 intentHash, uint256 deadline, bytes calldata verdicts) private view {
+        bytes32 digest = _hashTypedDataV4(keccak256(abi.encode(AI_VERDICT_TYPEHASH, intentHash, deadline)));
+        address last;
+        for (uint256 at; at < verdicts.length; at += 65) {
+            address signer = _recover(digest, verdicts[at:at + 65]);
+            if (
+                signer <= last
+                    || (signer != _scanners[0] && signer != _scanners[1] && signer != _scanners[2])
+                    || _registry.isAuthorized(signer)
+            ) revert InvalidVerdicts();
+            last = signer;
+        }
+    }
+
+    /// @dev The AI hold, as the relayer routes it to the AI scan: a bot that requires AI
+    /// verification, or a request worth at least the bot's aiTriggerThreshold (0: none), executes
+    /// only through a reviewed entry point. Returns the threshold for the caller to value against.
+    function _aiThreshold(address bot) internal view returns (uint256 threshold) {
+        BotConfigParams storage config = _botConfigs[bot];
+        if (config.requireAiVerification) revert AiApprovalRequired(bot);
+        return config.aiTriggerThreshold;
+    }
+
+    /// @dev The AI hold of `amount` of `token` (a payment, a swap's input).
+    function _checkAiHold(address bot, address token, uint256 amount) internal view {
+        uint256 threshold = _aiThreshold(bot);
+        if (threshold != 0 && _usdValue(token, amount) >= threshold) revert AiApprovalRequired(bot);
+    }
+
+    /// @dev The AI hold of an execute, worth its declared tokens and value.
+    function _checkAiHoldExecute(ExecuteIntent calldata i) internal view {
+        uint256 threshold = _aiThreshold(i.bot);
+        if (threshold == 0) return;
+        uint256 n = i.tokens.length;
+        if (n != i.amounts.length) revert LengthMismatch();
+        uint256 usd = i.value == 0 ? 0 : _usdValue(address(0), i.value);
+        for (uint256 k; k < n; ++k) usd += _usdValue(i.tokens[k], i.amounts[k]);
+        if (usd >= threshold) revert AiApprovalRequired(i.bot);
     }
 
     /// @dev The bot is active and signed this fresh intent (no deadline, no review rule: the
@@ -193,8 +253,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- payments
 
-    /// @dev `batched`: an item of executePaymentBatch (its per-tx cap check may reuse the batch's price).
-    function _payment(PaymentIntent calldata i, bytes32 intentHash, bool batched) internal {
+    /// @dev `batched`: an item of executePaymentBatch (its value checks may reuse the batch's price).
+    /// `gated`: unreviewed, so the AI hold applies (see _checkPaymentValue).
+    function _payment(PaymentIntent calldata i, bytes32 intentHash, bool batched, bool gated) internal {
         // Each field read (and validated) from calldata once: every read of `i.x` costs a decode.
         address bot = i.bot;
         address to = i.to;
@@ -203,7 +264,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (amount == 0) revert ZeroAmount();
         if (to == address(0)) revert ZeroAddress();
         if (to == address(this)) revert DestinationNotAllowed(to);
-        _checkPaymentCap(bot, token, amount, batched);
+        _checkPaymentValue(bot, token, amount, batched, gated);
         _checkDestination(bot, to);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
@@ -428,7 +489,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
             revert SwapPaymentMismatch();
         }
         _swap(swap, router, swapCalldata, swapHash);
-        _payment(payment, paymentHash, false);
+        _payment(payment, paymentHash, false, false);
     }
 
     // ----------------------------------------------------------------- shared checks
@@ -468,30 +529,45 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (!_onWhitelists(bot, to)) revert DestinationNotAllowed(to);
     }
 
-    /// @dev The bot's per-tx cap on a payment: usdValue(token, amount) <= cap, priced by the registry.
-    /// In a batch, the registry is asked once per (token, cap) for the largest amount within the
-    /// cap, amountForUsd(token, cap + 1) - 1 (usdValue rounds down and amountForUsd up, so for one
-    /// price `usdValue(a) <= cap` exactly when `a <= that amount`); the answer lives in transient
-    /// storage under the batch's own sequence number, so it never outlives its batch. An amount
-    /// above it is priced again, so a refusal carries the same ExceedsPerTxLimit(usd, cap) as ever.
-    function _checkPaymentCap(address bot, address token, uint256 amount, bool batched) private {
-        uint256 cap = _botConfigs[bot].maxPerTxAmount;
-        if (cap == 0) return;
-        if (batched && cap != type(uint256).max) {
-            bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, cap));
-            uint256 limitPlusOne;
-            assembly {
-                limitPlusOne := tload(slot)
-            }
-            if (limitPlusOne == 0) {
-                limitPlusOne = _registry.amountForUsd(token, cap + 1);
-                assembly {
-                    tstore(slot, limitPlusOne)
-                }
-            }
-            if (amount < limitPlusOne) return;
+    /// @dev A payment's value checks, priced once by the registry: the bot's per-tx cap
+    /// (usdValue(token, amount) <= cap) and, when `gated`, the AI hold (a bot that requires AI
+    /// verification, or usdValue >= its aiTriggerThreshold: AiApprovalRequired). In a batch, the
+    /// registry is asked once per (token, limit) for the least amount at that USD value,
+    /// amountForUsd(token, usd) (usdValue rounds down and amountForUsd up, so for one price
+    /// `usdValue(a) < usd` exactly when `a < that amount`): cap + 1 for the cap, the threshold for
+    /// the hold. The answer lives in transient storage under the batch's own sequence number, so it
+    /// never outlives its batch. An amount at or above a bound is priced again, so a refusal
+    /// carries the same error as ever.
+    function _checkPaymentValue(address bot, address token, uint256 amount, bool batched, bool gated) private {
+        BotConfigParams storage config = _botConfigs[bot];
+        uint256 cap = config.maxPerTxAmount;
+        uint256 threshold;
+        if (gated) {
+            if (config.requireAiVerification) revert AiApprovalRequired(bot);
+            threshold = config.aiTriggerThreshold;
         }
-        _checkPerTx(bot, _usdValue(token, amount));
+        if (cap == 0 && threshold == 0) return;
+        if (
+            batched && (cap == 0 || cap == type(uint256).max || amount < _batchBound(token, cap + 1))
+                && (threshold == 0 || amount < _batchBound(token, threshold))
+        ) return;
+        uint256 usd = _usdValue(token, amount);
+        if (cap != 0 && usd > cap) revert ExceedsPerTxLimit(usd, cap);
+        if (threshold != 0 && usd >= threshold) revert AiApprovalRequired(bot);
+    }
+
+    /// @dev amountForUsd(token, usd), asked of the registry once per running batch (see _checkPaymentValue).
+    function _batchBound(address token, uint256 usd) private returns (uint256 bound) {
+        bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, usd));
+        assembly {
+            bound := tload(slot)
+        }
+        if (bound == 0) {
+            bound = _registry.amountForUsd(token, usd);
+            assembly {
+                tstore(slot, bound)
+            }
+        }
     }
 
     /// @dev The running executePaymentBatch's sequence number in this transaction (0 outside one).

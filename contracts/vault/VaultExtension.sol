@@ -65,6 +65,35 @@ contract VaultExtension is VaultPolicyAdmin, EIP712 {
         _operator = newOperator;
     }
 
+    // ----------------------------------------------------------------- the AI panel's keys
+
+    error InvalidScanner(address scanner);
+
+    event ScannersSet(address[3] scanners);
+
+    /// @notice Registers the three keys of the AI panel's agents (owner only): 2 of their
+    /// AiVerdict signatures execute a request the AI scan holds (docs/design.md, "AI holds"). Each
+    /// distinct, non-zero and not a relayer key the registry authorizes (checked again at every
+    /// execution, should one become a relayer later); all three zero: none registered, and every
+    /// held request needs the owner's ReviewApproval.
+    function setScanners(address[3] calldata scanners_) external onlyOwner {
+        if (scanners_[0] != address(0) || scanners_[1] != address(0) || scanners_[2] != address(0)) {
+            for (uint256 k; k < 3; ++k) {
+                address s = scanners_[k];
+                if (s == address(0) || _registry.isAuthorized(s) || s == scanners_[(k + 1) % 3]) {
+                    revert InvalidScanner(s);
+                }
+            }
+        }
+        _scanners = scanners_;
+        emit ScannersSet(scanners_);
+    }
+
+    /// @notice The three registered scanner keys (all zero: none).
+    function scanners() external view returns (address[3] memory) {
+        return _scanners;
+    }
+
     // ----------------------------------------------------------------- raw storage reads
 
     /// @notice The vault's storage word at `slot`, for readers (lenses) that compute slots from the

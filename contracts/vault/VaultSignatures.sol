@@ -17,6 +17,8 @@ abstract contract VaultSignatures is EIP712 {
         "SwapIntent(address bot,address toToken,uint256 minToAmount,address fromToken,uint256 maxFromAmount,uint256 deadline,bytes32 ref)"
     );
     bytes32 public constant REVIEW_APPROVAL_TYPEHASH = keccak256("ReviewApproval(bytes32 intentHash,uint256 deadline)");
+    /// @dev A scanner's verdict that the AI panel approved the intent: AiVerdict(intentHash, deadline).
+    bytes32 internal constant AI_VERDICT_TYPEHASH = keccak256("AiVerdict(bytes32 intentHash,uint256 deadline)");
     // secp256k1's order ÷ 2: a larger s is the malleable twin of a valid signature (EIP-2).
     uint256 private constant HALF_ORDER = 0x7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF5D576E7357A4501DDFE92F46681B20A0;
 
@@ -73,11 +75,16 @@ abstract contract VaultSignatures is EIP712 {
         return _hashTypedDataV4(keccak256(abi.encode(REVIEW_APPROVAL_TYPEHASH, intentHash, deadline)));
     }
 
-    /// @dev True when `signature` is a 65-byte, low-s, v 27/28 signature of `digest` by `signer`:
+    /// @dev True when `signature` is a 65-byte, low-s, v 27/28 signature of `digest` by `signer`.
+    function _signedBy(bytes32 digest, bytes calldata signature, address signer) internal pure returns (bool) {
+        return signer != address(0) && _recover(digest, signature) == signer;
+    }
+
+    /// @dev The signer of a 65-byte, low-s, v 27/28 signature of `digest`, or address(0):
     /// OpenZeppelin's ECDSA.tryRecoverCalldata rules (ecrecover itself refuses any other v),
     /// without its error values, which nothing here reads.
-    function _signedBy(bytes32 digest, bytes calldata signature, address signer) internal pure returns (bool) {
-        if (signature.length != 65 || signer == address(0)) return false;
+    function _recover(bytes32 digest, bytes calldata signature) internal pure returns (address) {
+        if (signature.length != 65) return address(0);
         bytes32 r;
         bytes32 s;
         uint8 v;
@@ -86,6 +93,7 @@ abstract contract VaultSignatures is EIP712 {
             s := calldataload(add(signature.offset, 0x20))
             v := byte(0, calldataload(add(signature.offset, 0x40)))
         }
-        return uint256(s) <= HALF_ORDER && ecrecover(digest, v, r, s) == signer;
+        if (uint256(s) > HALF_ORDER) return address(0);
+        return ecrecover(digest, v, r, s);
     }
 }

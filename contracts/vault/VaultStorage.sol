@@ -49,7 +49,12 @@ abstract contract VaultStorage {
     // The owner's tolerance + 1, so that 0 (a clone's fresh storage) means "never set": 1%.
     uint256 internal _swapSlippageBpsPlusOne;
 
-    // (OpenZeppelin's EIP712 follows, slots 17-18: _nameFallback and _versionFallback.)
+    // ------------------------------------------------------------ the AI panel's keys (slots 17-19)
+    // The three scanner keys the owner registered (setScanners): 2 of them sign the verdicts that
+    // execute a request the AI scan holds (VaultExecution._checkVerdicts); all zero: none.
+    address[3] internal _scanners;
+
+    // (OpenZeppelin's EIP712 follows, after the last of these: _nameFallback and _versionFallback.)
 
     /// @dev Locks this contract's own storage: only clones (fresh storage) can be initialized, and
     /// with no owner or operator here, no owner function passes when called on this contract itself.

@@ -24,7 +24,10 @@ import { registerReadRoutes } from "../server/routes/reads.ts";
 import { InFlight } from "../relayer/chain/in-flight.ts";
 import { registerReviewRoutes } from "../server/routes/reviews.ts";
 import { registerTermsRoutes } from "../server/routes/terms.ts";
-import { createScanner } from "../relayer/ai/index.ts";
+import { createScanner, type Scanner } from "../relayer/ai/index.ts";
+import { localPanel, type VerdictPanel } from "../relayer/ai/verdicts.ts";
+import { remotePanel } from "../agents/client.ts";
+import { scannerKeysFor } from "./scanner-keys.ts";
 import { ChainRuntime } from "../relayer/chain/chain-runtime.ts";
 import { ChainDirectory } from "../relayer/chain/chains.ts";
 import type { ChainConfig, RelayerConfig } from "../relayer/config.ts";
@@ -152,13 +155,15 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     const reviews = new Reviews({ store, chains, dispatcher, clocks, onStep: metrics.timeStep, afterRejection: () => void cancels.run() });
     // Reviews that decide themselves exist on a devnet only (metadata.scenario=review-approve|reject).
     const selfReviews = devnets.size > 0 ? new SelfDecidingReviews({ reviews, chains, clocks, log }) : undefined;
+    const scanner = createScanner(config.ai);
     const relayer = new Relayer({
       config,
       store,
       chains,
       dispatcher,
       rateLimiter,
-      scanner: createScanner(config.ai),
+      scanner,
+      panel: verdictPanel(config, scanner, chainConfigs.every((c) => c.devnet), log),
       clocks,
       selfReviews,
       terms,
@@ -438,4 +443,22 @@ function lazyAuth(get: () => OwnerAuth | undefined): OwnerAuth {
     login: (message: string, signature: string) => need().login(message, signature),
     authenticate: (header: string | undefined) => need().authenticate(header),
   } as unknown as OwnerAuth;
+}
+
+/**
+ * The panel that signs verdicts for requests a vault holds for the AI scan: `relay agents` at
+ * ai.agentsUrl (this host then holds no scanner key), or this process's scanner with its own keys
+ * (scanner-keys.ts). A scanner key that is also a relayer key would count for nothing on-chain
+ * (the vault refuses it), so it is refused here.
+ */
+function verdictPanel(config: RelayerConfig, scanner: Scanner, devnetsOnly: boolean, log: (line: string) => void): VerdictPanel {
+  if (config.ai.agentsUrl) return remotePanel(config.ai.agentsUrl, { timeoutMs: config.ai.timeoutMs });
+  const keys = scannerKeysFor({ configured: config.ai.scannerKeys as Hex[] | undefined, devnetsOnly, stateDir: config.stateDir });
+  const relayers = new Set(config.chains.flatMap((c) => c.relayerKeys.map((k) => privateKeyToAddress(k as Hex).toLowerCase())));
+  const panel = localPanel(scanner, keys);
+  const clash = panel.addresses.find((a) => relayers.has(a.toLowerCase()));
+  if (clash) throw new Error(`invalid relayer configuration: ai.scannerKeys: ${clash} is also a relayer key; the vault refuses a relayer key's verdicts`);
+  if (!devnetsOnly && keys.some((k) => isDevKey(k))) throw new Error("invalid relayer configuration: ai.scannerKeys: a well-known development key signs nothing on a chain that is not a development node");
+  log(`AI panel in this process; its scanner keys (register them on a vault with setScanners): ${panel.addresses.join(", ")}`);
+  return panel;
 }

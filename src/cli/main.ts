@@ -81,8 +81,22 @@ function buildProgram(io: CliIO): Command {
       .addOption(new Option("--terms-url <url>", "where those terms are published (with --terms-version)").argParser(parseUrl("--terms-url")))
       .addOption(new Option("--metrics-token <token>", "the bearer token GET /metrics wants for its detailed series (16 to 256 characters); without it /metrics shows only relay_up and the start time. Prefer the environment variable: a flag is visible to other users in the process list").env("RELAY_METRICS_TOKEN"))
       .option("--allow-dev-keys", "start even when a relayer key is one of the public development keys and the chain is not a development node")
+      .addOption(new Option("--agents-url <url>", "ask a separate panel (`relay agents`) for the verdicts a vault needs to execute a request it holds for the AI scan; this host then holds no scanner key").argParser(parseUrl("--agents-url")).env("RELAY_AGENTS_URL"))
       .addHelpText("after", "\nExamples:\n  relay serve\n  relay serve --port 0 --rpc-port 0 --state-dir /tmp/relay\n  relay serve --chain-id 84532 --chain-id 421614   (two devnet chains, one relayer)\n  relay serve --rpc-url http://127.0.0.1:8545 --state-dir .relay\n"),
   ).action(async (options) => (await import("./commands/serve.ts")).serve(options, io));
+
+  program
+    .command("agents")
+    .description("Run the AI verification agents as their own process: they check each request against the chain, judge it and sign verdicts with their own keys (HTTP on 127.0.0.1)")
+    .addOption(new Option("--rpc-url <url>", "the chain's JSON-RPC URL").argParser(parseUrl("--rpc-url")).env("RELAY_RPC_URL").makeOptionMandatory())
+    .addOption(new Option("--port <port>", "HTTP port on 127.0.0.1 (0 = a free port)").default(8788).argParser(parsePort("--port")))
+    .addOption(stateDirOption("where the agents' keys live, in its agents/ directory"))
+    .addOption(new Option("--ai-endpoint <url>", "an OpenAI-compatible chat endpoint for the agents (default: built-in rules)").argParser(parseUrl("--ai-endpoint")))
+    .option("--ai-model <name>", "model name for --ai-endpoint")
+    .addOption(new Option("--ai-timeout-ms <ms>", "how long the agents may take").argParser(parsePositiveInt("--ai-timeout-ms")))
+    .option("--json", "print {url, chainId, scanners} as JSON on stdout when ready")
+    .addHelpText("after", "\nExample:\n  relay agents --rpc-url http://127.0.0.1:8545 --state-dir /srv/relay-agents --port 8788\n  relay serve --agents-url http://127.0.0.1:8788\n")
+    .action(async (options) => (await import("./commands/agents.ts")).agents(options, io));
 
   program
     .command("deploy")

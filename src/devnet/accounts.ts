@@ -47,6 +47,15 @@ export function devKeyPair(index: number): KeyPair {
   return { ...pair };
 }
 
+/**
+ * The devnet's AI panel keys, one per agent (safety, behavioral, reasoning): the devnet's vault
+ * registers them as its scanners (setScanners) and a relayer serving only devnets signs verdicts
+ * with them. The last three accounts, apart from every role's.
+ */
+export function devScannerKeys(): KeyPair[] {
+  return [17, 18, 19].map(devKeyPair);
+}
+
 export function devRoles(): Record<Role, KeyPair> {
   const entries = Object.entries(ROLE_INDEX).map(([role, index]) => [role, devKeyPair(index)]);
   return Object.fromEntries(entries) as Record<Role, KeyPair>;

@@ -1,5 +1,6 @@
 // Seeds a vault for the owner: operator, the `default` bot with permissive limits, the `reviewed`
-// bot whose every request needs the owner's review, and funds in every mock token plus some ETH.
+// bot whose every request needs the owner's review, the AI panel's scanner keys (on a devnet), and
+// funds in every mock token plus some ETH.
 import { decodeEventLog, parseEther, type Address } from "viem";
 import type { Clients } from "../chain/clients.ts";
 import { readArtifact } from "../chain/artifacts.ts";
@@ -28,6 +29,8 @@ export interface SeedOptions {
   owner: KeyPair;
   operator: Address;
   bots: { default: Address; reviewed: Address };
+  /** The AI panel's keys the vault registers as its scanners (setScanners), if any. */
+  scanners?: readonly Address[];
   /** How the owner's and deployer's transactions are sent (default: signed here, createSender). */
   senderFor?: SenderFor;
 }
@@ -44,6 +47,7 @@ export async function seedVault(options: SeedOptions): Promise<Address> {
   await owner.call(vault, "ServiceVault", "setOperator", [options.operator]);
   await owner.call(vault, "ServiceVault", "addBot", [options.bots.default, PERMISSIVE_LIMITS]);
   await owner.call(vault, "ServiceVault", "addBot", [options.bots.reviewed, { ...PERMISSIVE_LIMITS, requireHumanReview: true }]);
+  if (options.scanners) await owner.call(vault, "ServiceVault", "setScanners", [options.scanners]);
 
   for (const token of TOKENS) {
     const amount = token.vaultFunding * 10n ** BigInt(token.decimals);

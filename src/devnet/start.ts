@@ -5,7 +5,7 @@ import { startChain, type LocalChain } from "../chain/hardhat.ts";
 import { clientsFor } from "../chain/clients.ts";
 import { createNodeAccountSender } from "../chain/sender.ts";
 import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
-import { devRoles } from "./accounts.ts";
+import { devRoles, devScannerKeys } from "./accounts.ts";
 import { deploySuite, type SenderFor } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
@@ -69,6 +69,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       owner: roles.owner,
       operator: roles.operator.address,
       bots: { default: roles.defaultBot.address, reviewed: roles.reviewedBot.address },
+      scanners: devScannerKeys().map((k) => k.address),
       senderFor,
     });
     rpc = await startRpcServer(chain.provider, options.rpcPort);

@@ -74,6 +74,15 @@ export const relayerConfigSchema = z.object({
       endpoint: z.string().url().optional(),
       model: z.string().optional(),
       apiKey: z.string().optional(),
+      /**
+       * The in-process panel's keys, one per agent (safety, behavioral, reasoning): they sign the
+       * verdicts a vault needs to execute a request it holds for the AI scan (docs/design.md, "AI
+       * holds"). Default: the devnet's panel keys when every chain is a devnet, else keys kept in
+       * the state directory (scanner-keys, 0600), made on first start.
+       */
+      scannerKeys: z.array(privateKey).length(3, "three keys, one per agent").optional(),
+      /** A separate panel (`relay agents`) to ask for verdicts instead: the relayer then holds no scanner key. */
+      agentsUrl: z.string().url().optional(),
     })
     .default({ timeoutMs: 30_000 }),
   /** How long an owner has to decide a held request before it becomes `rejected`. */

@@ -82,7 +82,11 @@ import { describeGrants, grantsIn, newGrants } from "./chain/grants.ts";
 import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./chain/nft-outflows.ts";
 import { responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
 import { executeAndSettle } from "./submit/settle.ts";
-import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtReviewGate, type SimulationOk } from "./chain/simulate.ts";
+import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtAiGate, stoppedAtReviewGate, type SimulationOk } from "./chain/simulate.ts";
+import { VERDICT_SECONDS, type VerdictPanel } from "./ai/verdicts.ts";
+import { packVerdicts, type SignedVerdict } from "../eip712/verdict.ts";
+import { vaultAbi } from "./chain/intents.ts";
+import { rpcFailure } from "./rpc-errors.ts";
 import type { Dispatcher } from "./submit/dispatcher.ts";
 import { scanInput } from "./route/scan-input.ts";
 import { faultPoint } from "./faults.ts";
@@ -99,6 +103,11 @@ export interface RelayerParts {
   dispatcher: Dispatcher;
   rateLimiter: RateLimiter;
   scanner: Scanner;
+  /**
+   * The panel whose agents sign verdicts for a request the vault holds for the AI scan (ai/verdicts.ts):
+   * in this process, or `relay agents`. Without one such a request is held for the owner's review.
+   */
+  panel?: VerdictPanel;
   /** Each chain's clock (clock.ts): the wall clock, or on a devnet that chain's time. */
   clocks: Clocks;
   /** Decides `review-approve` / `review-reject` scenarios (devnet only, self-review.ts). */
@@ -168,6 +177,8 @@ interface Checked {
   swapRequired?: SwapRequired;
   /** A swap-and-pay's swap (swap-and-pay.ts). */
   swapLeg?: CheckedSwapLeg;
+  /** The simulation stopped at the vault's AI hold: it executes only with verdicts or the owner's approval. */
+  aiGate?: boolean;
 }
 
 export class Relayer {
@@ -334,7 +345,13 @@ export class Relayer {
       const simulation: Promise<{ data: Hex; sim?: SimulationOk }> = pinned.simulation && paymentData
         ? pinned.simulation.then((sim) => ({ data: paymentData, sim }))
         : (early ?? this.#simulate(chain, request, route, blockNumber));
+      let aiGate = false;
       const { data, sim } = await simulation.catch((error: unknown) => {
+        if (stoppedAtAiGate(error)) {
+          // Held by the vault for the AI scan: simulated again with the agents' verdicts (#scan).
+          aiGate = true;
+          return { data: paymentData ?? executionCalldata(request, route), sim: undefined };
+        }
         if (!stoppedAtReviewGate(error) || (mandatoryReview(request, snapshot) === undefined && !kind.call)) throw error;
         // A request the owner must decide stops at the vault's review gate: it is held, and
         // simulated again with the owner's approval before it is sent. For an execute the vault
@@ -349,13 +366,13 @@ export class Relayer {
         kind.valuation && sim ? this.#value(chain, kind, request, data, snapshot, blockNumber, traced) : { snapshot },
         traced,
       ]);
-      const review = paymentData ? undefined : await this.#grantReview(chain, kind, request, trace, sim !== undefined, snapshot, blockNumber);
+      const review = paymentData ? undefined : await this.#grantReview(chain, kind, request, trace, sim !== undefined, snapshot, blockNumber, aiGate);
       const selfReview = await this.#selfReview(chain, request, scenario);
       // Last, before anything is recorded or reserved: an error stores no outcome, so the retry runs.
       if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
         throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
       }
-      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg, review };
+      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg, review, aiGate };
     } catch (error) {
       await checkNotInLedger(this.#parts.store, request, intentHash);
       if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
@@ -444,7 +461,7 @@ export class Relayer {
    * grants cannot be shown. A swap's calldata is the relayer's own, to a registry router: traced
    * where the node can, not held where it cannot.
    */
-  async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, trace: CallTrace | undefined, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint): Promise<string | undefined> {
+  async #grantReview(chain: ChainRuntime, kind: KindDescriptor, request: RelayRequest, trace: CallTrace | undefined, simulated: boolean, snapshot: PolicySnapshot, blockNumber: bigint, aiGate = false): Promise<string | undefined> {
     const call = kind.call?.(request);
     const vault = request.vaultAddress;
     if (simulated && (trace === undefined || trace.reverted)) return call ? UNTRACEABLE : undefined;
@@ -452,7 +469,8 @@ export class Relayer {
     const grants = trace && !trace.reverted ? await newGrants(chain, vault, grantsIn(trace.logs, vault), blockNumber) : [];
     if (grants.length > 0) return describeGrants(grants, chain);
     // Stopped at the gate with no rule of the relayer's own: the vault's standing-allowance rule.
-    return simulated || mandatoryReview(request, snapshot) !== undefined ? undefined : STANDING_ALLOWANCE;
+    // (Stopped at the AI hold, the vault checked nothing after it: the simulation with the verdicts does.)
+    return simulated || aiGate || mandatoryReview(request, snapshot) !== undefined ? undefined : STANDING_ALLOWANCE;
   }
 
   /**
@@ -581,16 +599,32 @@ export class Relayer {
   #choosePath(checked: Checked, burst: Bursts): Path {
     const { request, snapshot, swapLeg } = checked;
     const knownErc20s = this.#parts.dispatcher.knownErc20s(request.chainId);
-    const path = choosePath(request, snapshot, burst.request, knownErc20s, checked.review, checked.unpricedHold);
-    if (!swapLeg) return path;
-    return swapAndPayPath(path, choosePath(swapLeg.swap, swapLeg.snapshot, burst.swap, knownErc20s));
+    const own = choosePath(request, snapshot, burst.request, knownErc20s, checked.review, checked.unpricedHold);
+    const path = swapLeg ? swapAndPayPath(own, choosePath(swapLeg.swap, swapLeg.snapshot, burst.swap, knownErc20s)) : own;
+    // The vault holds it for the AI scan (its own valuation, at the same block): never the fast path.
+    return checked.aiGate && path.path === "fast" ? { path: "scan", reasons: ["ai_threshold"] } : path;
   }
 
   async #scan(checked: Checked, record: RequestRecord, reasons: Parameters<typeof describeScan>[0], simulationResult: AnswerExtras["simulationResult"]): Promise<string> {
     const { request, chain, snapshot } = checked;
+    // Held by the vault (AiApprovalRequired): the agents' approval executes it only as verdicts
+    // signed by the scanner keys its owner registered. Without them, the owner decides.
+    const scanners = checked.aiGate ? await this.#scannersOf(chain, request.vaultAddress) : undefined;
+    const panel = this.#parts.panel;
+    if (scanners !== undefined) {
+      const cannot = scanners.length === 0
+        ? "the vault holds it for the AI scan and its owner registered no scanner keys (setScanners): the agents' approval cannot execute it"
+        : panel === undefined ? "the vault holds it for the AI scan and this relayer has no verification agents that sign verdicts" : undefined;
+      if (cannot !== undefined) return this.#hold(record, cannot, undefined, { simulationResult });
+    }
     await this.#parts.store.transaction((tx) => tx.transition(record.id, ["received"], "scanning"), relaxed);
     const input = await scanInput(checked, this.#parts.store, reasons, this.#parts.dispatcher.tokenInfo(request.chainId));
-    const result = await this.#parts.scanner.scan(input, { scenario: aiScenarioOf(checked.scenario) }).catch((error: unknown) => {
+    const scenario = aiScenarioOf(checked.scenario);
+    const deadline = BigInt(Math.floor(this.#parts.clocks.of(chain.chainId).now() / 1000)) + VERDICT_SECONDS;
+    const judged = scanners !== undefined && panel
+      ? panel.judge({ input, scenario, request, domain: await chain.domainOf(request.vaultAddress), intentHash: checked.intentHash, deadline })
+      : this.#parts.scanner.scan(input, { scenario }).then((result) => ({ result, verdicts: [] as SignedVerdict[] }));
+    const { result, verdicts } = await judged.catch((error: unknown) => {
       if (isRelayError(error) && error.code === "AI_VERIFICATION_TIMEOUT") this.#parts.onAiScan?.("timeout");
       throw error;
     });
@@ -602,7 +636,42 @@ export class Relayer {
       return this.#hold(record, why, agents, { simulationResult });
     }
     await this.#parts.store.transition(record.id, ["scanning"], "scanning", { agents });
-    return this.#execute(checked, record, { simulationResult, estimatedResolutionMs: Math.max(1, Math.round(result.elapsedMs)) });
+    const extras = { simulationResult, estimatedResolutionMs: Math.max(1, Math.round(result.elapsedMs)) };
+    if (scanners === undefined) return this.#execute(checked, record, extras);
+    // Only the registered scanners' verdicts count on-chain, one per key.
+    const registered = new Set(scanners.map((a) => a.toLowerCase()));
+    const counted = [...new Map(verdicts.filter((v) => registered.has(v.signer.toLowerCase())).map((v) => [v.signer.toLowerCase(), v])).values()];
+    if (counted.length < 2) {
+      const why = `the verification agents approved, but ${counted.length} of their verdicts are signed by the vault's registered scanner keys and the vault needs 2: its owner decides`;
+      return this.#hold(record, why, agents, { simulationResult });
+    }
+    return this.#executeWithVerdicts(checked, record, counted.slice(0, 3), deadline, agents, extras);
+  }
+
+  /** The vault's registered scanner keys (none when all are zero). */
+  async #scannersOf(chain: ChainRuntime, vault: Address): Promise<Address[]> {
+    const keys = (await rpcFailure(() => chain.clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "scanners" }))) as readonly Address[];
+    return keys.filter((a) => BigInt(a) !== 0n);
+  }
+
+  /**
+   * Sends the request through the vault's reviewed entry point with the verdicts (their deadline
+   * `deadline`), simulated first on the latest block. A call the vault then holds for the owner
+   * (ReviewRequired: a standing allowance the protocol holds) is held for the owner's review.
+   */
+  async #executeWithVerdicts(checked: Checked, record: RequestRecord, verdicts: SignedVerdict[], deadline: bigint, agents: string, extras: AnswerExtras): Promise<string> {
+    const { request, chain } = checked;
+    const data = executionCalldata(request, checked.route, { deadline, signature: packVerdicts(verdicts) });
+    const from = this.#parts.dispatcher.signerFor(request.chainId, request.vaultAddress);
+    const blockNumber = await chain.latestBlock();
+    let sim: SimulationOk;
+    try {
+      sim = await simulate(chain, { from, to: request.vaultAddress, data, blockNumber, estimate: true });
+    } catch (error) {
+      if (!stoppedAtReviewGate(error)) throw error;
+      return this.#hold(record, "the verification agents approved, but the vault runs this call only with its owner's approval (a standing allowance of the protocol)", agents, extras);
+    }
+    return this.#execute(checked, record, extras, { data, gas: gasLimitOf(sim) });
   }
 
   /**
@@ -619,17 +688,20 @@ export class Relayer {
     });
   }
 
-  /** Submits and waits for the receipt; the answer is `approved` with txHash, or `rejected` with why. */
-  async #execute(checked: Checked, record: RequestRecord, extras: AnswerExtras): Promise<string> {
+  /**
+   * Submits and waits for the receipt; the answer is `approved` with txHash, or `rejected` with why.
+   * `call`: another vault call than the checked one (the reviewed entry point with verdicts), never batched.
+   */
+  async #execute(checked: Checked, record: RequestRecord, extras: AnswerExtras, call?: { data: Hex; gas: bigint }): Promise<string> {
     const { request } = checked;
     const job = {
       requestId: record.id,
       vault: request.vaultAddress,
-      data: checked.data,
-      gas: checked.gas,
+      data: call?.data ?? checked.data,
+      gas: call?.gas ?? checked.gas,
       intentHash: checked.intentHash,
       // A swap-and-pay is never batched with plain payments: it is its own vault call.
-      payment: kindOf(request).batched?.(request),
+      payment: call ? undefined : kindOf(request).batched?.(request),
     };
     const unconfirmed = "the transaction was recorded but the node did not confirm it; retry with the same idempotencyKey";
     const settled = executeAndSettle(this.#parts, record, request.chainId, job, extras, unconfirmed);

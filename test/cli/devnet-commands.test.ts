@@ -181,6 +181,20 @@ describe("relay owner and relay fund", () => {
     expect((await relay(["owner", "rebalance-tokens", "remove", "USDC", "WETH"])).code).toBe(0);
     expect(await vaultRead("rebalanceTokenCount")).toBe(0n);
 
+    // The devnet's vault registers the devnet's panel keys; the owner may clear and register again.
+    const devScanners = (await vaultRead("scanners")) as Address[];
+    expect(devScanners).toHaveLength(3);
+    expect((await relay(["owner", "scanners", "--clear"])).code).toBe(0);
+    expect(await vaultRead("scanners")).toEqual(Array(3).fill("0x0000000000000000000000000000000000000000"));
+    const relayerAsScanner = await relay(["owner", "scanners", devScanners[0]!, devScanners[1]!, devnet.manifest.accounts.relayer.address]);
+    expect(relayerAsScanner.code).toBe(1);
+    expect(relayerAsScanner.stderr).toMatch(/^relay: setScanners would revert: InvalidScanner/);
+    const two = await relay(["owner", "scanners", devScanners[0]!, devScanners[1]!]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toMatch(/^relay: give the AI panel's three scanner addresses/);
+    expect((await relay(["owner", "scanners", ...devScanners])).code).toBe(0);
+    expect(await vaultRead("scanners")).toEqual(devScanners);
+
     expect((await relay(["owner", "limits", "--limit", "100000/1h"])).code).toBe(0);
     expect(await vaultRead("getVaultSpendingLimits")).toEqual([{ amount: 100_000_000_000n, maxCount: 0n, windowSeconds: 3600n }]);
     expect((await relay(["owner", "limits", "--clear-limits"])).code).toBe(0);

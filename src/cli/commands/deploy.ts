@@ -9,7 +9,7 @@ import { seedVault } from "../../devnet/seed.ts";
 import { buildManifest, chainManifestPath, manifestPath, writeManifest } from "../../devnet/manifest.ts";
 import { SUPPORTED_CHAIN_IDS } from "../../devnet/tokens.ts";
 import { readVaultDomain } from "../../../packages/client/src/sign.ts";
-import type { KeyPair } from "../../devnet/accounts.ts";
+import { devScannerKeys, type KeyPair } from "../../devnet/accounts.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
 import { privateStateDir } from "../../private-files.ts";
 import { resolveStateDir } from "../state-dir.ts";
@@ -73,6 +73,8 @@ async function deployLocked(options: DeployCommandOptions, stateDir: string, io:
     owner,
     operator: operator.address,
     bots: { default: bots.default.address, reviewed: bots.reviewed.address },
+    // On a development node, a relayer serving it signs verdicts with the devnet's panel keys.
+    ...(devnet && !devScannerKeys().some((k) => k.address === relayer.address) ? { scanners: devScannerKeys().map((k) => k.address) } : {}),
   });
   const manifest = buildManifest({
     chainId,

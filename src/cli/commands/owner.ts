@@ -131,6 +131,22 @@ export async function pause(paused: boolean, options: Options, io: CliIO): Promi
   await vaultCall(options, io, paused ? "pause" : "unpause", [], paused ? "vault paused" : "vault unpaused");
 }
 
+/**
+ * Registers the AI panel's three scanner keys (setScanners), or none with --clear: 2 of their
+ * verdicts execute a request the vault holds for the AI scan (docs/design.md, "AI holds").
+ */
+export async function scanners(texts: string[], options: Options & { clear?: boolean }, io: CliIO): Promise<void> {
+  if (options.clear) {
+    if (texts.length > 0) throw new CliError("give the three scanner addresses or --clear, not both", EXIT.USAGE);
+    const none = "0x0000000000000000000000000000000000000000";
+    return vaultCall(options, io, "setScanners", [[none, none, none]], "cleared the vault's scanners: a request it holds for the AI scan needs the owner's review");
+  }
+  if (texts.length !== 3) throw new CliError(`give the AI panel's three scanner addresses (relay agents prints them), got ${texts.length}`, EXIT.USAGE);
+  const settings = await settingsFor(options, io);
+  const addresses = texts.map((text) => resolveAddress(settings, text, "scanner"));
+  await vaultCall(options, io, "setScanners", [addresses], `registered scanners ${addresses.join(", ")}`);
+}
+
 /** Cancels an intent on-chain (owner or operator): a leaked signature then executes nowhere. */
 export async function cancel(intentHash: string, options: Options, io: CliIO): Promise<void> {
   if (!/^0x[0-9a-fA-F]{64}$/.test(intentHash)) throw new CliError(`intent hash must be 0x and 64 hex digits, got "${intentHash}"`, EXIT.USAGE);

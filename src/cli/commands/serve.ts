@@ -26,6 +26,8 @@ export interface ServeCommandOptions extends DevnetCommandOptions {
   aiEndpoint?: string;
   aiModel?: string;
   aiTimeoutMs?: number;
+  /** A separate panel (`relay agents`) that signs verdicts; this host then holds no scanner key. */
+  agentsUrl?: string;
   reviewWindow?: number;
   maxDeadline?: number;
   requestTimeoutMs?: number;
@@ -62,6 +64,7 @@ function flagSettings(options: ServeCommandOptions) {
       timeoutMs: options.aiTimeoutMs ?? 30_000,
       ...(options.aiEndpoint ? { endpoint: options.aiEndpoint } : {}),
       ...(options.aiModel ? { model: options.aiModel } : {}),
+      ...(options.agentsUrl ? { agentsUrl: options.agentsUrl } : {}),
       ...(process.env.RELAY_AI_API_KEY ? { apiKey: process.env.RELAY_AI_API_KEY } : {}),
     },
     ...(options.reviewWindow === undefined ? {} : { reviewWindowSeconds: options.reviewWindow }),

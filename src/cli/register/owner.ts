@@ -102,6 +102,11 @@ export function registerOwnerCommands(program: Command, io: CliIO): void {
     .argument("<usd/window>", "USD of swaps per rolling window, e.g. 5000/1d (0/1d removes it)")
     .description("Bound a bot's swap volume over a rolling window")
     .action(async (bot: string, limit: string, o) => (await load()).swapLimit(bot, limit, o, io));
+  sub(owner, "scanners")
+    .argument("[addresses...]", "the AI panel's three scanner addresses (relay agents prints them; a devnet's are dev accounts 17-19)")
+    .option("--clear", "register none: every request the vault holds for the AI scan then needs the owner's review")
+    .description("Register the AI panel's three keys: 2 of their verdicts execute a request the vault holds for the AI scan")
+    .action(async (addresses: string[], o) => (await load()).scanners(addresses, o, io));
   sub(owner, "pause").description("Pause the vault (every request is refused)").action(async (o) => (await load()).pause(true, o, io));
   sub(owner, "unpause").description("Unpause the vault").action(async (o) => (await load()).pause(false, o, io));
 

@@ -73,6 +73,14 @@ export function stoppedAtReviewGate(error: unknown): boolean {
 }
 
 /**
+ * Whether a simulation stopped at the vault's AI hold (AiApprovalRequired): the request executes
+ * only with the scanners' verdicts or the owner's ReviewApproval, and is simulated again with them.
+ */
+export function stoppedAtAiGate(error: unknown): boolean {
+  return isRelayError(error) && error.code === "SIMULATION_FAILED" && /^AiApprovalRequired\(/.test(error.details ?? "");
+}
+
+/**
  * The best route for a swap among the chain's routers: the highest quote for exactly
  * `maxFromAmount`. No router quoting the pair → 422 NO_SWAP_ROUTE. The swap must yield at least
  * `minOut`: the larger of the bot's `minToAmount` and the vault's floor (the feed-priced value of
