@@ -15,7 +15,7 @@
 // Object keys are checked in the order of the shapes below (SPEC.md's table order for payments,
 // DESIGN.md's list order for execute and swap), and validate.ts reports the first failure, so the
 // error for a given body is deterministic.
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { z } from "zod";
 import type { ErrorCode } from "../errors.ts";
 import {

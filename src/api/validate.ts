@@ -289,7 +289,7 @@ export function validateBody<K extends IntentKind>(
 }
 
 /** The body as its kind's schema parses it (schemas.ts), or the RelayError of its first issue. */
-export function parseBySchema(kind: IntentKind, body: object): PaymentBody | ExecuteBody | SwapBody {
+function parseBySchema(kind: IntentKind, body: object): PaymentBody | ExecuteBody | SwapBody {
   const parsed = bodySchemas[kind].safeParse(body);
   if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
   return parsed.data;
