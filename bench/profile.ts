@@ -1,6 +1,6 @@
 // Where a relayed payment's CPU goes: relay runs as its own process (`relay serve`, rate limits off)
 // on a fresh anvil, under `node --cpu-prof`; this driver sends it fast-path payments, 50 in flight,
-// and prints the relay process's CPU per payment from /proc (all threads) and the main thread's
+// and prints the relay process's CPU per payment from /proc (all threads, then by thread) and the main thread's
 // profile of the measured round grouped by area. Then one payment at a time, alternately relayed and
 // sent directly to anvil: p50 relayed − direct, and where a lone relayed payment's time goes, from
 // the relay process's own relay_step_duration_seconds (src/relayer/steps.ts).
@@ -19,7 +19,7 @@ import { createSender } from "../src/chain/sender.ts";
 import { devKeyPair } from "../src/devnet/accounts.ts";
 import { paymentRequestBody } from "../packages/client/src/bodies.ts";
 import { startAnvil } from "../test/support/anvil.ts";
-import { processCpuMicros, startRelayProcess, type RelayProcess } from "./support/relay-process.ts";
+import { processCpuMicros, startRelayProcess, threadCpuMicros, type RelayProcess } from "./support/relay-process.ts";
 import { breakdown, type CpuProfile } from "./support/cpu-profile.ts";
 import { paymentIntents } from "./support/intents.ts";
 import { targetLine } from "./support/target.ts";
@@ -123,12 +123,17 @@ async function run(relay: RelayProcess): Promise<void> {
   // Warm-up (JIT, caches, connections), then the measured round.
   await throughput(await relayerBodies(300));
   const bodies = await relayerBodies(N);
+  const threadsBefore = threadCpuMicros(relay.pid);
   const cpuBefore = relay.cpuMicros();
   const anvilCpuBefore = processCpuMicros(anvil.pid);
   window = { from: monotonicMicros(), to: 0 };
   const rate = await throughput(bodies);
   window.to = monotonicMicros();
   const cpuPerPayment = (relay.cpuMicros() - cpuBefore) / N;
+  const threadsPerPayment = [...threadCpuMicros(relay.pid)]
+    .map(([name, micros]) => [name, (micros - (threadsBefore.get(name) ?? 0)) / N] as const)
+    .filter(([, micros]) => micros >= 1)
+    .sort((a, b) => b[1] - a[1]);
   const anvilPerPayment = (processCpuMicros(anvil.pid) - anvilCpuBefore) / N;
 
   // Latency: one at a time, alternating, on the same stretch of chain.
@@ -152,6 +157,8 @@ async function run(relay: RelayProcess): Promise<void> {
 
   console.log(`relay on anvil: ${N} fast-path payments, ${IN_FLIGHT} in flight: ${rate.toFixed(0)} payments/s${profiling ? " (under the sampling profiler)" : ""}`);
   console.log(`anvil's CPU per payment: ${anvilPerPayment.toFixed(0)} µs`);
+  // Threads still alive at the end (a thread that ended during the round is missed, as is a tenth of a tick each).
+  console.log(`relay process CPU per payment by thread: ${threadsPerPayment.map(([name, micros]) => `${name} ${micros.toFixed(0)} µs`).join(", ")}`);
   const goals = recordedGoals();
   if ("missing" in goals) {
     console.log(`relay process CPU per fast-path payment, all threads: ${cpuPerPayment.toFixed(0)} µs (no goal: ${goals.missing})`);

@@ -22,7 +22,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -149,8 +149,30 @@ let ticksPerSecond: number | undefined;
 
 /** utime + stime (fields 14 and 15 of /proc/<pid>/stat: every thread of the process) in µs. */
 export function processCpuMicros(pid: number): number {
+  return statCpuMicros(readFileSync(`/proc/${pid}/stat`, "utf8"));
+}
+
+/**
+ * utime + stime of each of the process's threads now alive, summed by thread name (node names its
+ * threads: MainThread, V8Worker for V8's GC and compiler helpers, libuv-worker, WorkerThread…), in µs.
+ */
+export function threadCpuMicros(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // the thread ended
+    }
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    byName.set(name, (byName.get(name) ?? 0) + statCpuMicros(stat));
+  }
+  return byName;
+}
+
+function statCpuMicros(stat: string): number {
   ticksPerSecond ??= Number(execFileSync("getconf", ["CLK_TCK"]).toString().trim()) || 100;
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   // The command name (field 2) may hold spaces; the fields after its closing parenthesis do not.
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   const ticks = Number(fields[11]) + Number(fields[12]);

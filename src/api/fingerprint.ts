@@ -23,18 +23,37 @@ export function canonicalJson(value: unknown, omitTopLevelKey?: string): string 
       return `"${value.toString(10)}"`;
     case "object": {
       if (value === null) return "null";
-      if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(",")}]`;
-      const record = value as Record<string, unknown>;
-      const parts: string[] = [];
-      for (const key of Object.keys(record).sort()) {
-        if (key === omitTopLevelKey || record[key] === undefined) continue;
-        parts.push(`${JSON.stringify(key)}:${canonicalJson(record[key])}`);
+      // Written straight into one string: no array of parts per object, no join.
+      if (Array.isArray(value)) {
+        let out = "[";
+        for (let i = 0; i < value.length; i++) out += (i === 0 ? "" : ",") + canonicalJson(value[i]);
+        return `${out}]`;
       }
-      return `{${parts.join(",")}}`;
+      const record = value as Record<string, unknown>;
+      let out = "{";
+      for (const key of Object.keys(record).sort()) {
+        const item = record[key];
+        if (key === omitTopLevelKey || item === undefined) continue;
+        out += `${out.length === 1 ? "" : ","}${quotedKey(key)}:${canonicalJson(item)}`;
+      }
+      return `${out}}`;
     }
     default:
       throw new TypeError(`canonicalJson: cannot encode ${typeof value}`);
   }
+}
+
+/** Keys as JSON strings, kept: the requests' keys are the same few names (metadata's, bounded, aside). */
+const quotedKeys = new Map<string, string>();
+const QUOTED_KEYS_KEPT = 1024;
+
+function quotedKey(key: string): string {
+  let quoted = quotedKeys.get(key);
+  if (quoted === undefined) {
+    quoted = JSON.stringify(key);
+    if (quotedKeys.size < QUOTED_KEYS_KEPT) quotedKeys.set(key, quoted);
+  }
+  return quoted;
 }
 
 /**

@@ -15,17 +15,31 @@
 // Object keys are checked in the order of the shapes below (SPEC.md's table order for payments,
 // DESIGN.md's list order for execute and swap), and validate.ts reports the first failure, so the
 // error for a given body is deterministic.
-import type { Address, Hex } from "viem";
+import type { Hex } from "viem";
 import { z } from "zod";
-import { parseAddress } from "../crypto/address.ts";
 import type { ErrorCode } from "../errors.ts";
+import {
+  BYTES32_RE,
+  checkAddress,
+  checkAmount,
+  checkChainId,
+  checkDeadline,
+  checkIdempotencyKey,
+  checkMemo,
+  checkRef,
+  checkSignature,
+  HEX_RE,
+  invalid,
+  isInvalid,
+  MEMO_MAX_CHARS,
+  type Invalid,
+} from "./field-checks.ts";
 import { offChainFieldsShape } from "./off-chain.ts";
 import { codePointLength, FORBIDDEN_METADATA_KEYS } from "./text.ts";
 
 export { codePointLength, FORBIDDEN_METADATA_KEYS };
+export { MAX_UINT256, MEMO_MAX_CHARS, parseUint } from "./field-checks.ts";
 
-export const MAX_UINT256 = (1n << 256n) - 1n;
-export const MEMO_MAX_CHARS = 1000;
 export const METADATA_MAX_KEYS = 10;
 export const METADATA_VALUE_MAX_CHARS = 500;
 /** Not in SPEC.md: metadata keys are bounded too, like values but shorter. */
@@ -39,21 +53,7 @@ export const LOGIN_MESSAGE_MAX_CHARS = 4096;
 /** Not in SPEC.md: longest reason an owner may give when rejecting a held request. */
 export const REJECT_REASON_MAX_CHARS = 1000;
 
-const HEX_RE = /^0x[0-9a-fA-F]*$/;
-const BYTES32_RE = /^0x[0-9a-fA-F]{64}$/;
-const UINT_RE = /^[0-9]{1,78}$/;
-const UUID_RE = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-
 // ---- field builders -----------------------------------------------------------------------------
-
-/** Failure of a format check: the RelayError code and the message (without the field name). */
-interface Invalid {
-  readonly invalid: ErrorCode;
-  readonly message: string;
-}
-const invalid = (code: ErrorCode, message: string): Invalid => ({ invalid: code, message });
-const isInvalid = (value: unknown): value is Invalid =>
-  typeof value === "object" && value !== null && Object.hasOwn(value, "invalid");
 
 /**
  * A string field: "is required" / "must be a string", then `check` validates and normalizes.
@@ -91,77 +91,37 @@ function jsonTypeOf(value: unknown): string {
   return typeof value === "object" ? "object" : typeof value;
 }
 
-/** Base-10 uint256 without sign, decimals or exponent (at most 78 digits). */
-export function parseUint(value: string): bigint | undefined {
-  if (!UINT_RE.test(value)) return undefined;
-  const n = BigInt(value);
-  return n > MAX_UINT256 ? undefined : n;
-}
-
-const addressField = (description: string) =>
-  stringField(
-    (value): Address | Invalid => {
-      const parsed = parseAddress(value);
-      if (parsed.ok) return parsed.address;
-      return parsed.reason === "format"
-        ? invalid("INVALID_ADDRESS", "must be 0x followed by 40 hex digits")
-        : invalid("INVALID_ADDRESS", "is not a valid EIP-55 checksummed address");
-    },
-    { description, pattern: "^0x[0-9a-fA-F]{40}$" },
-  );
+const addressField = (description: string) => stringField(checkAddress, { description, pattern: "^0x[0-9a-fA-F]{40}$" });
 
 // Integer fields travel as decimal strings (SPEC.md: amounts are base-unit integer strings); any
 // malformed value, a JSON number included, answers the field's own code.
 const amountField = (description: string) =>
-  stringField(
-    (value): bigint | Invalid =>
-      parseUint(value) ?? invalid("INVALID_AMOUNT", "must be a non-negative decimal integer string of at most 2^256-1"),
-    { description, pattern: "^[0-9]{1,78}$" },
-    { code: "INVALID_AMOUNT", example: "1000000" },
-  );
+  stringField(checkAmount, { description, pattern: "^[0-9]{1,78}$" }, { code: "INVALID_AMOUNT", example: "1000000" });
 
 const deadlineField = stringField(
-  (value): bigint | Invalid =>
-    parseUint(value) ?? invalid("INVALID_DEADLINE", "must be a decimal integer string (unix seconds)"),
+  checkDeadline,
   { description: "Unix timestamp in seconds (uint256), in the future, as a decimal string", pattern: "^[0-9]{1,78}$" },
   { code: "INVALID_DEADLINE", example: "1900000000" },
 );
 
-const refField = stringField(
-  (value): Hex | Invalid =>
-    BYTES32_RE.test(value) ? (value.toLowerCase() as Hex) : invalid("INVALID_REF", "must be 0x followed by 64 hex digits"),
-  { description: "bytes32 reference recorded on-chain", pattern: "^0x[0-9a-fA-F]{64}$" },
-);
+const refField = stringField(checkRef, { description: "bytes32 reference recorded on-chain", pattern: "^0x[0-9a-fA-F]{64}$" });
 
-const signatureFieldOf = (description: string) =>
-  stringField(
-    (value): Hex | Invalid => {
-      if (!HEX_RE.test(value)) return invalid("INVALID_SIGNATURE", "must be 0x-prefixed hex");
-      if (value.length !== 132) return invalid("INVALID_SIGNATURE", "must be 65 bytes");
-      return value.toLowerCase() as Hex;
-    },
-    { description, pattern: "^0x[0-9a-fA-F]{130}$" },
-  );
+const signatureFieldOf = (description: string) => stringField(checkSignature, { description, pattern: "^0x[0-9a-fA-F]{130}$" });
 
 const signatureField = signatureFieldOf("EIP-712 signature, 65 bytes r‖s‖v with v 27/28");
 
 const chainIdField = z
   .number({ error: (iss) => (iss.input === undefined ? "is required" : "must be an integer") })
   .transform((value, ctx) => {
-    if (Number.isSafeInteger(value) && value > 0) return value;
-    ctx.issues.push({
-      code: "custom",
-      message: "must be a positive integer",
-      input: value,
-      params: { code: "INVALID_CHAIN_ID" satisfies ErrorCode },
-    });
+    const out = checkChainId(value);
+    if (!isInvalid(out)) return out;
+    ctx.issues.push({ code: "custom", message: out.message, input: value, params: { code: out.invalid } });
     return z.NEVER;
   })
   .meta({ type: "integer", minimum: 1, description: "Chain id; must be a chain the relayer serves" });
 
 const idempotencyKeyField = stringField(
-  (value): string | Invalid =>
-    UUID_RE.test(value) ? value.toLowerCase() : invalid("INVALID_IDEMPOTENCY_KEY", "must be a UUID"),
+  checkIdempotencyKey,
   {
     description: "UUID (v4 recommended); may instead be sent as the Idempotency-Key header, the body wins",
     format: "uuid",
@@ -169,10 +129,7 @@ const idempotencyKeyField = stringField(
 ).nullish();
 
 const memoField = stringField(
-  (value): string | Invalid =>
-    value.length <= MEMO_MAX_CHARS || codePointLength(value) <= MEMO_MAX_CHARS
-      ? value
-      : invalid("MEMO_TOO_LONG", `must be at most ${MEMO_MAX_CHARS} characters`),
+  checkMemo,
   { description: "Free text shown to the owner; not signed", maxLength: MEMO_MAX_CHARS },
 ).nullish();
 
@@ -268,8 +225,7 @@ export const paymentBodySchema = z.object({
   swapToToken: addressField("Swap-and-pay: token the vault receives; must equal token").optional(),
   swapMinToAmount: amountField("Swap-and-pay: least base units of swapToToken to receive; at least amount").optional(),
   swapDeadline: stringField(
-    (value): bigint | Invalid =>
-      parseUint(value) ?? invalid("INVALID_DEADLINE", "must be a decimal integer string (unix seconds)"),
+    checkDeadline,
     { description: "Swap-and-pay: the SwapIntent's deadline, unix seconds", pattern: "^[0-9]{1,78}$" },
     { code: "INVALID_DEADLINE", example: "1900000000" },
   ).optional(),

@@ -1,6 +1,7 @@
 // Request-body validation for the three signed-intent endpoints: turns an untrusted JSON body (and
 // the request headers, for Idempotency-Key) into a typed, normalized request, or throws the one
-// RelayError that describes the first problem.
+// RelayError that describes the first problem. A plain payment body (plain-payment.ts) is read
+// without zod by the same field rules; any other body, or one that fails, goes through the schema.
 //
 // Check order (deterministic; the first failure wins):
 //   1. The body is a JSON object (else INVALID_REQUEST "body must be a JSON object").
@@ -25,6 +26,7 @@ import { keccak256Hex } from "../crypto/keccak.ts";
 import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
 import { isErrorCode, RelayError, relayError } from "../errors.ts";
 import { offChainFieldsOf, type OffChainFields } from "./off-chain.ts";
+import { plainPaymentBody } from "./plain-payment.ts";
 import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";
 
 /** Fields every signed-intent request carries besides the intent itself. */
@@ -282,9 +284,15 @@ export function validateBody<K extends IntentKind>(
     throw relayError("INVALID_REQUEST", "body must be a JSON object");
   }
   if (!Object.hasOwn(builders, kind)) throw new TypeError(`unknown request kind ${String(kind)}`);
+  const parsed = (kind === "payment" ? plainPaymentBody(body as Record<string, unknown>) : undefined) ?? parseBySchema(kind, body);
+  return builders[kind](parsed as never, headers, options);
+}
+
+/** The body as its kind's schema parses it (schemas.ts), or the RelayError of its first issue. */
+function parseBySchema(kind: IntentKind, body: object): PaymentBody | ExecuteBody | SwapBody {
   const parsed = bodySchemas[kind].safeParse(body);
   if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
-  return builders[kind](parsed.data as never, headers, options);
+  return parsed.data;
 }
 
 /** Each kind's builder of its normalized request from its parsed body (schemas.ts). */

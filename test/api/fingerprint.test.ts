@@ -25,6 +25,28 @@ describe("canonicalJson", () => {
     expect(() => canonicalJson({ f: () => 1 })).toThrow(TypeError);
     expect(() => canonicalJson(Number.NaN)).toThrow(TypeError);
   });
+
+  it("writes any JSON value, bigints and undefined members as the canonical form spells it", () => {
+    // The canonical form, spelled out member by member (keys sorted by UTF-16 code units).
+    const spelled = (value: unknown): string => {
+      if (typeof value === "bigint") return `"${value}"`;
+      if (typeof value !== "object" || value === null) return JSON.stringify(value);
+      if (Array.isArray(value)) return `[${value.map(spelled).join(",")}]`;
+      const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+      entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+      return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${spelled(item)}`).join(",")}}`;
+    };
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: "small" }, tie("leaf"), fc.array(tie("node")), fc.dictionary(fc.string(), fc.oneof(tie("node"), fc.constant(undefined)))),
+      leaf: fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null), fc.bigInt()),
+    })).node;
+    fc.assert(
+      fc.property(value, (v) => {
+        expect(canonicalJson(v)).toBe(spelled(v));
+      }),
+      { numRuns: 2000 },
+    );
+  });
 });
 
 describe("requestFingerprint", () => {

@@ -227,6 +227,24 @@ describe("429 RATE_LIMITED", () => {
       expect(refused.headers["retry-after"]).toBe("2");
       expect(refused.json()).toEqual({ error: "Rate limit exceeded", code: "RATE_LIMITED", details: "client rate limit exceeded" });
       expect((await app.inject({ method: "GET", url: "/healthz" })).statusCode).toBe(200);
+      expect((await app.inject({ method: "GET", url: "/healthz?probe=1" })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("the client-address hook waits for a shared limiter's answer (a promise), and answers its refusal the same way", async () => {
+    const inner = new RateLimiter(config({ client: { capacity: 1, refillPerSecond: 0.5 } }), clock().now);
+    const shared = { check: async (keys: Parameters<typeof inner.check>[0]) => inner.check(keys), take: async (keys: Parameters<typeof inner.take>[0]) => inner.take(keys) };
+    const app = buildApp({ chainIds: [84532] });
+    registerClientRateLimit(app, shared);
+    app.get("/v1/thing", async () => ({ ok: true }));
+    try {
+      expect((await app.inject({ method: "GET", url: "/v1/thing" })).statusCode).toBe(200);
+      const refused = await app.inject({ method: "GET", url: "/v1/thing" });
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers["retry-after"]).toBe("2");
+      expect(refused.json()).toEqual({ error: "Rate limit exceeded", code: "RATE_LIMITED", details: "client rate limit exceeded" });
     } finally {
       await app.close();
     }
