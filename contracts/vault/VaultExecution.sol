@@ -204,6 +204,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (to == address(0)) revert ZeroAddress();
         if (to == address(this)) revert DestinationNotAllowed(to);
         _checkPaymentCap(bot, token, amount, batched);
+        if (_windowsLive(bot)) _debit(bot, _usdValue(token, amount));
         _checkDestination(bot, to);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
@@ -236,6 +237,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         uint256 usd = _usd(i.bot, address(0), i.value);
         for (uint256 k; k < n; ++k) usd += _usd(i.bot, i.tokens[k], i.amounts[k]);
         _checkPerTx(i.bot, usd);
+        // The declared value: no measured outflow exceeds it (_boundedCall refuses any outflow of a
+        // declared or default token, or ETH, beyond what was declared), so declaring less moves less.
+        _debit(i.bot, usd);
         for (uint256 k; k < n; ++k) _checkBalance(i.tokens[k], i.amounts[k]);
         _checkBalance(address(0), i.value);
         _checkTransferDestination(i.bot, callData);
@@ -372,6 +376,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         _checkSwap(i, router);
         _markUsed(intentHash);
         (spent, received) = _routeSwap(i, router, swapCalldata);
+        // The swap volume bucket takes what the swap measurably spent (at most maxFromAmount).
+        uint256 bucket = _swapBuckets[i.bot];
+        if (bucket != 0 && spent != 0) _swapBuckets[i.bot] = _taken(bucket, i.bot, _usdValue(i.fromToken, spent));
         _emitSwap(i, intentHash, spent, received);
     }
 
@@ -433,10 +440,24 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- shared checks
 
-    /// @dev USD value of `amount` of `token`, priced only when `bot` has a per-tx cap.
+    /// @dev USD value of `amount` of `token`, priced only when `bot` has a per-tx cap or a spend bucket
+    /// (its own or the vault's).
     function _usd(address bot, address token, uint256 amount) private view returns (uint256) {
-        if (amount == 0 || _botConfigs[bot].maxPerTxAmount == 0) return 0;
+        if (amount == 0 || (_botConfigs[bot].maxPerTxAmount == 0 && !_windowsLive(bot))) return 0;
         return _usdValue(token, amount);
+    }
+
+    /// @dev Whether a payment or execute of `bot` is debited: it has a bucket, or the vault has one.
+    function _windowsLive(address bot) private view returns (bool) {
+        return _botBuckets[bot][0] | _vaultBuckets[0] != 0;
+    }
+
+    /// @dev Takes `usd` from the bot's buckets and the vault-wide ones (in a batch, a failing item's
+    /// call frame reverts, giving back what it took).
+    function _debit(address bot, uint256 usd) private {
+        if (usd == 0) return;
+        _drain(_botBuckets[bot], bot, usd);
+        _drain(_vaultBuckets, address(this), usd);
     }
 
     /// @dev Whether `token` names native ETH: address(0) or the 0xEeee… marker. The intent is

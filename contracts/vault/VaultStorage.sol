@@ -49,7 +49,14 @@ abstract contract VaultStorage {
     // The owner's tolerance + 1, so that 0 (a clone's fresh storage) means "never set": 1%.
     uint256 internal _swapSlippageBpsPlusOne;
 
-    // (OpenZeppelin's EIP712 follows, slots 17-18: _nameFallback and _versionFallback.)
+    // ------------------------------------------------------------ spend buckets (slots 17-23)
+    // The owner's spend windows as token buckets (VaultBuckets: one packed word per limit): a bot's
+    // spending limits, the vault-wide ones, a bot's swap volume limit.
+    mapping(address => uint256[5]) internal _botBuckets;
+    uint256[5] internal _vaultBuckets;
+    mapping(address => uint256) internal _swapBuckets;
+
+    // (OpenZeppelin's EIP712 follows, slots 24-25: _nameFallback and _versionFallback.)
 
     /// @dev Locks this contract's own storage: only clones (fresh storage) can be initialized, and
     /// with no owner or operator here, no owner function passes when called on this contract itself.
