@@ -36,31 +36,39 @@ abstract contract VaultBuckets is VaultStorage {
         cap = uint64(word >> 96);
         window = uint32(word >> 160);
         uint256 updated = uint40(word >> 192);
-        uint256 full = cap * window;
-        if (block.timestamp > updated) {
-            level += cap * (block.timestamp - updated);
-            if (level > full) level = full;
+        // Unchecked: cap < 2^64, window < 2^32, elapsed < 2^40 and level < 2^96, so nothing here
+        // comes near 2^256.
+        unchecked {
+            uint256 full = cap * window;
+            if (block.timestamp > updated) {
+                level += cap * (block.timestamp - updated);
+                if (level > full) level = full;
+            }
         }
     }
 
-    /// @dev Takes `usd` from every live bucket of `list` (`scope` names it in the refusal: the bot,
-    /// or the vault's own address for the vault-wide list), or reverts ExceedsSpendWindow with the
-    /// first bucket short of it.
-    function _drain(uint256[5] storage list, address scope, uint256 usd) internal {
-        for (uint256 k; k < 5; ++k) {
-            uint256 word = list[k];
-            if (word == 0) return;
+    /// @dev Takes `usd` from every live bucket of `list`, whose first word the caller read as
+    /// `word` (`scope` names the list in the refusal: the bot, or the vault's own address for the
+    /// vault-wide list), or reverts ExceedsSpendWindow with the first bucket short of it.
+    function _drain(uint256[5] storage list, uint256 word, address scope, uint256 usd) internal {
+        for (uint256 k; word != 0; ) {
             list[k] = _taken(word, scope, usd);
-            if (word & MORE == 0) return;
+            if (word & MORE == 0 || ++k == 5) return;
+            word = list[k];
         }
     }
 
     /// @dev `word` with `usd` taken at this block, or the refusal.
     function _taken(uint256 word, address scope, uint256 usd) internal view returns (uint256) {
         (uint256 level, uint256 cap, uint256 window) = _refilled(word);
-        if (usd > cap || usd * window > level) revert ExceedsSpendWindow(scope, window, usd, level / window);
-        return (word & ~(LEVEL_MASK | (uint256(type(uint40).max) << 192))) | (level - usd * window)
-            | (block.timestamp << 192);
+        // `taken` can wrap only when usd > cap, which is refused whatever it is; else usd <= cap < 2^64
+        // and window < 2^32, exact; and taken <= level below.
+        unchecked {
+            uint256 taken = usd * window;
+            if (usd > cap || taken > level) revert ExceedsSpendWindow(scope, window, usd, level / window);
+            return (word & ~(LEVEL_MASK | (uint256(type(uint40).max) << 192))) | (level - taken)
+                | (block.timestamp << 192);
+        }
     }
 
     /// @dev A fresh bucket word for `limit` (0 when the limit is no bucket), its level carried from
@@ -114,17 +122,19 @@ abstract contract VaultBuckets is VaultStorage {
         _swapBuckets[bot] = word;
     }
 
-    /// @dev What a list lets through now: per live bucket, its window, cap and the USD it would
-    /// take (level / window, rounded down: a spend of at most that passes).
-    function _available(uint256[5] storage list) internal view returns (uint256[3][] memory out) {
+    /// @dev What a list lets through now: per live bucket, its window, cap, the USD it would take
+    /// (level / window, rounded down: a spend of at most that passes) and its exact level (in units
+    /// of 1/window USD unit, for a reader that brings it to a later time: + cap per second, at most
+    /// cap × window).
+    function _available(uint256[5] storage list) internal view returns (uint256[4][] memory out) {
         uint256 n;
         while (n < 5 && list[n] != 0) ++n;
-        out = new uint256[3][](n);
+        out = new uint256[4][](n);
         for (uint256 k; k < n; ++k) out[k] = _availableOf(list[k]);
     }
 
-    function _availableOf(uint256 word) internal view returns (uint256[3] memory) {
+    function _availableOf(uint256 word) internal view returns (uint256[4] memory) {
         (uint256 level, uint256 cap, uint256 window) = _refilled(word);
-        return [window, cap, window == 0 ? 0 : level / window];
+        return [window, cap, window == 0 ? 0 : level / window, level];
     }
 }

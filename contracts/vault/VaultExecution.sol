@@ -93,6 +93,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     uint256 private constant USED = 1;
     uint256 private constant CANCELLED = 2;
 
+    // _checkPaymentCap's answer when it did not price the payment.
+    uint256 private constant UNPRICED = type(uint256).max;
+
     // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentCap).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
 
@@ -203,8 +206,16 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (amount == 0) revert ZeroAmount();
         if (to == address(0)) revert ZeroAddress();
         if (to == address(this)) revert DestinationNotAllowed(to);
-        _checkPaymentCap(bot, token, amount, batched);
-        if (_windowsLive(bot)) _debit(bot, _usdValue(token, amount));
+        uint256 usd = _checkPaymentCap(bot, token, amount, batched);
+        // The spend buckets, the bot's then the vault's: each list's first word says whether it has any.
+        uint256[5] storage own = _botBuckets[bot];
+        uint256 ownFirst = own[0];
+        uint256 wideFirst = _vaultBuckets[0];
+        if (ownFirst | wideFirst != 0) {
+            if (usd == UNPRICED) usd = _usdValue(token, amount);
+            if (ownFirst != 0) _drain(own, ownFirst, bot, usd);
+            if (wideFirst != 0) _drain(_vaultBuckets, wideFirst, address(this), usd);
+        }
         _checkDestination(bot, to);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
@@ -456,8 +467,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     /// call frame reverts, giving back what it took).
     function _debit(address bot, uint256 usd) private {
         if (usd == 0) return;
-        _drain(_botBuckets[bot], bot, usd);
-        _drain(_vaultBuckets, address(this), usd);
+        uint256[5] storage own = _botBuckets[bot];
+        _drain(own, own[0], bot, usd);
+        _drain(_vaultBuckets, _vaultBuckets[0], address(this), usd);
     }
 
     /// @dev Whether `token` names native ETH: address(0) or the 0xEeee… marker. The intent is
@@ -495,9 +507,10 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     /// price `usdValue(a) <= cap` exactly when `a <= that amount`); the answer lives in transient
     /// storage under the batch's own sequence number, so it never outlives its batch. An amount
     /// above it is priced again, so a refusal carries the same ExceedsPerTxLimit(usd, cap) as ever.
-    function _checkPaymentCap(address bot, address token, uint256 amount, bool batched) private {
+    /// Returns the payment's USD value when it priced it, else UNPRICED (the spend buckets reuse it).
+    function _checkPaymentCap(address bot, address token, uint256 amount, bool batched) private returns (uint256 usd) {
         uint256 cap = _botConfigs[bot].maxPerTxAmount;
-        if (cap == 0) return;
+        if (cap == 0) return UNPRICED;
         if (batched && cap != type(uint256).max) {
             bytes32 slot = keccak256(abi.encode(BATCH_SEQ_SLOT, _batchSeq(), token, cap));
             uint256 limitPlusOne;
@@ -510,9 +523,10 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
                     tstore(slot, limitPlusOne)
                 }
             }
-            if (amount < limitPlusOne) return;
+            if (amount < limitPlusOne) return UNPRICED;
         }
-        _checkPerTx(bot, _usdValue(token, amount));
+        usd = _usdValue(token, amount);
+        _checkPerTx(bot, usd);
     }
 
     /// @dev The running executePaymentBatch's sequence number in this transaction (0 outside one).

@@ -125,12 +125,13 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
 
     /// @notice The spend buckets as they stand at this block: `bot`'s (one per spending limit with
     /// an amount and a window, in order), the vault-wide ones and `bot`'s swap volume bucket (all
-    /// zero when none). Each is [windowSeconds, cap, available]: a spend of at most `available`
-    /// USD (6 decimals) passes it now.
+    /// zero when none). Each is [windowSeconds, cap, available, level]: a spend of at most
+    /// `available` USD (6 decimals) passes it now; `level` is the exact level in units of
+    /// 1/windowSeconds USD unit (it gains cap per second, up to cap × windowSeconds).
     function spendBuckets(address bot)
         external
         view
-        returns (uint256[3][] memory botBuckets, uint256[3][] memory vaultBuckets, uint256[3] memory swapBucket)
+        returns (uint256[4][] memory botBuckets, uint256[4][] memory vaultBuckets, uint256[4] memory swapBucket)
     {
         botBuckets = _available(_botBuckets[bot]);
         vaultBuckets = _available(_vaultBuckets);

@@ -12,7 +12,7 @@ import { abiOf, account, calldata, emptyConfig, executeIntent, revertOf, setupFi
 
 const DAY = 86_400n;
 const limit = (amount: bigint, windowSeconds: bigint, maxCount = 0n): SpendingLimit => ({ amount, maxCount, windowSeconds });
-type Bucket = readonly [bigint, bigint, bigint]; // [windowSeconds, cap, available]
+type Bucket = readonly [bigint, bigint, bigint, bigint]; // [windowSeconds, cap, available, level]
 
 describe("ServiceVault spend buckets", () => {
   let f: Fixture;
@@ -77,7 +77,7 @@ describe("ServiceVault spend buckets", () => {
     });
 
     it("starts full: exactly the cap passes, one unit more in the same second does not", async () => {
-      expect((await buckets(botA.address))[0]).toEqual([[W, X, X]]);
+      expect((await buckets(botA.address))[0]).toEqual([[W, X, X, X * W]]);
       const before = await f.balanceOf(f.tokens.usdc, payee);
       expect(await payAt(t0 + 1n, botA, X)).toBeUndefined();
       // One second later the bucket holds exactly X/W = 27,777.7… units: 27,777 pass, 27,778 do not.
@@ -149,7 +149,7 @@ describe("ServiceVault spend buckets", () => {
       // Lowered to $10: the level is the new cap.
       await at(t + 4n);
       await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(10), DAY)] })]);
-      expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(10), USD(10)]]);
+      expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(10), USD(10), USD(10) * DAY]]);
       expect(await payAt(t + 5n, botA, USD(10))).toBeUndefined();
       // Raised again: still empty but for what refilled since.
       await at(t + 6n);
@@ -164,16 +164,16 @@ describe("ServiceVault spend buckets", () => {
       await at(t);
       await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(50), 3_600n), limit(USD(100), DAY)] })]);
       const [list] = await buckets(botA.address);
-      expect(list[0]).toEqual([3_600n, USD(50), USD(50)]);
+      expect(list[0]).toEqual([3_600n, USD(50), USD(50), USD(50) * 3_600n]);
       expect(list[1]![2]).toBeLessThan(USD(1)); // the daily bucket: still nearly empty
     });
 
     it("removing a bot clears its buckets; adding it again starts full (the owner's choice)", async () => {
       await owner("setBotSwapLimit", [botA.address, USD(500), DAY]);
       await owner("removeBot", [botA.address]);
-      expect(await buckets(botA.address)).toEqual([[], [], [0n, 0n, 0n]]);
+      expect(await buckets(botA.address)).toEqual([[], [], [0n, 0n, 0n, 0n]]);
       await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
-      expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(100), USD(100)]]);
+      expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(100), USD(100), USD(100) * DAY]]);
     });
 
     it("limits out of the packed word's range are refused with a clear error; count-only and window-less ones are no bucket", async () => {
@@ -182,7 +182,7 @@ describe("ServiceVault spend buckets", () => {
       expect(await refuse("addBot", [botB.address, emptyConfig({ spendingLimits: [limit(USD(1), 1n << 32n)] })])).toEqual({ name: "InvalidSpendingLimit", args: [USD(1), 1n << 32n] });
       expect(await refuse("setBotSwapLimit", [botB.address, 1n << 64n, DAY])).toEqual({ name: "InvalidSpendingLimit", args: [1n << 64n, DAY] });
       await owner("setVaultSpendingLimits", [[limit((1n << 64n) - 1n, (1n << 32n) - 1n), limit(0n, DAY, 5n)]]);
-      expect((await buckets(botB.address))[1]).toEqual([[(1n << 32n) - 1n, (1n << 64n) - 1n, (1n << 64n) - 1n]]);
+      expect((await buckets(botB.address))[1]).toEqual([[(1n << 32n) - 1n, (1n << 64n) - 1n, (1n << 64n) - 1n, ((1n << 64n) - 1n) * ((1n << 32n) - 1n)]]);
       await owner("setVaultSpendingLimits", [[]]);
       expect((await buckets(botB.address))[1]).toEqual([]);
     });
