@@ -238,6 +238,22 @@ describe("ServiceVault spend buckets", () => {
       const i = await item(botA, USD(5));
       expect((await revertOf(() => f.simulate(f.relayer, vault, "ServiceVault", "executePayment", [i.intent, i.signature]))).name).toBe("ExceedsSpendWindow");
     });
+
+    it("an owner-approved payment is debited like any other (the owner's approval is not a way around a window)", async () => {
+      await owner("addBot", [botC.address, emptyConfig({ requireHumanReview: true, spendingLimits: [limit(USD(10), DAY)] })]);
+      await owner("setVaultSpendingLimits", [[]]); // the vault-wide day is spent: only the bot's bucket here
+      const reviewed = async (amount: bigint) => {
+        const { intent, signature } = await item(botC, amount);
+        const hash = await f.read<Hex>(vault, "ServiceVault", "hashPaymentIntent", [intent]);
+        const deadline = clock + 100_000n;
+        return [intent, signature, deadline, await f.signReview(f.owner, hash, deadline, vault)] as const;
+      };
+      await f.write(f.relayer, vault, "ServiceVault", "executeReviewedPayment", await reviewed(USD(8)));
+      const before = await f.balanceOf(f.tokens.usdc, payee);
+      const over = await reviewed(USD(5));
+      expect((await revertOf(() => f.simulate(f.relayer, vault, "ServiceVault", "executeReviewedPayment", over))).args.slice(0, 3)).toEqual([botC.address, DAY, USD(5)]);
+      expect(await f.balanceOf(f.tokens.usdc, payee)).toBe(before);
+    });
   });
 
   describe("what is debited", () => {
