@@ -4,7 +4,8 @@
 // as a leaked pair would) spends first, so the ledger has seen none of it. Each refusal carries the
 // window's code; the chain shows nothing sent (the relayer key's nonce), nothing paid, the intent unused.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Address, type Hex } from "viem";
+import { getAbiItem, toEventSelector, type AbiEvent, type Address, type Hex } from "viem";
+import { readArtifact } from "../../src/chain/artifacts.ts";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { defaultDeadline, randomRef, signPaymentIntent, signSwapIntent } from "../../packages/client/src/sign.ts";
 import type { PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
@@ -59,6 +60,23 @@ describe("the vault's spend buckets, read by the relayer", () => {
     const ok = await post(`${env.url}/v1/payments`, await paymentBody(env, { bot: bot.address, to, amount: usd(2) }, { signer: bot }));
     expect(ok.body.status).toBe("approved");
     expect(await balanceOf(env, usdc, to)).toBe(usd(2));
+  });
+
+  it("requests in flight count against the bucket: of two at once that it cannot both cover, one pays and the other is refused before sending", async () => {
+    const bot = await newBot(env, { spendingLimits: [{ amount: usd(10), maxCount: 0n, windowSeconds: DAY }] });
+    await spendOutside(bot, usd(8)); // the bucket holds $2 (and a little refill); the ledger has seen nothing
+    // A few seconds on, so that both are reserved after the second of the block their buckets are read at.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    const payees = [fresh(), fresh()];
+    const answers = await Promise.all(payees.map(async (to) => post(`${env.url}/v1/payments`, await paymentBody(env, { bot: bot.address, to, amount: usd(1) + 500_000n }, { signer: bot }))));
+    const outcomes = answers.map((a) => a.body.status ?? a.body.code).sort();
+    expect(outcomes).toEqual(["EXCEEDS_DAILY_LIMIT", "approved"]);
+    const paid = answers.find((a) => a.body.status === "approved")!;
+    const receipt = await env.clients.publicClient.getTransactionReceipt({ hash: paid.body.txHash });
+    const failedTopic = toEventSelector(getAbiItem({ abi: readArtifact("ServiceVault").abi, name: "PaymentFailed" }) as AbiEvent);
+    expect(receipt.logs.filter((l) => l.topics[0] === failedTopic)).toEqual([]);
+    const balances = await Promise.all(payees.map((to) => balanceOf(env, usdc, to)));
+    expect(balances.sort()).toEqual([0n, usd(1) + 500_000n].sort());
   });
 
   it("the vault-wide bucket: another bot's payment is 403 EXCEEDS_VELOCITY_LIMIT when the vault's hour is spent outside", async () => {
