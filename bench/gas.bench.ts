@@ -3,7 +3,13 @@
 //   direct: one `executePayment` transaction per payment;
 //   relayed: one `executePaymentBatch` transaction of 1, 4, 16 or 64 payments, its gas ÷ its size.
 // The seeded default bot has a per-transaction cap, so every payment is priced through the registry's
-// feed like a real one. Recipients: a pool of 64 payees that already hold USDC (a service paid
+// feed like a real one. Three configurations of the spend windows, which the vault keeps as token
+// buckets (contracts/vault/VaultBuckets.sol) debited by every payment: off (no spending limit), on
+// per bot (the seeded $250k a day), on per bot and vault-wide (the bot's day and a vault-wide day),
+// and the same with a vault-wide hour too (each limit is one more bucket: one more storage word
+// read and written, ~5k gas on a direct payment). Targets: with the windows on, the batch of 16 at most 0.50× direct and direct at
+// most 1.15× the direct payment before the buckets (115,807 gas, windows relayer-only); with them
+// off, the batch of 16 at most 0.45× direct as before. Recipients: a pool of 64 payees that already hold USDC (a service paid
 // again and again), the same payees for direct and batched payments, distinct within a batch. A
 // payee's first payment costs both paths ~17k more (its balance slot goes from zero to non-zero);
 // the line "new recipients" shows the batch of 16 against direct for payees never paid before.
@@ -100,20 +106,46 @@ try {
     return Number(receipt.gasUsed) / payees.length;
   }
 
-  const directGas = await direct(existing.slice(0, DIRECT_SAMPLES));
-  console.log(`direct executePayment, existing recipients: ${Math.round(directGas)} gas per payment`);
-  const relayed = new Map<number, number>();
-  for (const n of SIZES) {
-    const perPayment = await batch(existing.slice(0, n));
-    relayed.set(n, perPayment);
-    console.log(`relayed executePaymentBatch of ${n}, existing recipients: ${Math.round(perPayment)} gas per payment (${(perPayment / directGas).toFixed(3)}× direct)`);
-  }
-  console.log(targetLine("relayed batch of 16 ÷ direct, gas per payment", relayed.get(16)! / directGas, { op: "<=", value: 0.45 }, "", 3));
+  const owner = createSender(clients, m.accounts.owner.privateKey as Hex);
+  const DAY = 86_400n;
+  const usd = (dollars: bigint) => dollars * 1_000_000n;
+  const seeded = (await clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "getBotConfig", args: [bot.address] })) as Record<string, unknown>;
+  const configs = [
+    { label: "windows off", botLimits: [], vaultLimits: [] },
+    { label: "windows on, per bot", botLimits: [{ amount: usd(250_000n), maxCount: 0n, windowSeconds: DAY }], vaultLimits: [] },
+    {
+      label: "windows on, per bot and vault-wide",
+      botLimits: [{ amount: usd(250_000n), maxCount: 0n, windowSeconds: DAY }],
+      vaultLimits: [{ amount: usd(1_000_000n), maxCount: 0n, windowSeconds: DAY }],
+    },
+    {
+      label: "windows on, per bot and two vault-wide (a day and an hour): one more bucket",
+      botLimits: [{ amount: usd(250_000n), maxCount: 0n, windowSeconds: DAY }],
+      vaultLimits: [{ amount: usd(1_000_000n), maxCount: 0n, windowSeconds: DAY }, { amount: usd(100_000n), maxCount: 0n, windowSeconds: 3_600n }],
+    },
+  ];
+  const BEFORE_BUCKETS_DIRECT = 115_807; // direct executePayment before the buckets (windows relayer-only)
+  for (const config of configs) {
+    await owner.call(vault, "ServiceVault", "updateBotConfig", [bot.address, { ...seeded, spendingLimits: config.botLimits }]);
+    await owner.call(vault, "ServiceVault", "setVaultSpendingLimits", [config.vaultLimits]);
+    const on = config.botLimits.length + config.vaultLimits.length > 0;
+    console.log(`— ${config.label}`);
+    const directGas = await direct(existing.slice(0, DIRECT_SAMPLES));
+    console.log(`direct executePayment, existing recipients: ${Math.round(directGas)} gas per payment`);
+    if (on) console.log(targetLine("  direct ÷ direct before the buckets (115,807)", directGas / BEFORE_BUCKETS_DIRECT, { op: "<=", value: 1.15 }, "", 3));
+    const relayed = new Map<number, number>();
+    for (const n of SIZES) {
+      const perPayment = await batch(existing.slice(0, n));
+      relayed.set(n, perPayment);
+      console.log(`relayed executePaymentBatch of ${n}, existing recipients: ${Math.round(perPayment)} gas per payment (${(perPayment / directGas).toFixed(3)}× direct)`);
+    }
+    console.log(targetLine("  relayed batch of 16 ÷ direct, gas per payment", relayed.get(16)! / directGas, { op: "<=", value: on ? 0.5 : 0.45 }, "", 3));
 
-  const freshPayees = (n: number) => Array.from({ length: n }, () => payee(fresh++));
-  const directFresh = await direct(freshPayees(DIRECT_SAMPLES));
-  const batchFresh = await batch(freshPayees(16));
-  console.log(`new recipients (never paid before): direct ${Math.round(directFresh)}, batch of 16 ${Math.round(batchFresh)} gas per payment (${(batchFresh / directFresh).toFixed(3)}× direct)`);
+    const freshPayees = (n: number) => Array.from({ length: n }, () => payee(fresh++));
+    const directFresh = await direct(freshPayees(DIRECT_SAMPLES));
+    const batchFresh = await batch(freshPayees(16));
+    console.log(`new recipients (never paid before): direct ${Math.round(directFresh)}, batch of 16 ${Math.round(batchFresh)} gas per payment (${(batchFresh / directFresh).toFixed(3)}× direct)`);
+  }
 
   // Code sizes, read from the chain: the implementation the vault's clone runs, the extension its
   // fallback delegates to, the factory. Init codes are the compiled ones (not kept on chain).

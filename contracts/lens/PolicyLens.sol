@@ -32,6 +32,10 @@ interface ILensVault {
     function swapSlippageBps() external view returns (uint256);
     function swapFloor(address fromToken, address toToken, uint256 amountIn) external view returns (uint256);
     function getBotSwapLimit(address bot) external view returns (SpendingLimit memory);
+    function spendBuckets(address bot)
+        external
+        view
+        returns (uint256[4][] memory botBuckets, uint256[4][] memory vaultBuckets, uint256[4] memory swapBucket);
 }
 
 interface ILensPriceErrors {
@@ -77,6 +81,12 @@ abstract contract PolicyReader {
         uint256 swapSlippageBps; // swap queries: the vault's tolerance
         uint256 swapFloor; // swap queries: the least output for maxFromAmount; 0 when unpriced
         SpendingLimit swapLimit; // swap queries: the bot's swap volume window
+        // The vault's spend buckets at this block, each [windowSeconds, cap, available USD, exact
+        // level]: the bot's, the vault-wide ones, the bot's swap volume one (all zero when none);
+        // empty for a vault without buckets.
+        uint256[4][] botBuckets;
+        uint256[4][] vaultBuckets;
+        uint256[4] swapBucket;
     }
 
     /// @dev The ABI-encoded Snapshot[] of `queries`, read at this block.
@@ -114,6 +124,9 @@ abstract contract PolicyReader {
         s.config = from.config;
         s.vaultLimits = from.vaultLimits;
         s.rebalanceTokenCount = from.rebalanceTokenCount;
+        s.botBuckets = from.botBuckets;
+        s.vaultBuckets = from.vaultBuckets;
+        s.swapBucket = from.swapBucket;
     }
 
     function _readVaultAndBot(Query memory q, Snapshot memory s) private view {
@@ -125,6 +138,10 @@ abstract contract PolicyReader {
         s.config = v.getBotConfig(q.bot);
         s.vaultLimits = v.getVaultSpendingLimits();
         s.rebalanceTokenCount = v.rebalanceTokenCount();
+        // A vault of an implementation before the buckets has no spendBuckets: then none.
+        try v.spendBuckets(q.bot) returns (uint256[4][] memory own, uint256[4][] memory wide, uint256[4] memory swap) {
+            (s.botBuckets, s.vaultBuckets, s.swapBucket) = (own, wide, swap);
+        } catch {}
     }
 
     /// @dev What depends on the request itself: recipient, intent, tokens and amounts, protocol.

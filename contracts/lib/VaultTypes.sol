@@ -2,7 +2,9 @@
 pragma solidity 0.8.30;
 
 /// @notice A spend cap over a rolling window: at most `amount` USD (6 decimals) and `maxCount`
-/// requests per `windowSeconds`. Enforced by the relayer; stored on-chain as configuration.
+/// requests per `windowSeconds`. The amount binds on-chain too: a limit with an amount and a window
+/// is a token bucket the vault debits (VaultBuckets; then amount < 2^64 and windowSeconds < 2^32).
+/// maxCount is the relayer's: passing it has the request scanned, not refused.
 struct SpendingLimit {
     uint256 amount;
     uint256 maxCount;

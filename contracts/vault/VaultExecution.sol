@@ -97,6 +97,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     uint256 private constant USED = 1;
     uint256 private constant CANCELLED = 2;
 
+    // _checkPaymentValue's answer when it did not price the payment.
+    uint256 private constant UNPRICED = type(uint256).max;
+
     // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentValue).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
 
@@ -264,7 +267,16 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (amount == 0) revert ZeroAmount();
         if (to == address(0)) revert ZeroAddress();
         if (to == address(this)) revert DestinationNotAllowed(to);
-        _checkPaymentValue(bot, token, amount, batched, gated);
+        uint256 usd = _checkPaymentValue(bot, token, amount, batched, gated);
+        // The spend buckets, the bot's then the vault's: each list's first word says whether it has any.
+        uint256[5] storage own = _botBuckets[bot];
+        uint256 ownFirst = own[0];
+        uint256 wideFirst = _vaultBuckets[0];
+        if (ownFirst | wideFirst != 0) {
+            if (usd == UNPRICED) usd = _usdValue(token, amount);
+            if (ownFirst != 0) _drain(own, ownFirst, bot, usd);
+            if (wideFirst != 0) _drain(_vaultBuckets, wideFirst, address(this), usd);
+        }
         _checkDestination(bot, to);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
@@ -297,6 +309,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         uint256 usd = _usd(i.bot, address(0), i.value);
         for (uint256 k; k < n; ++k) usd += _usd(i.bot, i.tokens[k], i.amounts[k]);
         _checkPerTx(i.bot, usd);
+        // The declared value: no measured outflow exceeds it (_boundedCall refuses any outflow of a
+        // declared or default token, or ETH, beyond what was declared), so declaring less moves less.
+        _debit(i.bot, usd);
         for (uint256 k; k < n; ++k) _checkBalance(i.tokens[k], i.amounts[k]);
         _checkBalance(address(0), i.value);
         _checkTransferDestination(i.bot, callData);
@@ -433,6 +448,9 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         _checkSwap(i, router);
         _markUsed(intentHash);
         (spent, received) = _routeSwap(i, router, swapCalldata);
+        // The swap volume bucket takes what the swap measurably spent (at most maxFromAmount).
+        uint256 bucket = _swapBuckets[i.bot];
+        if (bucket != 0 && spent != 0) _swapBuckets[i.bot] = _taken(bucket, i.bot, _usdValue(i.fromToken, spent));
         _emitSwap(i, intentHash, spent, received);
     }
 
@@ -494,10 +512,25 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     // ----------------------------------------------------------------- shared checks
 
-    /// @dev USD value of `amount` of `token`, priced only when `bot` has a per-tx cap.
+    /// @dev USD value of `amount` of `token`, priced only when `bot` has a per-tx cap or a spend bucket
+    /// (its own or the vault's).
     function _usd(address bot, address token, uint256 amount) private view returns (uint256) {
-        if (amount == 0 || _botConfigs[bot].maxPerTxAmount == 0) return 0;
+        if (amount == 0 || (_botConfigs[bot].maxPerTxAmount == 0 && !_windowsLive(bot))) return 0;
         return _usdValue(token, amount);
+    }
+
+    /// @dev Whether a payment or execute of `bot` is debited: it has a bucket, or the vault has one.
+    function _windowsLive(address bot) private view returns (bool) {
+        return _botBuckets[bot][0] | _vaultBuckets[0] != 0;
+    }
+
+    /// @dev Takes `usd` from the bot's buckets and the vault-wide ones (in a batch, a failing item's
+    /// call frame reverts, giving back what it took).
+    function _debit(address bot, uint256 usd) private {
+        if (usd == 0) return;
+        uint256[5] storage own = _botBuckets[bot];
+        _drain(own, own[0], bot, usd);
+        _drain(_vaultBuckets, _vaultBuckets[0], address(this), usd);
     }
 
     /// @dev Whether `token` names native ETH: address(0) or the 0xEeee… marker. The intent is
@@ -537,8 +570,12 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     /// `usdValue(a) < usd` exactly when `a < that amount`): cap + 1 for the cap, the threshold for
     /// the hold. The answer lives in transient storage under the batch's own sequence number, so it
     /// never outlives its batch. An amount at or above a bound is priced again, so a refusal
-    /// carries the same error as ever.
-    function _checkPaymentValue(address bot, address token, uint256 amount, bool batched, bool gated) private {
+    /// carries the same error as ever. Returns the payment's USD value when it priced it, else
+    /// UNPRICED (the spend buckets reuse it).
+    function _checkPaymentValue(address bot, address token, uint256 amount, bool batched, bool gated)
+        private
+        returns (uint256 usd)
+    {
         BotConfigParams storage config = _botConfigs[bot];
         uint256 cap = config.maxPerTxAmount;
         uint256 threshold;
@@ -546,12 +583,12 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
             if (config.requireAiVerification) revert AiApprovalRequired(bot);
             threshold = config.aiTriggerThreshold;
         }
-        if (cap == 0 && threshold == 0) return;
+        if (cap == 0 && threshold == 0) return UNPRICED;
         if (
             batched && (cap == 0 || cap == type(uint256).max || amount < _batchBound(token, cap + 1))
                 && (threshold == 0 || amount < _batchBound(token, threshold))
-        ) return;
-        uint256 usd = _usdValue(token, amount);
+        ) return UNPRICED;
+        usd = _usdValue(token, amount);
         if (cap != 0 && usd > cap) revert ExceedsPerTxLimit(usd, cap);
         if (threshold != 0 && usd >= threshold) revert AiApprovalRequired(bot);
     }

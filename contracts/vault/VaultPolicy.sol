@@ -2,13 +2,13 @@
 pragma solidity 0.8.30;
 
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
-import {VaultStorage} from "./VaultStorage.sol";
+import {VaultBuckets} from "./VaultBuckets.sol";
 
 /// @title VaultPolicy
-/// @notice The owner's policy as executions read it: the destination rule, protocol approval and
-/// the rebalance whitelist, all internal. Setting the policy and its named views are in
+/// @notice The owner's policy as executions read it: the destination rule, protocol approval,
+/// the rebalance whitelist and the spend buckets (VaultBuckets), all internal. Setting the policy and its named views are in
 /// VaultPolicyAdmin (in the extension), which answers with these same rules.
-abstract contract VaultPolicy is VaultStorage {
+abstract contract VaultPolicy is VaultBuckets {
     using EnumerableSet for EnumerableSet.AddressSet;
 
     error BotNotActive(address bot);

@@ -56,6 +56,9 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
         if (!_bots.remove(bot)) revert BotNotActive(bot);
         delete _botConfigs[bot];
         delete _swapLimits[bot];
+        // Its buckets go with it: a bot added again starts from its new limits, full.
+        delete _botBuckets[bot];
+        delete _swapBuckets[bot];
         emit BotRemoved(bot);
     }
 
@@ -75,8 +78,10 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
     }
 
     /// @notice Sets `bot`'s swap volume window: at most `amount` USD (6 decimals) swapped per
-    /// `windowSeconds` (owner only; enforced by the relayer, stored here as configuration).
+    /// `windowSeconds` (owner only), also a bucket the vault debits by every swap (VaultBuckets);
+    /// amount < 2^64 and windowSeconds < 2^32 unless either is 0 (no limit).
     function setBotSwapLimit(address bot, uint256 amount, uint256 windowSeconds) external onlyOwner {
+        _setSwapBucket(bot, amount, windowSeconds);
         _swapLimits[bot] = SpendingLimit(amount, 0, windowSeconds);
         emit BotSwapLimitSet(bot, amount, windowSeconds);
     }
@@ -97,22 +102,41 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
         s.requireHumanReview = config.requireHumanReview;
         delete s.spendingLimits;
         for (uint256 i; i < n; ++i) s.spendingLimits.push(config.spendingLimits[i]);
+        _setBuckets(_botBuckets[bot], config.spendingLimits);
     }
 
     // ----------------------------------------------------------------- vault-wide limits
 
-    /// @notice Sets the vault-wide rolling limits, summed over all bots (owner only, at most 5).
+    /// @notice Sets the vault-wide rolling limits, summed over all bots (owner only, at most 5); each
+    /// with an amount and a window is also a bucket the vault debits (VaultBuckets).
     function setVaultSpendingLimits(SpendingLimit[] calldata limits) external onlyOwner {
         uint256 n = limits.length;
         if (n > MAX_SPENDING_LIMITS) revert TooManySpendingLimits(n);
         delete _vaultLimits;
         for (uint256 i; i < n; ++i) _vaultLimits.push(limits[i]);
+        _setBuckets(_vaultBuckets, limits);
         emit VaultSpendingLimitsSet(n);
     }
 
     /// @notice The vault-wide rolling limits.
     function getVaultSpendingLimits() external view returns (SpendingLimit[] memory) {
         return _vaultLimits;
+    }
+
+    /// @notice The spend buckets as they stand at this block: `bot`'s (one per spending limit with
+    /// an amount and a window, in order), the vault-wide ones and `bot`'s swap volume bucket (all
+    /// zero when none). Each is [windowSeconds, cap, available, level]: a spend of at most
+    /// `available` USD (6 decimals) passes it now; `level` is the exact level in units of
+    /// 1/windowSeconds USD unit (it gains cap per second, up to cap × windowSeconds).
+    function spendBuckets(address bot)
+        external
+        view
+        returns (uint256[4][] memory botBuckets, uint256[4][] memory vaultBuckets, uint256[4] memory swapBucket)
+    {
+        botBuckets = _available(_botBuckets[bot]);
+        vaultBuckets = _available(_vaultBuckets);
+        uint256 word = _swapBuckets[bot];
+        if (word != 0) swapBucket = _availableOf(word);
     }
 
     // ----------------------------------------------------------------- destinations

@@ -54,7 +54,14 @@ abstract contract VaultStorage {
     // execute a request the AI scan holds (VaultExecution._checkVerdicts); all zero: none.
     address[3] internal _scanners;
 
-    // (OpenZeppelin's EIP712 follows, after the last of these: _nameFallback and _versionFallback.)
+    // ------------------------------------------------------------ spend buckets (slots 20-26)
+    // The owner's spend windows as token buckets (VaultBuckets: one packed word per limit): a bot's
+    // spending limits, the vault-wide ones, a bot's swap volume limit.
+    mapping(address => uint256[5]) internal _botBuckets;
+    uint256[5] internal _vaultBuckets;
+    mapping(address => uint256) internal _swapBuckets;
+
+    // (OpenZeppelin's EIP712 follows, slots 27-28: _nameFallback and _versionFallback.)
 
     /// @dev Locks this contract's own storage: only clones (fresh storage) can be initialized, and
     /// with no owner or operator here, no owner function passes when called on this contract itself.

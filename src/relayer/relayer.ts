@@ -93,6 +93,7 @@ import { faultPoint } from "./faults.ts";
 import { ReadBatcher, type PinnedRead } from "./chain/read-batcher.ts";
 import type { Terms } from "./intake/terms.ts";
 import { newRequestId } from "../ledger/index.ts";
+import { checkSpendBuckets } from "./policy/spend-windows.ts";
 import { checkSwapLeg, isSwapAndPay, reserveSwapLeg, scannedValue, swapAndPayPath, type CheckedSwapLeg } from "./route/swap-and-pay.ts";
 import { timed, type OnStep } from "./steps.ts";
 
@@ -179,6 +180,8 @@ interface Checked {
   swapLeg?: CheckedSwapLeg;
   /** The simulation stopped at the vault's AI hold: it executes only with verdicts or the owner's approval. */
   aiGate?: boolean;
+  /** The request's chain's time when it was checked (seconds): the vault's buckets are brought to it. */
+  nowSeconds?: bigint;
 }
 
 export class Relayer {
@@ -334,6 +337,8 @@ export class Relayer {
       swapLeg = isSwapAndPay(request)
         ? await checkSwapLeg(chain, request, blockNumber, { nowSeconds, maxDeadlineSeconds })
         : undefined;
+      // The vault's buckets, before the simulation (which would revert on them) and the balance.
+      checkSpendBuckets(request, snapshot, nowSeconds, swapLeg);
       if (!swapLeg) {
         const swapRequired = await this.#checkBalance(chain, kind, request, snapshot, blockNumber);
         if (swapRequired && paymentData) {
@@ -372,7 +377,7 @@ export class Relayer {
       if (scenario?.name === "rpc-error-once" && this.#failedOnce.first(chain.chainId, intentHash)) {
         throw relayError("RPC_ERROR", `${FORCED}=rpc-error-once; retry with the same idempotencyKey`);
       }
-      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg, review, aiGate };
+      return { request, way, chain, intentHash, ...valued, route, data, gas: sim ? gasLimitOf(sim) : PAYMENT_GAS, sim, scenario, selfReview, swapLeg, review, aiGate, nowSeconds };
     } catch (error) {
       await checkNotInLedger(this.#parts.store, request, intentHash);
       if (swapLeg) await checkNotInLedger(this.#parts.store, request, swapLeg.intentHash);
@@ -547,9 +552,10 @@ export class Relayer {
       if (swapLeg) await checkNotInLedger(tx, request, swapLeg.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
       if (swapLeg) await tx.linkIntent(request.chainId, request.vaultAddress, swapLeg.intentHash, requestId);
-      const { burst } = await kindOf(request).reserve(tx, request, snapshot, requestId);
+      // The ledger's windows, then the vault's buckets less what was reserved since their block.
+      const { burst } = await kindOf(request).reserve(tx, request, snapshot, requestId, checked.nowSeconds);
       // A swap-and-pay's swap counts in the swap window as a plain swap of its size does.
-      const swap = swapLeg ? (await reserveSwapLeg(tx, swapLeg, requestId)).burst : false;
+      const swap = swapLeg ? (await reserveSwapLeg(tx, swapLeg, requestId, checked.nowSeconds)).burst : false;
       return { record, burst: { request: burst, swap } };
     }, relaxed);
   }

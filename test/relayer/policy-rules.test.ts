@@ -38,6 +38,7 @@ function passing(): PolicySnapshot {
     vaultLimits: [], destinationAllowed: true, destinationReason: "", balances: [], intentUsed: false, priced: true, usdValue: 100n,
     protocolApproved: true, rebalanceTokenCount: 1n, toTokenAllowed: true, protocolIsDefaultToken: false, intentCancelled: false,
     priceStale: false, swapSlippageBps: 0n, swapFloor: 0n, swapLimit: { amount: 0n, maxCount: 0n, windowSeconds: 0n },
+    botBuckets: [], vaultBuckets: [], swapBucket: [0n, 0n, 0n, 0n],
   };
 }
 

@@ -37,6 +37,9 @@ const snapshot = fc.record({
   swapSlippageBps: u256,
   swapFloor: u256,
   swapLimit: limit,
+  botBuckets: fc.array(fc.tuple(u256, u256, u256, u256), { maxLength: 5 }),
+  vaultBuckets: fc.array(fc.tuple(u256, u256, u256, u256), { maxLength: 5 }),
+  swapBucket: fc.tuple(u256, u256, u256, u256),
 });
 
 describe("decodeSnapshots", () => {

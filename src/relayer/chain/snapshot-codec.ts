@@ -5,7 +5,7 @@
 // struct's order.
 import type { Hex } from "viem";
 import type { SpendingLimit } from "../../chain/vault-config.ts";
-import type { PolicySnapshot } from "./snapshot.ts";
+import type { PolicySnapshot, SpendBucket } from "./snapshot.ts";
 import { hexBytes } from "../../crypto/hex.ts";
 
 const spendingLimitComponents = [
@@ -51,6 +51,9 @@ const snapshotAbi = [
       { name: "swapSlippageBps", type: "uint256" },
       { name: "swapFloor", type: "uint256" },
       { name: "swapLimit", type: "tuple", components: spendingLimitComponents },
+      { name: "botBuckets", type: "uint256[4][]" },
+      { name: "vaultBuckets", type: "uint256[4][]" },
+      { name: "swapBucket", type: "uint256[4]" },
     ],
   },
 ] as const;
@@ -118,6 +121,18 @@ function checkedBytes(hex: Hex, what: string): Buffer {
   return bytes;
 }
 
+/** A `uint256[4][]` of buckets ([windowSeconds, cap, available, level]) whose length word is at byte offset `at`. */
+function bucketsAt(w: AbiWords, at: number): SpendBucket[] {
+  const count = w.offset(at);
+  const buckets: SpendBucket[] = [];
+  for (let i = 0; i < count; i++) buckets.push(bucketAt(w, at + 32 + i * 128));
+  return buckets;
+}
+
+function bucketAt(w: AbiWords, at: number): SpendBucket {
+  return [w.uint(at), w.uint(at + 32), w.uint(at + 64), w.uint(at + 96)];
+}
+
 function limitsAt(w: AbiWords, at: number): SpendingLimit[] {
   const count = w.offset(at);
   const limits: SpendingLimit[] = [];
@@ -178,5 +193,9 @@ function snapshotAt(w: AbiWords, t: number): PolicySnapshot {
     swapFloor: w.uint(field(20)),
     // A static struct: its three words sit in the tuple's head.
     swapLimit: { amount: w.uint(field(21)), maxCount: w.uint(field(22)), windowSeconds: w.uint(field(23)) },
+    botBuckets: bucketsAt(w, t + w.offset(field(24))),
+    vaultBuckets: bucketsAt(w, t + w.offset(field(25))),
+    // A static uint256[4]: its four words sit in the tuple's head.
+    swapBucket: bucketAt(w, field(26)),
   };
 }

@@ -44,4 +44,30 @@ export interface PolicySnapshot {
   swapFloor: bigint;
   /** The bot's swap volume window (maxCount unused); all zero when none is set. */
   swapLimit: SpendingLimit;
+  /**
+   * The vault's spend buckets at `blockNumber` (contracts/vault/VaultBuckets.sol), each
+   * [windowSeconds, cap, available, level]: a spend of at most `available` USD (6 decimals) passes
+   * it at the block's time; `level` is exact, in units of 1/windowSeconds USD unit. The
+   * bot's (one per spending limit with an amount and a window), the vault-wide ones; empty for a
+   * vault whose implementation has none.
+   */
+  botBuckets: readonly SpendBucket[];
+  vaultBuckets: readonly SpendBucket[];
+  /** The bot's swap volume bucket; all zero when it has none. */
+  swapBucket: SpendBucket;
+}
+
+/** One on-chain spend bucket as it stands at the snapshot's block: [windowSeconds, cap, available USD, exact level]. */
+export type SpendBucket = readonly [windowSeconds: bigint, cap: bigint, available: bigint, level: bigint];
+
+/**
+ * What `bucket`, read at `from` (the snapshot block's timestamp), lets through at `at` (seconds): its
+ * exact level refilled by cap per second up to cap × window, in whole USD units (the vault's own
+ * arithmetic, VaultBuckets._refilled and _taken).
+ */
+export function bucketAvailableAt([windowSeconds, cap, , level]: SpendBucket, from: bigint, at: bigint): bigint {
+  if (windowSeconds === 0n) return 0n;
+  const full = cap * windowSeconds;
+  const refilled = level + (at > from ? cap * (at - from) : 0n);
+  return (refilled < full ? refilled : full) / windowSeconds;
 }

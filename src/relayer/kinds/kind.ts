@@ -104,7 +104,7 @@ export interface KindDescriptor<R extends RelayRequest = RelayRequest> {
    * Reserves the request's USD value in its rolling windows (ledger transaction `tx`); throws the
    * limit's 403. `burst`: a window's maxCount was passed (scanned, not refused).
    */
-  reserve(tx: StoreOps, request: R, snapshot: PolicySnapshot, requestId: string): Promise<{ burst: boolean }>;
+  reserve(tx: StoreOps, request: R, snapshot: PolicySnapshot, requestId: string, nowSeconds?: bigint): Promise<{ burst: boolean }>;
   /** "pay 12000 USDC (12000 USD) to 0x…": the agents' one-line summary; `usd` is the formatted value. */
   summary(request: R, usd: string, human: (token: string, amount: bigint) => string): string;
   /** The amounts a stored (held) request moves, as the review item lists them. */

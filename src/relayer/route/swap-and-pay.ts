@@ -75,8 +75,8 @@ export async function checkSwapLeg(
  * (the swap kind's reserve: 403 EXCEEDS_REBALANCE_LIMIT), in the request's record transaction. The
  * ledger holds one reservation per key, so the swap's has its own: the request's id with `#swap`.
  */
-export function reserveSwapLeg(tx: StoreOps, leg: CheckedSwapLeg, requestId: string): Promise<{ burst: boolean }> {
-  return kindOf(leg.swap).reserve(tx, leg.swap, leg.snapshot, `${requestId}#swap`);
+export function reserveSwapLeg(tx: StoreOps, leg: CheckedSwapLeg, requestId: string, nowSeconds?: bigint): Promise<{ burst: boolean }> {
+  return kindOf(leg.swap).reserve(tx, leg.swap, leg.snapshot, `${requestId}#swap`, nowSeconds);
 }
 
 /**
