@@ -143,7 +143,7 @@ export function paymentExtrasFrom(options: PaymentOptions): OffChainFields {
     try {
       parsed = JSON.parse(options.x402Funding);
     } catch {
-      throw usage("--x402-funding must be a JSON object, e.g. '{\"network\":\"base\",\"payTo\":\"0x…\"}'");
+      throw usage("--x402-funding must be true or a JSON object, e.g. '{\"network\":\"base\",\"payTo\":\"0x…\"}'");
     }
     if (parsed !== true && (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))) {
       throw usage("--x402-funding must be true or a JSON object");
