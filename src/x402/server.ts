@@ -87,8 +87,14 @@ export async function startX402Server(options: X402ServerOptions): Promise<X402S
       const facilitator = await facilitatorEngine();
       const payload = body.paymentPayload as never;
       const requirements = body.paymentRequirements as never;
-      if (url.pathname.endsWith("/verify")) return sendJson(res, 200, await facilitator.verify(payload, requirements));
-      return sendJson(res, 200, await facilitator.settle(payload, requirements));
+      try {
+        if (url.pathname.endsWith("/verify")) return sendJson(res, 200, await facilitator.verify(payload, requirements));
+        return sendJson(res, 200, await facilitator.settle(payload, requirements));
+      } catch (error) {
+        // The facilitator throws for what it cannot handle at all (an x402 version, scheme or network
+        // it does not support); a payment it judges invalid is a 200 with isValid/success false.
+        return sendJson(res, 400, { error: (error as Error).message, code: "UNSUPPORTED_PAYMENT", details: {} });
+      }
     }
     if (url.pathname === DEMO_PATH && req.method === "GET") return serveDemo(req, res, url, await resourceEngine());
     return sendJson(res, 404, { error: `no route ${req.method} ${url.pathname}`, code: "NOT_FOUND", details: {} });

@@ -188,6 +188,19 @@ describe("x402 on the devnet (relay serve)", () => {
     expect(await balance(merchant)).toBe(before + BigInt(DEMO_PRICE_ATOMIC));
   });
 
+  it("answers a malformed or unsupported facilitator request with the error envelope, and unknown routes with 404", async () => {
+    const post = (body: unknown) => fetch(`${manifest.x402!.facilitatorUrl}/verify`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const malformed = await post({ x402Version: 2 });
+    expect(malformed.status).toBe(400);
+    expect(await malformed.json()).toMatchObject({ code: "INVALID_REQUEST", details: {} });
+    const unsupported = await post({ x402Version: 2, paymentPayload: { x402Version: 2 }, paymentRequirements: { scheme: "exact", network: "eip155:1" } });
+    expect(unsupported.status).toBe(400);
+    expect(await unsupported.json()).toMatchObject({ code: "UNSUPPORTED_PAYMENT", error: expect.stringContaining("eip155:1") });
+    const unknown = await fetch(manifest.x402!.facilitatorUrl.replace("/facilitator", "/nothing"));
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ code: "NOT_FOUND" });
+  });
+
   it("the demo answers 402 until paid, then 200 with PAYMENT-RESPONSE, bought by an unmodified @x402/fetch; a replayed PAYMENT-SIGNATURE settles once", async () => {
     const unpaid = await fetch(manifest.x402!.demoUrl);
     expect(unpaid.status).toBe(402);
