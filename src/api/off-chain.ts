@@ -28,7 +28,8 @@ export type OffChainFields = Omit<WireOffChainFields, "x402Funding"> & { x402Fun
 
 /** A JSON value as x402Funding may hold it. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-export type X402Funding = { [key: string]: JsonValue };
+/** `true` (the SDK's funding call, which names no requirement) or the requirement as a JSON object. */
+export type X402Funding = true | { [key: string]: JsonValue };
 
 /** Why a value is refused, and where inside it (x402Funding's nested members); a class so no JSON value can pass for one. */
 class Failure {
@@ -90,18 +91,24 @@ function resourceUrlCheck(value: unknown): string | Failure {
 }
 
 /**
- * x402Funding: the x402 payment this request funds, as the bot's SDK describes it (typically
+ * x402Funding: `true` (the production SDK's `x402.fund()` sends it so, naming no requirement), or
+ * the x402 payment this request funds, as the bot's SDK describes it (typically
  * `{scheme, network, asset, amount, payTo, resource, …}`, possibly with a nested `extra`). Any JSON
  * object is accepted so the SDK's shape can evolve, within bounds: nested at most 4 levels, no
  * reserved keys (prototype pollution), finite numbers only, at most 2048 bytes as compact JSON.
  * The result is a fresh copy made of plain objects and arrays.
  */
 function x402FundingCheck(value: unknown): X402Funding | Failure {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail("must be a JSON object");
+  if (value === true) return true;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return fail("must be true or a JSON object");
   const copied = copyJson(value, 1, []);
   if (isFailure(copied)) return copied;
   const bytes = Buffer.byteLength(JSON.stringify(copied), "utf8");
   if (bytes > X402_FUNDING_MAX_BYTES) return fail(`must be at most ${X402_FUNDING_MAX_BYTES} bytes as JSON (is ${bytes})`);
+  // The merchant the requirement names: checked against the vault's destination rules as a payee
+  // would be (policy/x402-merchant.ts), so it must be an address when present.
+  const payTo = (copied as Record<string, JsonValue>).payTo;
+  if (payTo !== undefined && (typeof payTo !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(payTo))) return fail("must be an address", ["payTo"]);
   return copied as X402Funding;
 }
 
@@ -156,10 +163,11 @@ export const offChainFieldsShape = {
     description: "The http(s) URL of what is paid for (e.g. an x402 resource), without credentials; not signed",
   }),
   x402Funding: offChainField("INVALID_X402_FUNDING", x402FundingCheck, {
-    type: ["object", "null"],
+    type: ["object", "boolean", "null"],
     description:
-      "The x402 payment this request funds, e.g. {scheme, network, asset, amount, payTo, resource}: any JSON object " +
-      `nested at most ${X402_FUNDING_MAX_DEPTH} levels, at most ${X402_FUNDING_MAX_BYTES} bytes as JSON; not signed`,
+      "true, or the x402 payment this request funds, e.g. {scheme, network, asset, amount, payTo, resource}: any JSON object " +
+      `nested at most ${X402_FUNDING_MAX_DEPTH} levels, at most ${X402_FUNDING_MAX_BYTES} bytes as JSON; not signed. ` +
+      "A payTo (the merchant) must be an address, and the vault's destination rules must allow the bot to pay it",
     additionalProperties: true,
   }),
 };

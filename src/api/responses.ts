@@ -182,7 +182,7 @@ export const responseSchemas = {
       orderId: text("The merchant's order id, as the bot sent it"),
       recipientLabel: text("Who the bot says the recipient is; a label, never checked against the address"),
       resourceUrl: text("The http(s) URL of what is paid for, as the bot sent it"),
-      x402Funding: { type: "object", additionalProperties: true, description: "The x402 payment the request funds, as the bot sent it" },
+      x402Funding: { type: ["object", "boolean"], additionalProperties: true, description: "The x402 payment the request funds (true or the requirement), as the bot sent it" },
       callData: { type: "string", pattern: "^0x([0-9a-fA-F]{2})*$", description: "Execute only: the calldata the intent's calldataHash commits to, for the owner's side to check and decode itself" },
       call: ref("ReviewCall"),
       outflows: {

@@ -41,6 +41,7 @@ function chainSection({ manifest, manifestFile }: BannerChain, titled: boolean):
     "URLs",
     row("JSON-RPC", manifest.rpcUrl),
     ...(manifest.relayerUrl ? [row("relayer", manifest.relayerUrl)] : []),
+    ...(manifest.x402 ? [row("x402 facil.", manifest.x402.facilitatorUrl), row("x402 demo", manifest.x402.demoUrl)] : []),
     row("manifest", manifestFile),
     "",
     "Contracts",

@@ -6,7 +6,7 @@ import type { Clients } from "../chain/clients.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 import { createSender, type Sender } from "../chain/sender.ts";
 import type { KeyPair } from "./accounts.ts";
-import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, type TokenSpec, type TokenSymbol } from "./tokens.ts";
+import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, tokenName, type TokenSpec, type TokenSymbol } from "./tokens.ts";
 
 /** The registry's default rebalance whitelist, in this order (DESIGN.md: USDC, WETH, USDT). */
 export const DEFAULT_REBALANCE_SYMBOLS: readonly TokenSymbol[] = ["USDC", "WETH", "USDT"];
@@ -91,18 +91,21 @@ export async function deploySuite(options: SuiteOptions): Promise<Suite> {
  * real contract lives there (a fork).
  */
 async function placeToken(clients: Clients, deployer: Sender, token: TokenSpec, canonical: Address | undefined): Promise<Address> {
-  const mock = readArtifact("mocks/MockERC20");
+  // USDC speaks EIP-3009 (x402's exact scheme), under the name USDC signs with on this chain.
+  const contract = token.symbol === "USDC" ? "mocks/MockUSDC" : "mocks/MockERC20";
+  const mock = readArtifact(contract);
+  const name = tokenName(token, clients.chain.id);
   if (canonical !== undefined) {
     const address = getAddress(canonical);
     const code = (await clients.publicClient.getCode({ address })) ?? "0x";
     if (code === mock.deployedBytecode) return address;
     if (code === "0x") {
       await clients.publicClient.request({ method: "hardhat_setCode" as never, params: [address, mock.deployedBytecode] as never });
-      await deployer.call(address, "mocks/MockERC20", "initialize", [token.name, token.symbol, token.decimals]);
+      await deployer.call(address, contract, "initialize", [name, token.symbol, token.decimals]);
       return address;
     }
   }
-  return deployer.deploy("mocks/MockERC20", [token.name, token.symbol, token.decimals]);
+  return deployer.deploy(contract, [name, token.symbol, token.decimals]);
 }
 
 /** Whether the node lets us place code at fixed addresses (Hardhat, anvil). */

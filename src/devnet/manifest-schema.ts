@@ -13,6 +13,8 @@ export const manifestSchema = z.object({
   chainId: z.number().int().positive(),
   rpcUrl: z.string().url(),
   relayerUrl: z.string().url().optional(),
+  /** Where `relay serve`'s x402 facilitator and demo paid resource answer, while it runs. */
+  x402: z.object({ facilitatorUrl: z.string().url(), demoUrl: z.string().url() }).optional(),
   /**
    * True when relay deployed this suite on a development node: written by `relay devnet`, and by
    * `relay deploy` when the node said it is one. `relay serve --rpc-url` honours `metadata.scenario`

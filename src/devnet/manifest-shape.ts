@@ -16,6 +16,8 @@ export function plainManifest(raw: unknown): Manifest | undefined {
   if (!isObject(raw) || raw.version !== 1 || !isPositiveInt(raw.chainId) || !isUrl(raw.rpcUrl)) return undefined;
   if (raw.relayerUrl !== undefined && !isUrl(raw.relayerUrl)) return undefined;
   if (raw.devnet !== undefined && typeof raw.devnet !== "boolean") return undefined;
+  const { x402 } = raw;
+  if (x402 !== undefined && (!isObject(x402) || !isUrl(x402.facilitatorUrl) || !isUrl(x402.demoUrl))) return undefined;
   const { domain, contracts, tokens, accounts } = raw;
   if (!isObject(domain) || typeof domain.name !== "string" || typeof domain.version !== "string" || !isPositiveInt(domain.chainId) || !isAddress(domain.verifyingContract)) return undefined;
   if (!isObject(contracts) || !isObject(tokens) || !isObject(accounts) || !isObject(accounts.bots)) return undefined;
@@ -36,6 +38,7 @@ export function plainManifest(raw: unknown): Manifest | undefined {
     chainId: raw.chainId,
     rpcUrl: raw.rpcUrl,
     ...(raw.relayerUrl === undefined ? {} : { relayerUrl: raw.relayerUrl as string }),
+    ...(x402 === undefined ? {} : { x402: { facilitatorUrl: x402.facilitatorUrl as string, demoUrl: x402.demoUrl as string } }),
     ...(raw.devnet === undefined ? {} : { devnet: raw.devnet as boolean }),
     domain: { name: domain.name, version: domain.version, chainId: domain.chainId, verifyingContract: domain.verifyingContract },
     contracts: {

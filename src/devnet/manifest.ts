@@ -62,6 +62,15 @@ export function withRelayerUrl(manifest: Manifest, url: string | undefined): Man
   return url === undefined ? rest : { ...rest, relayerUrl: url };
 }
 
+/** The manifest with the x402 URLs set, or without them when `x402` is undefined. */
+export function withX402(manifest: Manifest, x402: Manifest["x402"]): Manifest {
+  const { x402: _previous, ...rest } = manifest;
+  if (x402 === undefined) return rest;
+  // In the schema's order: after relayerUrl.
+  const { version, chainId, rpcUrl, relayerUrl, ...others } = rest;
+  return { version, chainId, rpcUrl, ...(relayerUrl === undefined ? {} : { relayerUrl }), x402, ...others };
+}
+
 /** `<stateDir>/devnet.json`: the manifest of the devnet's first (or only) chain. */
 export function manifestPath(stateDir: string): string {
   return path.join(stateDir, MANIFEST_FILE);

@@ -8,7 +8,7 @@ import { startRpcServer, type RpcServer } from "../chain/rpc-server.ts";
 import { devRoles, devScannerKeys } from "./accounts.ts";
 import { deploySuite, type SenderFor } from "./deploy.ts";
 import { seedVault } from "./seed.ts";
-import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, writeManifest, type Manifest } from "./manifest.ts";
+import { buildManifest, chainManifestPath, manifestPath, withRelayerUrl, withX402, writeManifest, type Manifest } from "./manifest.ts";
 import { readVaultDomain } from "../../packages/client/src/sign.ts";
 import { privateStateDir } from "../private-files.ts";
 
@@ -36,6 +36,8 @@ export interface Devnet {
   readonly manifest: Manifest;
   /** Records (or, with undefined, removes) the URL of the relayer serving this devnet. */
   setRelayerUrl(url: string | undefined): void;
+  /** Records (or, with undefined, removes) the URLs of the x402 facilitator and demo serving this devnet. */
+  setX402(x402: Manifest["x402"]): void;
   close(): Promise<void>;
 }
 
@@ -109,6 +111,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       },
       setRelayerUrl(url) {
         manifest = withRelayerUrl(manifest, url);
+        write();
+      },
+      setX402(x402) {
+        manifest = withX402(manifest, x402);
         write();
       },
       async close() {

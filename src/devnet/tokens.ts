@@ -22,6 +22,18 @@ export const TOKENS: readonly TokenSpec[] = [
   { symbol: "WBTC", name: "Wrapped BTC", decimals: 8, priceUsd8: 60_000_00000000n, vaultFunding: 10n },
 ];
 
+/**
+ * A token's name on a chain: USDC's is what the real USDC there answers to `name()` and signs its
+ * EIP-712 domain with ("USDC" on the test networks, "USD Coin" on the main ones; version "2" on all).
+ */
+export function tokenName(token: Pick<TokenSpec, "symbol" | "name">, chainId: number): string {
+  if (token.symbol === "USDC" && (chainId === 84532 || chainId === 421614)) return "USDC";
+  return token.name;
+}
+
+/** The EIP-712 version of the devnet's USDC (MockUSDC.version()), as the real USDC's. */
+export const USDC_EIP712_VERSION = "2";
+
 /** Native ETH is priced by the registry's feed for address(0), at WETH's price. */
 export const NATIVE_PRICE_USD8 = 3_000_00000000n;
 

@@ -21,7 +21,8 @@
 //   terms           intake/terms.ts
 //   replay          intake/checks.ts (executed or cancelled on-chain); here (the owner's refusals,
 //                   and the ledger's check in the record's transaction)
-//   policy          policy/ (its rules in order, policy/index.ts)
+//   policy          policy/ (its rules in order, policy/index.ts; a funding payment's merchant,
+//                   x402Funding.payTo, policy/x402-merchant.ts)
 //   swap-and-pay    route/swap-and-pay.ts; SWAP_REQUIRED kinds/swap-required.ts
 //   simulate        chain/simulate.ts, chain/outflows.ts, chain/grants.ts, chain/nft-outflows.ts
 //   record          here: each kind's reserve (kinds/) on policy/spend-windows.ts, one transaction
@@ -70,6 +71,7 @@ import type { PolicySnapshot } from "./chain/snapshot.ts";
 import type { Clocks } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./intake/checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
+import { checkFundingMerchant } from "./policy/x402-merchant.ts";
 import { unpricedTokens, type Outflow } from "./chain/outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./chain/intents.ts";
@@ -332,6 +334,8 @@ export class Relayer {
     let swapLeg: CheckedSwapLeg | undefined;
     try {
       checkPolicy(request, snapshot);
+      // A funding payment's merchant, as a payee (policy/x402-merchant.ts): one read, only with a payTo.
+      await checkFundingMerchant(chain, request, blockNumber);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
       swapLeg = isSwapAndPay(request)

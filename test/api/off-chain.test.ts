@@ -76,6 +76,12 @@ describe("off-chain fields: accepted", () => {
     expect(Object.getPrototypeOf(req.x402Funding)).toBe(Object.prototype);
   });
 
+  it("accepts x402Funding true, as the production SDK's funding call sends it, distinct in the fingerprint", () => {
+    expect(accepted({ x402Funding: true }).x402Funding).toBe(true);
+    expect(requestFingerprint(accepted({ x402Funding: true }))).not.toBe(requestFingerprint(accepted({})));
+    expect(requestFingerprint(accepted({ x402Funding: true }))).not.toBe(requestFingerprint(accepted({ x402Funding: {} })));
+  });
+
   it("are part of the idempotency fingerprint, like memo (the whole request minus the key)", () => {
     const base = requestFingerprint(accepted({ invoiceId: "INV-1", x402Funding: { network: "base", amount: "1" } }));
     expect(requestFingerprint(accepted({ x402Funding: { amount: "1", network: "base" }, invoiceId: "INV-1" }))).toBe(base);
@@ -112,9 +118,13 @@ describe("off-chain fields: refused with their own 400 code", () => {
     ["resourceUrl with credentials", { resourceUrl: "https://user:secret@example.com/" }, "INVALID_RESOURCE_URL", "resourceUrl must not contain credentials"],
     ["resourceUrl with a newline", { resourceUrl: "https://example.com/a\nb" }, "INVALID_RESOURCE_URL", "resourceUrl must not contain whitespace or control characters"],
     ["resourceUrl with an escape", { resourceUrl: "https://example.com/\u001b[2J" }, "INVALID_RESOURCE_URL", "resourceUrl must not contain whitespace or control characters"],
-    ["x402Funding a string", { x402Funding: "{\"network\":\"base\"}" }, "INVALID_X402_FUNDING", "x402Funding must be a JSON object"],
-    ["x402Funding a number", { x402Funding: 5 }, "INVALID_X402_FUNDING", "x402Funding must be a JSON object"],
-    ["x402Funding an array", { x402Funding: [FUNDING] }, "INVALID_X402_FUNDING", "x402Funding must be a JSON object"],
+    ["x402Funding a string", { x402Funding: "{\"network\":\"base\"}" }, "INVALID_X402_FUNDING", "x402Funding must be true or a JSON object"],
+    ["x402Funding a number", { x402Funding: 5 }, "INVALID_X402_FUNDING", "x402Funding must be true or a JSON object"],
+    ["x402Funding an array", { x402Funding: [FUNDING] }, "INVALID_X402_FUNDING", "x402Funding must be true or a JSON object"],
+    ["x402Funding false", { x402Funding: false }, "INVALID_X402_FUNDING", "x402Funding must be true or a JSON object"],
+    ["x402Funding the string true", { x402Funding: "true" }, "INVALID_X402_FUNDING", "x402Funding must be true or a JSON object"],
+    ["x402Funding.payTo not an address", { x402Funding: { ...FUNDING, payTo: "merchant.example" } }, "INVALID_X402_FUNDING", "x402Funding.payTo must be an address"],
+    ["x402Funding.payTo a number", { x402Funding: { ...FUNDING, payTo: 7 } }, "INVALID_X402_FUNDING", "x402Funding.payTo must be an address"],
     ["x402Funding over 2048 bytes", { x402Funding: { note: "x".repeat(2049 - 11) } }, "INVALID_X402_FUNDING", "x402Funding must be at most 2048 bytes as JSON (is 2049)"],
     ["x402Funding over 2048 bytes in UTF-8", { x402Funding: { note: "é".repeat(1100) } }, "INVALID_X402_FUNDING", "x402Funding must be at most 2048 bytes as JSON (is 2211)"],
     ["x402Funding 5 levels deep", { x402Funding: { a: { b: { c: { d: { e: "x" } } } } } }, "INVALID_X402_FUNDING", "x402Funding must be nested at most 4 levels"],

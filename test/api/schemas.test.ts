@@ -34,7 +34,7 @@ describe("OpenAPI JSON Schemas", () => {
     expect(s.properties.orderId).toMatchObject({ type: ["string", "null"], maxLength: 128 });
     expect(s.properties.recipientLabel).toMatchObject({ type: ["string", "null"], maxLength: 200 });
     expect(s.properties.resourceUrl).toMatchObject({ type: ["string", "null"], format: "uri", maxLength: 2048 });
-    expect(s.properties.x402Funding).toMatchObject({ type: ["object", "null"] });
+    expect(s.properties.x402Funding).toMatchObject({ type: ["object", "boolean", "null"] });
   });
 
   it("describe the execute body of DESIGN.md section 6", () => {

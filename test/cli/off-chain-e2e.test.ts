@@ -56,12 +56,12 @@ describe("relay pay with off-chain fields", () => {
     expect(await live.balanceOf("USDC", PAYEE)).toBe(0n);
   });
 
-  it("--x402-funding must be a JSON object: exit 2 before signing", async () => {
-    for (const bad of ["network=base", "[1]", "null"]) {
+  it("--x402-funding must be true or a JSON object: exit 2 before signing", async () => {
+    for (const bad of ["network=base", "[1]", "null", "false"]) {
       const result = await live.relay(["pay", "--to", PAYEE, "--amount", "1", "--token", "USDC", "--x402-funding", bad]);
       expect(result.code).toBe(2);
       expect(result.stdout).toBe("");
-      expect(result.stderr).toMatch(/^relay: --x402-funding must be a JSON object/);
+      expect(result.stderr).toMatch(/^relay: --x402-funding must be true or a JSON object/);
     }
   });
 });

@@ -164,12 +164,30 @@ describe("relay serve --chain-id 84532 --chain-id 421614", () => {
     expect(human.output.stdout).toContain(manifestOf(ARBITRUM_SEPOLIA).contracts.factory);
   });
 
-  it("drops relayerUrl from every chain's manifest on SIGTERM and exits 0", async () => {
+  it("runs an x402 facilitator and demo per chain, each priced in that chain's USDC under its EIP-712 name", async () => {
+    const urls = new Set<string>();
+    for (const id of [BASE_SEPOLIA, ARBITRUM_SEPOLIA]) {
+      const manifest = manifestOf(id);
+      urls.add(manifest.x402!.facilitatorUrl);
+      const res = await fetch(manifest.x402!.demoUrl);
+      expect(res.status).toBe(402);
+      const required = JSON.parse(Buffer.from(res.headers.get("payment-required")!, "base64").toString("utf8"));
+      expect(required.accepts[0]).toMatchObject({ network: `eip155:${id}`, asset: manifest.tokens.USDC!.address, extra: { name: "USDC", version: "2" } });
+      const name = await clientsFor(manifest.rpcUrl, id).publicClient.readContract({ address: manifest.tokens.USDC!.address as Address, abi: erc20Abi, functionName: "name" });
+      expect(name).toBe("USDC");
+    }
+    expect(urls.size).toBe(2);
+  });
+
+  it("drops relayerUrl and the x402 URLs from every chain's manifest on SIGTERM and exits 0", async () => {
+    const demo = manifestOf(BASE_SEPOLIA).x402!.demoUrl;
     relay.child.kill("SIGTERM");
     expect(await relay.exited).toEqual({ code: 0, signal: null });
     for (const file of ["devnet.json", "devnet-84532.json", "devnet-421614.json"]) {
       expect(existsSync(path.join(stateDir, file))).toBe(true);
       expect(readJson(file).relayerUrl, file).toBeUndefined();
+      expect(readJson(file).x402, file).toBeUndefined();
     }
+    await expect(fetch(demo)).rejects.toThrow();
   });
 });

@@ -9,8 +9,12 @@ export type RequestStatus = "approved" | "pending_review" | "rejected";
 /** Off-chain metadata: at most 10 keys, each value at most 500 characters (SPEC.md Limits). */
 export type Metadata = Record<string, string>;
 
-/** The x402 payment a request funds, e.g. `{scheme, network, asset, amount, payTo, resource}`: a JSON object of at most 2048 bytes. */
-export type X402Funding = Record<string, unknown>;
+/**
+ * The x402 payment a request funds: `true`, or the requirement, e.g. `{scheme, network, asset, amount,
+ * payTo, resource}`, a JSON object of at most 2048 bytes whose `payTo` (the merchant), when present, is
+ * an address the vault's destination rules must allow as they would a payee.
+ */
+export type X402Funding = true | Record<string, unknown>;
 
 /**
  * Off-chain fields shown to the owner besides memo and metadata; not signed, never on-chain. Limits:

@@ -134,7 +134,7 @@ function chainAccess(settings: Settings) {
 
 /**
  * A payment's off-chain fields. Passed on as given: the relayer checks their limits and answers with
- * each field's own code; only `--x402-funding` must be a JSON object to be sent at all.
+ * each field's own code; only `--x402-funding` must be `true` or a JSON object to be sent at all.
  */
 export function paymentExtrasFrom(options: PaymentOptions): OffChainFields {
   let x402Funding: X402Funding | undefined;
@@ -143,9 +143,11 @@ export function paymentExtrasFrom(options: PaymentOptions): OffChainFields {
     try {
       parsed = JSON.parse(options.x402Funding);
     } catch {
-      throw usage("--x402-funding must be a JSON object, e.g. '{\"network\":\"base\",\"payTo\":\"0x…\"}'");
+      throw usage("--x402-funding must be true or a JSON object, e.g. '{\"network\":\"base\",\"payTo\":\"0x…\"}'");
     }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw usage("--x402-funding must be a JSON object");
+    if (parsed !== true && (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))) {
+      throw usage("--x402-funding must be true or a JSON object");
+    }
     x402Funding = parsed as X402Funding;
   }
   return {

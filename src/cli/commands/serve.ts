@@ -14,6 +14,7 @@ import { withStateLocks, type StateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
 import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
+import { startDevnetX402, type X402Server } from "../../x402/devnet.ts";
 
 /** The development node's methods that move its time forward. */
 const MOVES_CHAIN_TIME: ReadonlySet<string> = new Set(["evm_increaseTime", "evm_setNextBlockTimestamp", "evm_mine", "hardhat_mine"]);
@@ -130,6 +131,7 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
   const devnets = await launchDevnets(options, io);
   let relayer: RunningRelayer | undefined;
   let snapshots: DevnetSnapshots | undefined;
+  const x402Servers: X402Server[] = [];
   const setRelayerUrl = (url: string | undefined) => devnets.forEach((d) => d.setRelayerUrl(url));
   try {
     const config = configFor(options, stateDir, devnets.map((d) => chainFromManifest(d.manifest)));
@@ -148,6 +150,14 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
       });
     }
     setRelayerUrl(relayer.url);
+    // Each chain's x402 facilitator and demo paid resource (x402/devnet.ts): listening now, their
+    // packages loaded once the devnet is ready.
+    for (const devnet of devnets) {
+      const x402 = await startDevnetX402(devnet);
+      x402Servers.push(x402);
+      devnet.setX402({ facilitatorUrl: x402.facilitatorUrl, demoUrl: x402.demoUrl });
+    }
+    throwIfInterrupted(io.signal, "start-up");
     locks.setUrls([relayer.url, ...devnets.map((d) => d.manifest.rpcUrl)]);
     if (testingToken !== undefined) {
       // relay/testing's snapshot() and revert(id): a restart of the relayer on the same port around
@@ -169,13 +179,17 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
       for (const devnet of devnets) devnet.rpc.setLocalMethods(methods);
     }
     announceReady(devnets, options, io);
+    for (const x402 of x402Servers) x402.warm();
     await waitForAbort(io.signal);
     io.stderr.write("relay: shutting down\n");
+    for (const x402 of x402Servers.splice(0)) await x402.close();
+    devnets.forEach((d) => d.setX402(undefined));
     await snapshots?.close();
     await relayer?.close();
     relayer = undefined;
     setRelayerUrl(undefined);
   } finally {
+    for (const x402 of x402Servers) await x402.close();
     await snapshots?.close();
     await relayer?.close();
     await closeAll(devnets);

@@ -26,7 +26,7 @@ const paymentOptions = (c: Command) =>
       .option("--order-id <id>", "the merchant's order id, shown to the owner (not signed, at most 128 characters)")
       .option("--recipient-label <text>", "who the recipient is, shown to the owner (not signed, at most 200 characters)")
       .option("--resource-url <url>", "http(s) URL of what is paid for, shown to the owner (not signed)")
-      .option("--x402-funding <json>", "the x402 payment this funds, a JSON object shown to the owner (not signed)")
+      .option("--x402-funding <json>", "the x402 payment this funds: true, or the requirement as a JSON object (its payTo checked as a payee), shown to the owner (not signed)")
       .option("--swap-from <token>", "swap-and-pay: pay by swapping this token into --token in the same transaction (needs --swap-max)")
       .option("--swap-max <amount>", "swap-and-pay: most of --swap-from to spend (human units; base units with --base-units)"),
   );

@@ -58,6 +58,7 @@ export interface SnapshotQuery {
   toToken?: Address;
 }
 
+const vaultAbi = readArtifact("ServiceVault").abi;
 const lens = readArtifact("lens/PolicyLens");
 const lensConstructor = lens.abi.find((item) => item.type === "constructor")!;
 const simulatingLens = readArtifact("lens/SimulatingLens");
@@ -113,6 +114,14 @@ export class ChainRuntime {
     const domain = await rpcFailure(() => readVaultDomain(this.clients.publicClient, vault));
     this.#domains.set(key, domain);
     return domain;
+  }
+
+  /** The vault's checkDestination(bot, to) at `blockNumber`: whether its rules let the bot pay `to`, and why not. */
+  async checkDestination(vault: Address, bot: Address, to: Address, blockNumber: bigint): Promise<{ allowed: boolean; reason: string }> {
+    const [allowed, reason] = await rpcFailure(() =>
+      this.clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "checkDestination", args: [bot, to], blockNumber }),
+    ) as readonly [boolean, string];
+    return { allowed, reason };
   }
 
   /** The latest block's number: the block a request's reads and simulation are pinned to. */

@@ -12,6 +12,7 @@ import { OFF_CHAIN_FIELD_NAMES } from "../../api/off-chain.ts";
 import type { RelayRequest } from "../../api/validate.ts";
 import { formatUnits } from "viem";
 import { scannedValue, type CheckedSwapLeg } from "./swap-and-pay.ts";
+import { fundingMerchant } from "../policy/x402-merchant.ts";
 
 interface ScanSubject {
   request: RelayRequest;
@@ -26,7 +27,9 @@ export async function scanInput(subject: ScanSubject, store: StoreOps, reasons: 
   const kind = kindOf(request);
   const usdValue = scannedValue(snapshot, swapLeg);
   const swapped = swapLeg ? `, paid from a swap: ${summarize(swapLeg.swap, swapLeg.snapshot.usdValue, tokens)}` : "";
-  const other = kind.counterparty(request);
+  // A funding payment goes to the bot's own key on its way to a merchant: the agents judge the
+  // merchant (its history with this bot, whether it is known), as for a payment to it.
+  const other = fundingMerchant(request) ?? kind.counterparty(request);
   const history = await store.botHistory(request.chainId, request.vaultAddress, request.intent.bot, other.toLowerCase());
   const dailyLimit = snapshot.config.spendingLimits.find((l) => l.windowSeconds === 86_400n)?.amount ?? 0n;
   const input: ScanInput = {
@@ -68,5 +71,7 @@ export function summarize(request: RelayRequest, usdValue: bigint, tokens: Reado
     const info = tokenInfoOf(token, tokens);
     return info ? `${formatUnits(amount, info.decimals)} ${info.symbol}` : `${amount} units of ${token}`;
   };
-  return kindOf(request).summary(request, `${formatUsd(usdValue)} USD`, human);
+  const merchant = fundingMerchant(request);
+  const funds = merchant === undefined ? "" : `, funding an x402 payment to ${merchant}`;
+  return kindOf(request).summary(request, `${formatUsd(usdValue)} USD`, human) + funds;
 }
