@@ -35,6 +35,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     // permit(address,address,uint256,uint256,uint8,bytes32,bytes32) and DAI's
     // permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32).
     bytes32 private constant GRANT_SELECTORS = 0x095ea7b3a22cb4653950935187517c452b67b5702a2d80d1d505accf8fcbaf0c;
+    bytes4 private constant AUTHORIZE_OPERATOR_SELECTOR = 0x959b8c3f; // ERC-777 authorizeOperator(address)
     bytes4 private constant TRANSFER_SELECTOR = 0xa9059cbb; // transfer(address,uint256)
     bytes4 private constant TRANSFER_FROM_SELECTOR = 0x23b872dd; // transferFrom(address,address,uint256)
     bytes4 private constant SAFE_TRANSFER_FROM_SELECTOR = 0x42842e0e; // safeTransferFrom(address,address,uint256)
@@ -348,9 +349,11 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     }
 
     /// @dev An approval outlives the call that grants it, so only the owner's review may grant one:
-    /// a call whose selector is one of GRANT_SELECTORS.
+    /// a call whose selector is one of GRANT_SELECTORS, or ERC-777's authorizeOperator (an operator
+    /// moves the holder's tokens with no allowance the vault could read).
     function _checkNotApprovalGrant(address bot, bytes calldata callData) internal pure {
         bytes4 selector = _selector(callData);
+        if (selector == AUTHORIZE_OPERATOR_SELECTOR) revert ReviewRequired(bot);
         for (uint256 k; k < 256; k += 32) if (bytes4(GRANT_SELECTORS << k) == selector) revert ReviewRequired(bot);
     }
 

@@ -6,10 +6,11 @@
 // hold. Now the vault also measures its balance of the called protocol when it answers balanceOf, and
 // refuses any fall beyond what was declared (0 undeclared): the declared value bounds the call, and the
 // cap, the bucket and the AI hold see it. The relayer refuses the same request before sending.
-// What remains, measured: a standing allowance the owner left over a token that is neither declared
-// nor a default token lets an unreviewed call move that token, at most the allowance.
+// An ERC-777 operator grant (authorizeOperator) needs the owner's review, like an approve. What
+// remains, measured: a standing allowance the owner left over a token that is neither declared nor a
+// default token lets an unreviewed call move that token, at most the allowance.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keccak256, type Address, type Hex } from "viem";
+import { encodeFunctionData, keccak256, parseAbi, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { defaultDeadline, randomRef, signExecuteIntent, signReviewApproval } from "../../packages/client/src/sign.ts";
 import type { ExecuteIntent } from "../../packages/client/src/intent-types.ts";
@@ -111,6 +112,22 @@ describe("a token approved as a protocol, called directly by a leaked relayer ke
       const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: side, tokens: [side], amounts: [SIDE(30)] }, transfer(W, SIDE(30)), { signer: bot }));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
       expect(await sideHeld()).toEqual([vault! - SIDE(30), w! + SIDE(30)]);
+    });
+  });
+
+  describe("an operator grant (ERC-777's authorizeOperator): the vault refuses it by its selector without the owner's review", () => {
+    const authorize = (operator: Address) => encodeFunctionData({ abi: parseAbi(["function authorizeOperator(address operator)"]), functionName: "authorizeOperator", args: [operator] });
+
+    it("side.authorizeOperator(attacker) sent directly: ReviewRequired, before any call to the token", async () => {
+      const { intent, signature, callData } = await signedExecute(side, authorize(fresh()));
+      expect(await asRelayer(env, "executeProtocol", [intent, signature, callData])).toEqual({ refusal: "ReviewRequired", status: "reverted" });
+    });
+
+    it("through the relayer: held for the owner's review, nothing sent", async () => {
+      const before = await sideHeld();
+      const res = await post(`${env.url}/v1/execute`, await executeBody(env, { protocol: side }, authorize(fresh()), { signer: bot }));
+      expect(res.body).toEqual({ requestId: expect.stringMatching(/^req_/), status: "pending_review", pollUrl: `/v1/execute/${res.body.requestId}` });
+      expect(await sideHeld()).toEqual(before);
     });
   });
 
