@@ -35,6 +35,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     // permit(address,address,uint256,uint256,uint8,bytes32,bytes32) and DAI's
     // permit(address,address,uint256,uint256,bool,uint8,bytes32,bytes32).
     bytes32 private constant GRANT_SELECTORS = 0x095ea7b3a22cb4653950935187517c452b67b5702a2d80d1d505accf8fcbaf0c;
+    bytes4 private constant AUTHORIZE_OPERATOR_SELECTOR = 0x959b8c3f; // ERC-777 authorizeOperator(address)
     bytes4 private constant TRANSFER_SELECTOR = 0xa9059cbb; // transfer(address,uint256)
     bytes4 private constant TRANSFER_FROM_SELECTOR = 0x23b872dd; // transferFrom(address,address,uint256)
     bytes4 private constant SAFE_TRANSFER_FROM_SELECTOR = 0x42842e0e; // safeTransferFrom(address,address,uint256)
@@ -310,7 +311,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         for (uint256 k; k < n; ++k) usd += _usd(i.bot, i.tokens[k], i.amounts[k]);
         _checkPerTx(i.bot, usd);
         // The declared value: no measured outflow exceeds it (_boundedCall refuses any outflow of a
-        // declared or default token, or ETH, beyond what was declared), so declaring less moves less.
+        // declared or default token, ETH or the called token itself beyond what was declared), so
+        // declaring less moves less.
         _debit(i.bot, usd);
         for (uint256 k; k < n; ++k) _checkBalance(i.tokens[k], i.amounts[k]);
         _checkBalance(address(0), i.value);
@@ -322,7 +324,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     }
 
     /// @dev Approve the declared tokens → call → revoke, then refuse any outflow beyond what the
-    /// bot signed: measured on the declared tokens, the registry's default tokens and ETH. Without
+    /// bot signed: measured on the declared tokens, the registry's default tokens, ETH and the
+    /// protocol itself when it answers balanceOf as a token does. Without
     /// the owner's review, the protocol may hold no standing allowance over those tokens.
     function _boundedCall(ExecuteIntent calldata i, bytes calldata callData, bool reviewed) private {
         address[] calldata tokens = i.tokens;
@@ -331,18 +334,26 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         if (!reviewed) _checkNoStandingAllowance(i.bot, i.protocol, tokens, defaults);
         uint256[] memory before = _balances(tokens, defaults);
         uint256 ethBefore = address(this).balance;
+        // The protocol itself may be a token (the owner may approve one as a protocol): its own
+        // balance is measured too, whether or not it was declared, when it answers balanceOf and is
+        // no ERC-721 collection (whose balanceOf counts items: an NFT leaving is the relayer's to hold).
+        // (A balance of 0 cannot fall: unmeasured reads as 0.)
+        uint256 ownBefore = _isErc721(i.protocol) ? 0 : _tryBalanceOf(i.protocol);
         for (uint256 k; k < tokens.length; ++k) IERC20(tokens[k]).forceApprove(i.protocol, amounts[k]);
         Address.functionCallWithValue(i.protocol, callData, i.value);
         for (uint256 k; k < tokens.length; ++k) IERC20(tokens[k]).forceApprove(i.protocol, 0);
         _checkOutflows(tokens, amounts, defaults, before);
+        if (ownBefore != 0) _checkOwnOutflow(i, ownBefore);
         // ETH: the vault's balance may fall by at most the signed value.
         if (ethBefore > address(this).balance) _checkOutflow(address(0), ethBefore - address(this).balance, i.value);
     }
 
     /// @dev An approval outlives the call that grants it, so only the owner's review may grant one:
-    /// a call whose selector is one of GRANT_SELECTORS.
+    /// a call whose selector is one of GRANT_SELECTORS, or ERC-777's authorizeOperator (an operator
+    /// moves the holder's tokens with no allowance the vault could read).
     function _checkNotApprovalGrant(address bot, bytes calldata callData) internal pure {
         bytes4 selector = _selector(callData);
+        if (selector == AUTHORIZE_OPERATOR_SELECTOR) revert ReviewRequired(bot);
         for (uint256 k; k < 256; k += 32) if (bytes4(GRANT_SELECTORS << k) == selector) revert ReviewRequired(bot);
     }
 
@@ -422,9 +433,47 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         for (uint256 k; k < later.length; ++k) {
             if (later[k] >= before[k]) continue;
             address token = k < n ? tokens[k] : defaults[k - n];
-            uint256 allowed;
-            for (uint256 j; j < n; ++j) if (tokens[j] == token) allowed += amounts[j];
-            _checkOutflow(token, before[k] - later[k], allowed);
+            _checkOutflow(token, before[k] - later[k], _declared(tokens, amounts, token));
+        }
+    }
+
+    /// @dev The declared amounts of `token`, summed (0 for an undeclared one).
+    function _declared(address[] calldata tokens, uint256[] calldata amounts, address token)
+        private
+        pure
+        returns (uint256 allowed)
+    {
+        for (uint256 j; j < tokens.length; ++j) if (tokens[j] == token) allowed += amounts[j];
+    }
+
+    /// @dev The called protocol's own token may fall by at most its declared amounts (0 undeclared).
+    function _checkOwnOutflow(ExecuteIntent calldata i, uint256 ownBefore) private view {
+        uint256 ownAfter = _tryBalanceOf(i.protocol);
+        if (ownAfter < ownBefore) {
+            _checkOutflow(i.protocol, ownBefore - ownAfter, _declared(i.tokens, i.amounts, i.protocol));
+        }
+    }
+
+    /// @dev The vault's balance of `token` when it answers balanceOf(address(this)) with a word, else
+    /// 0 (no code, a revert, a short answer: no token to measure). A balance that stops answering
+    /// after the call reads as 0, so nothing escapes the bound.
+    function _tryBalanceOf(address token) private view returns (uint256 held) {
+        assembly ("memory-safe") {
+            mstore(0x00, 0x70a08231) // balanceOf(address)
+            mstore(0x20, address())
+            // (Yul evaluates arguments right to left: the call first, then its returndatasize.)
+            let ok := staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20)
+            held := mul(and(ok, gt(returndatasize(), 0x1f)), mload(0x00))
+        }
+    }
+
+    /// @dev Whether `token` answers supportsInterface(ERC-721's 0x80ac58cd) with true.
+    function _isErc721(address token) private view returns (bool yes) {
+        assembly ("memory-safe") {
+            mstore(0x00, 0x01ffc9a7) // supportsInterface(bytes4)
+            mstore(0x20, shl(224, 0x80ac58cd))
+            yes := staticcall(gas(), token, 0x1c, 0x24, 0x00, 0x20)
+            yes := and(and(yes, gt(returndatasize(), 0x1f)), eq(mload(0x00), 1))
         }
     }
 

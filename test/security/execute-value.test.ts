@@ -2,9 +2,11 @@
 // default bot at $100 a transaction and whitelists one destination W; the bot then calls POST
 // /v1/execute with `USDC.transfer(Y, 20000e6)` and `tokens: []`. Before, the fast path moved $20,000
 // to Y (both the relayer and the vault valued the call by what the bot declared). Now the transfer's
-// recipient meets the destination rule, the vault refuses outflows beyond the declared amounts, and the
-// relayer values the call by the outflows its simulation measures: also for a token the vault cannot
-// bound (priced by the registry, not one of its default tokens). Each refusal is checked on the chain.
+// recipient meets the destination rule, the vault refuses outflows beyond the declared amounts (of a
+// declared or default token, ETH, or the called token itself), and the relayer values the call by the
+// outflows its simulation measures: also of a token the vault does not measure (priced by the
+// registry, not one of its default tokens, pulled by a protocol through a standing allowance the owner
+// granted). Each refusal is checked on the chain.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -29,6 +31,8 @@ describe("execute is valued by what moves", () => {
   let execute: string;
   let usdc: Address;
   let side: Address;
+  /** The lending pool, approved as a protocol and granted a standing allowance over the side token. */
+  let lending: Address;
   /** The one whitelisted destination. */
   const W = fresh();
   const Y = fresh();
@@ -42,6 +46,17 @@ describe("execute is valued by what moves", () => {
     await ownerCall(env, "approveProtocol", [side]);
     await ownerCall(env, "updateBotConfig", [env.bot.address, { ...PERMISSIVE_LIMITS, maxPerTxAmount: usd(100) }]);
     await ownerCall(env, "addGlobalDestination", [W]);
+    lending = env.manifest.contracts.lending as Address;
+    await ownerCall(env, "approveProtocol", [lending]);
+    // The owner, through the review queue, lets the lending pool pull the side token.
+    const grant = await post(execute, await executeBody(env, { protocol: side }, calldata("mocks/MockERC20", "approve", [lending, SIDE(1_000_000)])));
+    expect(grant.body.status).toBe("pending_review");
+    const auth = await ownerSession(env);
+    const detail = await get(`${env.url}/v1/reviews/${grant.body.requestId}`, auth);
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+    const signature = await signReviewApproval(env.ownerAccount, env.manifest.domain as never, { intentHash: detail.body.intentHash, deadline });
+    const approved = await post(`${env.url}/v1/reviews/${grant.body.requestId}/approve`, { approval: { deadline: deadline.toString(), signature } }, auth);
+    expect(approved.body.status).toBe("approved");
   });
   afterAll(() => env?.close());
 
@@ -52,6 +67,9 @@ describe("execute is valued by what moves", () => {
   };
 
   const transfer = (to: Address, amount: bigint) => calldata("mocks/MockERC20", "transfer", [to, amount]);
+  /** lending.supply(side, amount): the pool pulls the side token through the owner's standing allowance. */
+  const supply = (amount: bigint) => calldata("mocks/MockLendingPool", "supply", [side, amount]);
+  const pooled = () => balanceOf(env, side, lending);
 
   describe("USDC, a registry default token, approved as a protocol; the bot capped at $100 with W whitelisted", () => {
     it("USDC.transfer(Y, 20000e6) with tokens []: 403 DESTINATION_NOT_ALLOWED (Y is not whitelisted), nothing moved", async () => {
@@ -90,10 +108,19 @@ describe("execute is valued by what moves", () => {
     });
   });
 
-  describe("a token the vault cannot bound (priced by the registry, not a default token): the relayer's measured value", () => {
-    it("side.transfer(W, 20,000) with tokens []: 403 EXCEEDS_PER_TX_LIMIT at the measured $20,000, nothing moved", async () => {
+  describe("a token priced by the registry, not a default token, approved as a protocol: the vault measures the called token", () => {
+    it("side.transfer(W, 20,000) with tokens []: refused because it moves more than it declared (the vault's ExcessOutflow in simulation), nothing moved", async () => {
       const before = await holdings();
       const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(20_000))));
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe("SIMULATION_FAILED");
+      expect(res.body.details).toBe(`ExcessOutflow(${side}, ${SIDE(20_000)}, 0)`);
+      expect(await holdings()).toEqual(before);
+    });
+
+    it("the same transfer declared as tokens [side] amounts [20,000]: 403 EXCEEDS_PER_TX_LIMIT, nothing moved", async () => {
+      const before = await holdings();
+      const res = await post(execute, await executeBody(env, { protocol: side, tokens: [side], amounts: [SIDE(20_000)] }, transfer(W, SIDE(20_000))));
       expect(res.status).toBe(403);
       expect(res.body.code).toBe("EXCEEDS_PER_TX_LIMIT");
       expect(res.body.details).toMatch(/worth 20000 USD exceeds the bot's maxPerTxAmount of 100 USD/);
@@ -108,31 +135,19 @@ describe("execute is valued by what moves", () => {
       expect(await holdings()).toEqual(before);
     });
 
-    it("side.transfer(W, 50) with tokens [], worth $50, is approved: the refusal above was its value", async () => {
+    it("side.transfer(W, 50) with tokens []: 422 ExcessOutflow(side, 50, 0), nothing moved; declared as tokens [side] amounts [50], worth $50, approved", async () => {
       const before = await holdings();
-      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(50))));
+      const undeclared = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(50))));
+      expect(undeclared.status).toBe(422);
+      expect(undeclared.body.details).toBe(`ExcessOutflow(${side}, ${SIDE(50)}, 0)`);
+      expect(await holdings()).toEqual(before);
+      const res = await post(execute, await executeBody(env, { protocol: side, tokens: [side], amounts: [SIDE(50)] }, transfer(W, SIDE(50))));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
       expect(await holdings()).toEqual({ usdc: before.usdc, side: [before.side[0]! - SIDE(50), before.side[1]! + SIDE(50), 0n] });
     });
   });
 
-  describe("a standing allowance the owner granted over a token the vault cannot bound", () => {
-    let lending: Address;
-
-    beforeAll(async () => {
-      lending = env.manifest.contracts.lending as Address;
-      await ownerCall(env, "approveProtocol", [lending]);
-      // The owner, through the review queue, lets the lending pool pull the side token.
-      const grant = await post(execute, await executeBody(env, { protocol: side }, calldata("mocks/MockERC20", "approve", [lending, SIDE(1_000_000)])));
-      expect(grant.body.status).toBe("pending_review");
-      const auth = await ownerSession(env);
-      const detail = await get(`${env.url}/v1/reviews/${grant.body.requestId}`, auth);
-      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
-      const signature = await signReviewApproval(env.ownerAccount, env.manifest.domain as never, { intentHash: detail.body.intentHash, deadline });
-      const approved = await post(`${env.url}/v1/reviews/${grant.body.requestId}/approve`, { approval: { deadline: deadline.toString(), signature } }, auth);
-      expect(approved.body.status).toBe("approved");
-    });
-
+  describe("a standing allowance the owner granted over a token the vault does not measure: the relayer's measured value", () => {
     it("lending.supply(side, 20,000) with tokens []: the pool would pull $20,000 through the allowance, so 403 EXCEEDS_PER_TX_LIMIT, nothing moved", async () => {
       const before = await holdings();
       const poolBefore = await balanceOf(env, side, lending);
@@ -167,21 +182,23 @@ describe("execute is valued by what moves", () => {
 
     // A devnet scenario now forces the scan whatever the value, so "not scanned" is read from the
     // ledger: a request the agents saw carries their verdicts.
-    it("side.transfer(W, 9,999) with tokens [] is below the threshold: not scanned (no verdicts), approved", async () => {
-      const before = await balanceOf(env, side, W);
-      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(9_999)), { signer: scanned }));
+    it("lending.supply(side, 9,999) with tokens [] is below the threshold: not scanned (no verdicts), approved", async () => {
+      const before = await pooled();
+      const res = await post(execute, await executeBody(env, { protocol: lending }, supply(SIDE(9_999)), { signer: scanned }));
       expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
       expect((await env.relayer.store.getRequest(res.body.requestId))!.agents).toBeUndefined();
-      expect(await balanceOf(env, side, W)).toBe(before + SIDE(9_999));
+      expect(await pooled()).toBe(before + SIDE(9_999));
     });
 
-    it("side.transfer(W, 10,001) with tokens [] declares $0 but moves $10,001: AI-scanned, held when the agents disagree, nothing moved", async () => {
+    it("lending.supply(side, 10,001) with tokens [] declares $0 but moves $10,001: AI-scanned, held when the agents disagree, nothing moved", async () => {
       const before = await holdings();
-      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(10_001)), { signer: scanned, metadata: { scenario: "ai-no-consensus" } }));
+      const poolBefore = await pooled();
+      const res = await post(execute, await executeBody(env, { protocol: lending }, supply(SIDE(10_001)), { signer: scanned, metadata: { scenario: "ai-no-consensus" } }));
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ requestId: expect.stringMatching(/^req_/), status: "pending_review", pollUrl: `/v1/execute/${res.body.requestId}` });
       heldId = res.body.requestId;
       expect(await holdings()).toEqual(before);
+      expect(await pooled()).toBe(poolBefore);
     });
 
     it("its review item shows why it was scanned, its measured value and the outflows", async () => {
@@ -223,23 +240,25 @@ describe("execute is valued by what moves", () => {
       windowed = await newBot(env, { spendingLimits: [{ amount: usd(5_000), maxCount: 0n, windowSeconds: DAY }] });
     });
 
-    it("one transfer measured above the daily limit: 403 EXCEEDS_DAILY_LIMIT, nothing moved", async () => {
+    it("one supply measured above the daily limit: 403 EXCEEDS_DAILY_LIMIT, nothing moved", async () => {
       const before = await holdings();
-      const res = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(6_000)), { signer: windowed }));
+      const poolBefore = await pooled();
+      const res = await post(execute, await executeBody(env, { protocol: lending }, supply(SIDE(6_000)), { signer: windowed }));
       expect(res.status).toBe(403);
       expect(res.body.code).toBe("EXCEEDS_DAILY_LIMIT");
       expect(await holdings()).toEqual(before);
+      expect(await pooled()).toBe(poolBefore);
     });
 
     it("$3,000 declared as nothing passes and is counted: a second $3,000 is 403 EXCEEDS_DAILY_LIMIT, only the first moved", async () => {
-      const before = await balanceOf(env, side, W);
-      const first = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(3_000)), { signer: windowed }));
+      const before = await pooled();
+      const first = await post(execute, await executeBody(env, { protocol: lending }, supply(SIDE(3_000)), { signer: windowed }));
       expect(first.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
-      const second = await post(execute, await executeBody(env, { protocol: side }, transfer(W, SIDE(3_000)), { signer: windowed }));
+      const second = await post(execute, await executeBody(env, { protocol: lending }, supply(SIDE(3_000)), { signer: windowed }));
       expect(second.status).toBe(403);
       expect(second.body.code).toBe("EXCEEDS_DAILY_LIMIT");
       expect(second.body.details).toMatch(/limit of 5000 USD per 86400 s has 2000 USD left/);
-      expect(await balanceOf(env, side, W)).toBe(before + SIDE(3_000));
+      expect(await pooled()).toBe(before + SIDE(3_000));
     });
   });
 });

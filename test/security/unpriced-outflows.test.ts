@@ -4,7 +4,8 @@
 // it was worth $0: scanned, approved by the agents, and the NFT was gone. Now the call's trace shows
 // the NFT leaving the vault, its value against the cap cannot be proven, and the request is held
 // for the owner's review, also when a devnet scenario forces the agents to approve. The same for an
-// ERC-1155 and an ERC-20 with no price feed. Each hold is checked on the chain: nothing moved.
+// ERC-1155 and an ERC-20 with no price feed (called directly, the vault itself measures that token
+// and refuses the undeclared outflow). Each hold is checked on the chain: nothing moved.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Address } from "viem";
 import { balanceOf, calldata, executeBody, fresh, get, ownerCall, post, startEnv, type Env } from "../relayer/harness.ts";
@@ -102,15 +103,42 @@ describe("an execute moving what relay cannot price is held for the owner", () =
     expect(await balance(stranger)).toBe(0n);
   });
 
-  it("an ERC-20 with no price feed: transfer(stranger, 5000) held for the owner, the vault's balance unchanged", async () => {
-    const admin = deployer(env);
-    const token = await admin.deploy("mocks/MockERC20", ["No Feed", "NOFEED", 18]);
-    await admin.call(token, "mocks/MockERC20", "mint", [env.vault, 10n ** 24n]);
-    await ownerCall(env, "approveProtocol", [token]);
-    const res = await post(execute, await executeBody(env, { protocol: token }, calldata("mocks/MockERC20", "transfer", [stranger, 5_000n * 10n ** 18n]), { signer: bot }));
-    expect(res.body.status).toBe("pending_review");
-    expect((await held(res.body.requestId)).agents).toBeUndefined();
-    expect(await balanceOf(env, token, env.vault)).toBe(10n ** 24n);
-    expect(await balanceOf(env, token, stranger)).toBe(0n);
+  describe("an ERC-20 with no price feed, approved as a protocol", () => {
+    let token: Address;
+    const lots = 5_000n * 10n ** 18n;
+
+    beforeAll(async () => {
+      const admin = deployer(env);
+      token = await admin.deploy("mocks/MockERC20", ["No Feed", "NOFEED", 18]);
+      await admin.call(token, "mocks/MockERC20", "mint", [env.vault, 10n ** 24n]);
+      await ownerCall(env, "approveProtocol", [token]);
+    });
+
+    it("transfer(stranger, 5000) with tokens []: the vault measures the called token and refuses it (422 ExcessOutflow), the vault's balance unchanged", async () => {
+      const res = await post(execute, await executeBody(env, { protocol: token }, calldata("mocks/MockERC20", "transfer", [stranger, lots]), { signer: bot }));
+      expect(res.status).toBe(422);
+      expect(res.body.code).toBe("SIMULATION_FAILED");
+      expect(res.body.details).toBe(`ExcessOutflow(${token}, ${lots}, 0)`);
+      expect(await balanceOf(env, token, env.vault)).toBe(10n ** 24n);
+      expect(await balanceOf(env, token, stranger)).toBe(0n);
+    });
+
+    it("pulled by the lending pool through a standing allowance the owner granted (tokens []): held for the owner, the vault's balance unchanged", async () => {
+      const lending = env.manifest.contracts.lending as Address;
+      await ownerCall(env, "approveProtocol", [lending]);
+      const grant = await post(execute, await executeBody(env, { protocol: token }, calldata("mocks/MockERC20", "approve", [lending, lots]), { signer: bot }));
+      expect(grant.body.status).toBe("pending_review");
+      const auth = await ownerSession(env);
+      const item = await get(`${env.url}/v1/reviews/${grant.body.requestId}`, auth);
+      const deadline = BigInt(Math.floor(Date.now() / 1000) + 3600);
+      const signature = await signReviewApproval(env.ownerAccount, env.manifest.domain as never, { intentHash: item.body.intentHash, deadline });
+      expect((await post(`${env.url}/v1/reviews/${grant.body.requestId}/approve`, { approval: { deadline: deadline.toString(), signature } }, auth)).body.status).toBe("approved");
+
+      const res = await post(execute, await executeBody(env, { protocol: lending }, calldata("mocks/MockLendingPool", "supply", [token, lots]), { signer: bot }));
+      expect(res.body.status).toBe("pending_review");
+      expect((await held(res.body.requestId)).agents).toBeUndefined();
+      expect(await balanceOf(env, token, env.vault)).toBe(10n ** 24n);
+      expect(await balanceOf(env, token, lending)).toBe(0n);
+    });
   });
 });

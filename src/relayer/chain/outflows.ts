@@ -93,8 +93,8 @@ function pricesOf(chain: ChainRuntime, request: ExecuteRequest, amounts: readonl
 /**
  * The declared tokens, the chain's configured ERC-20s, for an ERC-20 `transfer` the called token
  * itself, and every address the calldata names (a protocol may pull a token it is told of through
- * an allowance the owner granted earlier), once each: the vault bounds only declared and
- * registry-default tokens on-chain. An address that is no token reads as a balance of 0 and moves
+ * an allowance the owner granted earlier), once each: the vault bounds on-chain only the declared
+ * and registry-default tokens and the called protocol's own token. An address that is no token reads as a balance of 0 and moves
  * nothing. ETH is measured apart. The called contract is not measured otherwise: an NFT's
  * balanceOf counts items, which no feed prices (an NFT leaving the vault is found in the
  * call's trace instead, and the owner decides: nft-outflows.ts).

@@ -1,6 +1,7 @@
 // What the devnet's deployer may do that a test needs: it owns the registry (price feeds) and
 // deployed the mock feeds, whose answers and timestamps anyone may set. Also a token the registry
-// prices but does not list as a default token: the vault cannot bound its outflows on-chain, so
+// prices but does not list as a default token: the vault bounds its outflows on-chain only when it is
+// declared or is the called protocol itself; pulled by another protocol (through a standing allowance),
 // only the relayer's measured valuation (src/relayer/chain/outflows.ts) stands between a bot and it.
 import { erc20Abi, type Address, type Hex } from "viem";
 import { createSender, type Sender } from "../../../src/chain/sender.ts";
