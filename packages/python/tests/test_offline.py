@@ -65,7 +65,10 @@ def test_a_payment_body_carries_the_intent_as_strings_and_a_fresh_key():
     assert body["memo"] == "hello" and body["metadata"] == {"scenario": "ai-approve"}
     assert len(body["idempotencyKey"]) == 36 and body["idempotencyKey"] != again["idempotencyKey"]
     assert body["signature"] == again["signature"]
-    assert sign_payment_request(BOT, DOMAIN, intent(), idempotency_key="k-1")["idempotencyKey"] == "k-1"
+    key = "0b8f9a4e-3c1d-4f7a-9a51-6d2e8c7b1f00"
+    assert sign_payment_request(BOT, DOMAIN, intent(), idempotency_key=key)["idempotencyKey"] == key
+    with pytest.raises(InvalidInputError, match="idempotency_key must be a UUID"):
+        sign_payment_request(BOT, DOMAIN, intent(), idempotency_key="k-1")
 
 
 def test_swap_and_pay_and_execute_bodies():

@@ -19,6 +19,16 @@ from .intents import check_domain, check_hex, check_intent
 from .sign import sign_execute_intent, sign_payment_intent, sign_swap_intent
 
 
+def _is_uuid(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return True
+
+
 def _extras(
     idempotency_key: Optional[str] = None,
     memo: Optional[str] = None,
@@ -29,8 +39,8 @@ def _extras(
     resource_url: Optional[str] = None,
     x402_funding: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
-    if idempotency_key is not None and (not isinstance(idempotency_key, str) or idempotency_key == ""):
-        raise InvalidInputError("idempotency_key must be a non-empty string")
+    if idempotency_key is not None and not _is_uuid(idempotency_key):
+        raise InvalidInputError("idempotency_key must be a UUID (SPEC.md), e.g. str(uuid.uuid4())")
     if metadata is not None:
         if not isinstance(metadata, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
             raise InvalidInputError("metadata must be a mapping of strings to strings")
