@@ -207,3 +207,16 @@ def test_reads_refuse_bad_input_before_sending(relay):
     with pytest.raises(RelayApiError) as caught:
         relay.get_payment("req_does_not_exist")
     assert (caught.value.status, caught.value.code) == (404, "NOT_FOUND")
+
+
+def test_the_ai_scan_path_approves_with_an_estimate_or_holds_without_consensus(relay, domain, bot, token, fresh, chain):
+    approved_to, held_to = fresh(), fresh()
+    scanned = relay.submit_payment(sign_payment_request(bot, domain, payment(bot, approved_to, token("USDC"), 1_000_000), metadata={"scenario": "ai-approve"}))
+    assert scanned["status"] == "approved" and isinstance(scanned["estimatedResolutionMs"], int)
+    assert scanned["simulationResult"]["success"] is True
+    assert relay.resolve("payment", scanned) is scanned
+    assert chain.balance_of(token("USDC"), approved_to) == 1_000_000
+    held = relay.submit_payment(sign_payment_request(bot, domain, payment(bot, held_to, token("USDC"), 1_000_000), metadata={"scenario": "ai-no-consensus"}))
+    assert held["status"] == "pending_review"
+    assert relay.get_payment(held["requestId"])["status"] == "pending_review"
+    assert chain.balance_of(token("USDC"), held_to) == 0
