@@ -71,7 +71,7 @@ describe("the Python client's own pytest suite, against a live devnet and relaye
     const outcome = await pytest();
     expect(outcome.counts, outcome.output).toMatchObject({ failures: 0, errors: 0, skipped: 0 });
     expect(outcome.code, outcome.output).toBe(0);
-    expect(outcome.counts.tests).toBeGreaterThanOrEqual(49);
+    expect(outcome.counts.tests).toBeGreaterThanOrEqual(50);
     const names = outcome.cases.join("\n");
     for (const name of [
       "test_signing_vectors::test_signature_by_a_local_account[payment-intent]",
