@@ -108,7 +108,7 @@ export function registerBotCommands(program: Command, io: CliIO): void {
     .addHelpText("after", examples("relay status", "relay status 0b6f… --wait --timeout 120", "relay status --json"))
     .action(async (requestId: string | undefined, options) => (await load()).status(requestId, options, io));
 
-  botCommand(program, "mcp")
+  withBotOptions(withSettingsOptions(program.command("mcp"), { json: false }))
     .addOption(new Option("--http <port>", "serve streamable HTTP at http://127.0.0.1:<port>/mcp (0 = a free port) instead of stdio").argParser(parsePort("--http")))
     .description("Run a Model Context Protocol server acting for the bot: tools to pay, execute, swap, follow requests and read the vault (stdio by default)")
     .addHelpText(
