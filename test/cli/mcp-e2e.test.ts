@@ -52,7 +52,7 @@ afterAll(async () => {
   await http?.close();
   if (httpServer !== undefined && httpServer.child.exitCode === null) {
     httpServer.child.kill("SIGTERM");
-    await httpServer.exited;
+    expect(await httpServer.exited).toEqual({ code: 0, signal: null });
   }
   await live?.stop();
 });
@@ -131,6 +131,16 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(destination.structured).toMatchObject({ allowed: true });
   });
 
+  it("swaps USDC for WETH in the vault: approved, the vault's balances move on-chain", async () => {
+    const vault = live.manifest.contracts.vault as Address;
+    const usdcBefore = await live.balanceOf("USDC", vault);
+    const wethBefore = await live.balanceOf("WETH", vault);
+    const swapped = await call(stdio, "swap", { fromToken: "USDC", maxFromAmount: "3000", toToken: "WETH", minToAmount: "0.9" });
+    expect(swapped.structured).toEqual({ status: "approved", requestId: expect.stringMatching(/^req_/), txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await live.balanceOf("USDC", vault)).toBe(usdcBefore - 3_000_000_000n);
+    expect((await live.balanceOf("WETH", vault)) - wethBefore).toBeGreaterThanOrEqual(900_000_000_000_000_000n);
+  });
+
   it("offers the vault's policy for this bot as a resource", async () => {
     const { resources } = await stdio.listResources();
     expect(resources.map((r) => r.uri)).toEqual(["relay://vault/policy"]);
@@ -162,6 +172,30 @@ describe("relay mcp --http (the reviewed bot)", () => {
     const status = await call(http, "request_status", { requestId: held.structured.requestId, wait: 1 });
     expect(status.structured).toEqual({ status: "pending_review", requestId: held.structured.requestId });
     expect(await live.balanceOf("USDC", to)).toBe(0n);
+  });
+
+  it("request_status with wait follows a held payment until the owner approves it; then it is paid on-chain", async () => {
+    const to = newPayee();
+    const held = await call(http, "pay", { to, amount: "3", token: "USDC" });
+    expect(held.structured).toMatchObject({ status: "pending_review" });
+    const requestId = held.structured.requestId as string;
+    const waiting = call(http, "request_status", { requestId, wait: 60 });
+    const approved = await live.relay(["review", "approve", requestId]);
+    expect(approved.code).toBe(0);
+    const resolved = await waiting;
+    expect(resolved.structured).toEqual({ status: "approved", requestId, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await live.balanceOf("USDC", to)).toBe(3_000_000n);
+  });
+
+  it("refuses a request from a web page's origin (403), so a page the user visits cannot pay", async () => {
+    const url = /relay: mcp ready on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(httpServer.output.stderr)![1]!;
+    const initialize = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "page", version: "1" } } };
+    const res = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", origin: "http://evil.example" },
+      body: JSON.stringify(initialize),
+    });
+    expect(res.status).toBe(403);
   });
 
   it("reads the vault value and refuses over the cap with the code", async () => {

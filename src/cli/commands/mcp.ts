@@ -100,8 +100,11 @@ async function serveStdio(context: Context, io: CliIO): Promise<void> {
 
 async function serveHttp(context: Context, port: number, io: CliIO): Promise<void> {
   const sessions = new Map<string, StreamableHTTPServerTransport>();
+  // Only this server's own host and origin: a web page the user visits can neither reach it under
+  // another name (DNS rebinding) nor post to it from its own origin (a foreign Origin is refused).
+  let guard: HttpGuard = { enableDnsRebindingProtection: true, allowedHosts: [], allowedOrigins: [] };
   const http = createServer((req, res) => {
-    handleHttp(context, sessions, req, res).catch((error: unknown) => {
+    handleHttp(context, sessions, guard, req, res).catch((error: unknown) => {
       io.stderr.write(`relay: mcp http: ${(error as Error).message}\n`);
       if (!res.headersSent) res.writeHead(500).end();
     });
@@ -111,6 +114,8 @@ async function serveHttp(context: Context, port: number, io: CliIO): Promise<voi
     http.listen(port, "127.0.0.1", () => resolve());
   });
   const { port: bound } = http.address() as AddressInfo;
+  const hosts = [`127.0.0.1:${bound}`, `localhost:${bound}`];
+  guard = { enableDnsRebindingProtection: true, allowedHosts: hosts, allowedOrigins: hosts.map((host) => `http://${host}`) };
   io.stderr.write(`relay: mcp ready on http://127.0.0.1:${bound}/mcp for bot ${context.bot}, vault ${context.vault} on chain ${context.settings.chainId}\n`);
   await new Promise<void>((resolve) => {
     if (io.signal.aborted) resolve();
@@ -121,8 +126,14 @@ async function serveHttp(context: Context, port: number, io: CliIO): Promise<voi
   await new Promise<void>((resolve) => http.close(() => resolve()));
 }
 
+interface HttpGuard {
+  enableDnsRebindingProtection: true;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+}
+
 // One transport (and one McpServer) per session; a session starts with the client's initialize.
-async function handleHttp(context: Context, sessions: Map<string, StreamableHTTPServerTransport>, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handleHttp(context: Context, sessions: Map<string, StreamableHTTPServerTransport>, guard: HttpGuard, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (new URL(req.url ?? "/", "http://127.0.0.1").pathname !== "/mcp") {
     res.writeHead(404, { "content-type": "text/plain" }).end("not found: the MCP endpoint is /mcp\n");
     return;
@@ -138,6 +149,7 @@ async function handleHttp(context: Context, sessions: Map<string, StreamableHTTP
     return;
   }
   const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    ...guard,
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (sessionId) => void sessions.set(sessionId, transport),
   });
