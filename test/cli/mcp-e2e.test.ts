@@ -88,6 +88,18 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(again.structured).toEqual(first.structured);
     expect(await live.balanceOf("USDC", to)).toBe(1_000_000n);
 
+    // A new server (the agent app restarted it) derives the same key from the same text: the relayer
+    // refuses the re-signed request under it rather than pay again.
+    const restarted = new Client({ name: "relay-test", version: "1.0.0" });
+    await restarted.connect(new StdioClientTransport({ command: path.join(projectRoot, "bin", "relay"), args: ["mcp", "--state-dir", live.stateDir], stderr: "ignore" }));
+    try {
+      const afterRestart = await call(restarted, "pay", args);
+      expect(afterRestart).toMatchObject({ isError: true, structured: { code: "IDEMPOTENCY_CONFLICT", retryable: false } });
+    } finally {
+      await restarted.close();
+    }
+    expect(await live.balanceOf("USDC", to)).toBe(1_000_000n);
+
     // Without a key, the same arguments are a new payment each time.
     const twice = newPayee();
     await call(stdio, "pay", { to: twice, amount: "1", token: "USDC" });

@@ -166,7 +166,7 @@ const idempotencyKeyInput = z
   .max(200)
   .optional()
   .describe("Any text naming this request. The same text from this bot is the same request: a retried call with it never pays twice. Without it every call is a new request.");
-const memoInput = z.string().max(500).optional().describe("A note for the vault owner's review (not signed, not on-chain)");
+const memoInput = z.string().max(1000).optional().describe("A note for the vault owner's review (not signed, not on-chain)");
 
 // No output schema is declared: a refusal's structured content is `{code, details?, retryable}`, not
 // the `{status, requestId, txHash?, reason?}` of an answer, and clients check every result against it.
