@@ -3,7 +3,7 @@
 // `reviewed` bot, whose payments are held for the owner). Payments are read back from the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import path from "node:path";
-import type { Address } from "viem";
+import { encodeFunctionData, parseAbi, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -151,6 +151,17 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(swapped.structured).toEqual({ status: "approved", requestId: expect.stringMatching(/^req_/), txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await live.balanceOf("USDC", vault)).toBe(usdcBefore - 3_000_000_000n);
     expect((await live.balanceOf("WETH", vault)) - wethBefore).toBeGreaterThanOrEqual(900_000_000_000_000_000n);
+  });
+
+  it("executes a protocol call the owner approved: USDC supplied to the lending pool, read on-chain", async () => {
+    expect((await live.relay(["owner", "protocol", "approve", "lending"])).code).toBe(0);
+    const lending = live.manifest.contracts.lending as Address;
+    const usdc = live.manifest.tokens.USDC!.address as Address;
+    const calldata = encodeFunctionData({ abi: parseAbi(["function supply(address token, uint256 amount)"]), functionName: "supply", args: [usdc, 100_000_000n] });
+    const poolBefore = await live.balanceOf("USDC", lending);
+    const executed = await call(stdio, "execute", { protocol: lending, calldata, spend: [{ token: "USDC", amount: "100" }], protocolName: "lending pool" });
+    expect(executed.structured).toEqual({ status: "approved", requestId: expect.stringMatching(/^req_/), txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await live.balanceOf("USDC", lending)).toBe(poolBefore + 100_000_000n);
   });
 
   it("offers the vault's policy for this bot as a resource", async () => {
