@@ -23,8 +23,8 @@ let http: Client;
 const newPayee = () => privateKeyToAccount(generatePrivateKey()).address;
 
 type Structured = Record<string, unknown>;
-async function call(client: Client, name: string, args: Record<string, unknown> = {}) {
-  const result = await client.callTool({ name, arguments: args });
+async function call(client: Client, name: string, args: Record<string, unknown> = {}, options?: Parameters<Client["callTool"]>[2]) {
+  const result = await client.callTool({ name, arguments: args }, undefined, options);
   const text = (result.content as Array<{ type: string; text: string }>).map((c) => c.text).join("\n");
   return { isError: result.isError === true, structured: result.structuredContent as Structured, text };
 }
@@ -197,15 +197,18 @@ describe("relay mcp --http (the reviewed bot)", () => {
     expect(await live.balanceOf("USDC", to)).toBe(0n);
   });
 
-  it("request_status with wait follows a held payment until the owner approves it; then it is paid on-chain", async () => {
+  it("request_status with wait follows a held payment (each check reported as progress) until the owner approves it; then it is paid on-chain", async () => {
     const to = newPayee();
     const held = await call(http, "pay", { to, amount: "3", token: "USDC" });
     expect(held.structured).toMatchObject({ status: "pending_review" });
     const requestId = held.structured.requestId as string;
-    const waiting = call(http, "request_status", { requestId, wait: 60 });
+    const progress: string[] = [];
+    const waiting = call(http, "request_status", { requestId, wait: 60 }, { onprogress: (p) => void progress.push(p.message ?? ""), resetTimeoutOnProgress: true });
     const approved = await live.relay(["review", "approve", requestId]);
     expect(approved.code).toBe(0);
     const resolved = await waiting;
+    // Each check was reported to the call, which carried a progress token.
+    expect(progress[0]).toBe(`${requestId} is pending_review`);
     expect(resolved.structured).toEqual({ status: "approved", requestId, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await live.balanceOf("USDC", to)).toBe(3_000_000n);
   });

@@ -278,7 +278,7 @@ function buildServer(context: Context): McpServer {
     {
       title: "A request's status",
       description:
-        "The status of a payment, call or swap this bot sent: approved (with its transaction), pending_review, or rejected (with the reason). With `wait`, keeps checking while it is pending_review, for at most that many seconds (every 5 s while an AI scan may run, then every 30 s while the owner reviews).",
+        "The status of a payment, call or swap this bot sent: approved (with its transaction), pending_review, or rejected (with the reason). With `wait`, keeps checking while it is pending_review, for at most that many seconds (every 5 s while an AI scan may run, then every 30 s while the owner reviews); each check is sent as progress to a call that carries a progress token.",
       inputSchema: {
         requestId: z.string().min(1).max(200).describe("The requestId a pay, execute or swap call answered"),
         wait: z.number().min(0).max(MAX_WAIT_SECONDS).optional().describe(`Seconds to wait for a held request to resolve (at most ${MAX_WAIT_SECONDS})`),
@@ -291,7 +291,17 @@ function buildServer(context: Context): McpServer {
         let response = found.response;
         if (wait !== undefined && wait > 0 && response.status === "pending_review") {
           try {
-            response = await context.client.waitForResolution(found.kind, requestId, { timeoutMs: wait * 1000, signal: extra.signal });
+            // Each check is reported as progress when the client asked for it (a progress token), so
+            // that a client which times calls out can keep waiting for as long as `wait` says.
+            const progressToken = extra._meta?.progressToken;
+            response = await context.client.waitForResolution(found.kind, requestId, {
+              timeoutMs: wait * 1000,
+              signal: extra.signal,
+              onPoll: (polled, poll) => {
+                if (progressToken === undefined) return;
+                void extra.sendNotification({ method: "notifications/progress", params: { progressToken, progress: poll, message: `${requestId} is ${polled.status}` } }).catch(() => undefined);
+              },
+            });
           } catch (error) {
             if (!(error instanceof StillPendingError)) throw error;
             response = error.lastResponse as AnyResponse;
