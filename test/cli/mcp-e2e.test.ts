@@ -88,13 +88,15 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(again.structured).toEqual(first.structured);
     expect(await live.balanceOf("USDC", to)).toBe(1_000_000n);
 
-    // A new server (the agent app restarted it) derives the same key from the same text: the relayer
-    // refuses the re-signed request under it rather than pay again.
+    // A new server (the agent app restarted it) derives the same key from the same text and re-sends
+    // the body it kept in the state directory: the same answer, nothing paid again.
     const restarted = new Client({ name: "relay-test", version: "1.0.0" });
     await restarted.connect(new StdioClientTransport({ command: path.join(projectRoot, "bin", "relay"), args: ["mcp", "--state-dir", live.stateDir], stderr: "ignore" }));
     try {
-      const afterRestart = await call(restarted, "pay", args);
-      expect(afterRestart).toMatchObject({ isError: true, structured: { code: "IDEMPOTENCY_CONFLICT", retryable: false } });
+      expect((await call(restarted, "pay", args)).structured).toEqual(first.structured);
+      // The same text with other arguments is another request under the same key: refused.
+      const changed = await call(restarted, "pay", { ...args, amount: "2" });
+      expect(changed).toMatchObject({ isError: true, structured: { code: "IDEMPOTENCY_CONFLICT", retryable: false } });
     } finally {
       await restarted.close();
     }

@@ -4,7 +4,9 @@
 // by the same code (intents.ts). The owner's key is dropped from the settings before anything runs:
 // no tool can act as the owner. On stdio, stdout is the protocol channel; everything else goes to stderr.
 import { createHash, randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -14,6 +16,7 @@ import { z } from "zod";
 import { privateKeyToAddress } from "viem/accounts";
 import type { Address } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
+import { writePrivateFile } from "../../private-files.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
 import { RelayApiError, RelayUnreachableError, StillPendingError } from "../../../packages/client/src/errors.ts";
 import type { RequestKind } from "../../../packages/client/src/types.ts";
@@ -65,11 +68,18 @@ interface Context {
   /** Requests sent by this server, by id: their kind, so that `request_status` asks the right route. */
   kinds: Map<string, RequestKind>;
   /**
-   * Signed bodies by idempotency key, with the tool arguments they were built from. A retried call
-   * with the same `idempotencyKey` and arguments sends the very same body again (the relayer answers
-   * with its first answer); re-signing would change the deadline and be a different request.
+   * Signed bodies by idempotency key, with the tool arguments they were built from (also kept on disk:
+   * `keep`). A retried call with the same `idempotencyKey` and arguments sends the very same body again
+   * (the relayer answers with its first answer); re-signing would change the deadline and be a
+   * different request.
    */
-  signed: Map<string, { args: string; body: unknown }>;
+  signed: Map<string, SignedBody>;
+}
+
+/** A signed request body and the fingerprint of the tool call it was built for. */
+interface SignedBody {
+  args: string;
+  body: unknown;
 }
 
 /** `relay mcp`. */
@@ -428,13 +438,15 @@ async function readPolicy(context: Context) {
 async function act<B>(context: Context, kind: RequestKind, args: { idempotencyKey?: string }, build: () => Promise<B>, describe: (r: AnyResponse) => string): Promise<CallToolResult> {
   return answer(async () => {
     const key = args.idempotencyKey === undefined ? undefined : idempotencyKeyFor(context.bot, args.idempotencyKey);
-    const fingerprint = JSON.stringify(args);
-    const earlier = key === undefined ? undefined : context.signed.get(key);
+    // The same arguments for the same vault, chain and relayer: a body signed for another is never re-sent.
+    const { vault, settings } = context;
+    const fingerprint = JSON.stringify({ kind, args, vault, chainId: settings.chainId, relayerUrl: settings.relayerUrl });
+    const earlier = key === undefined ? undefined : recall(context, key);
     let body: B;
     if (earlier !== undefined && earlier.args === fingerprint) body = earlier.body as B;
     else {
       body = await build();
-      if (key !== undefined) context.signed.set(key, { args: fingerprint, body });
+      if (key !== undefined) keep(context, key, { args: fingerprint, body });
     }
     const call = { signal: context.io.signal };
     const client = context.client;
@@ -447,6 +459,39 @@ async function act<B>(context: Context, kind: RequestKind, args: { idempotencyKe
     context.kinds.set(response.requestId, kind);
     return statusResult(response, describe(response));
   });
+}
+
+/**
+ * Signed bodies are also kept in `<state-dir>/mcp/<key>.json` (0600; a signed intent holds no key), so
+ * that a retry after the server restarted re-sends the same body and gets the first answer too.
+ */
+function signedFile(context: Context, key: string): string {
+  return path.join(context.settings.stateDir, "mcp", `${key}.json`);
+}
+
+function recall(context: Context, key: string): SignedBody | undefined {
+  const known = context.signed.get(key);
+  if (known !== undefined) return known;
+  let kept: unknown;
+  try {
+    kept = JSON.parse(readFileSync(signedFile(context, key), "utf8"));
+  } catch {
+    return undefined;
+  }
+  if (typeof kept !== "object" || kept === null || typeof (kept as SignedBody).args !== "string") return undefined;
+  context.signed.set(key, kept as SignedBody);
+  return kept as SignedBody;
+}
+
+function keep(context: Context, key: string, signed: SignedBody): void {
+  context.signed.set(key, signed);
+  const file = signedFile(context, key);
+  try {
+    writePrivateFile(file, JSON.stringify(signed));
+  } catch (error) {
+    // The request still goes out; only a retry after a restart is refused (IDEMPOTENCY_CONFLICT) instead of answered.
+    context.io.stderr.write(`relay: cannot keep the signed request in ${file} (${(error as Error).message.split("\n")[0]}); a retry after a restart of this server is refused rather than answered\n`);
+  }
 }
 
 /** A request's status, by the kind this server sent it as, else among payments, executions, swaps. */
