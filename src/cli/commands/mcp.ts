@@ -68,7 +68,7 @@ interface Context {
   /** Requests sent by this server, by id: their kind, so that `request_status` asks the right route. */
   kinds: Map<string, RequestKind>;
   /**
-   * Signed bodies by idempotency key, with the tool arguments they were built from (also kept on disk:
+   * Signed bodies by kind and idempotency key, with the tool arguments they were built from (also kept on disk:
    * `keep`). A retried call with the same `idempotencyKey` and arguments sends the very same body again
    * (the relayer answers with its first answer); re-signing would change the deadline and be a
    * different request.
@@ -441,12 +441,14 @@ async function act<B>(context: Context, kind: RequestKind, args: { idempotencyKe
     // The same arguments for the same vault, chain and relayer: a body signed for another is never re-sent.
     const { vault, settings } = context;
     const fingerprint = JSON.stringify({ kind, args, vault, chainId: settings.chainId, relayerUrl: settings.relayerUrl });
-    const earlier = key === undefined ? undefined : recall(context, key);
+    // The relayer keeps keys per kind (a payment and a swap may share one), and so does this server.
+    const slot = key === undefined ? undefined : `${kind}-${key}`;
+    const earlier = slot === undefined ? undefined : recall(context, slot);
     let body: B;
     if (earlier !== undefined && earlier.args === fingerprint) body = earlier.body as B;
     else {
       body = await build();
-      if (key !== undefined) keep(context, key, { args: fingerprint, body });
+      if (slot !== undefined) keep(context, slot, { args: fingerprint, body });
     }
     const call = { signal: context.io.signal };
     const client = context.client;
@@ -462,30 +464,30 @@ async function act<B>(context: Context, kind: RequestKind, args: { idempotencyKe
 }
 
 /**
- * Signed bodies are also kept in `<state-dir>/mcp/<key>.json` (0600; a signed intent holds no key), so
+ * Signed bodies are also kept in `<state-dir>/mcp/<kind>-<key>.json` (0600; a signed intent holds no key), so
  * that a retry after the server restarted re-sends the same body and gets the first answer too.
  */
-function signedFile(context: Context, key: string): string {
-  return path.join(context.settings.stateDir, "mcp", `${key}.json`);
+function signedFile(context: Context, slot: string): string {
+  return path.join(context.settings.stateDir, "mcp", `${slot}.json`);
 }
 
-function recall(context: Context, key: string): SignedBody | undefined {
-  const known = context.signed.get(key);
+function recall(context: Context, slot: string): SignedBody | undefined {
+  const known = context.signed.get(slot);
   if (known !== undefined) return known;
   let kept: unknown;
   try {
-    kept = JSON.parse(readFileSync(signedFile(context, key), "utf8"));
+    kept = JSON.parse(readFileSync(signedFile(context, slot), "utf8"));
   } catch {
     return undefined;
   }
   if (typeof kept !== "object" || kept === null || typeof (kept as SignedBody).args !== "string") return undefined;
-  context.signed.set(key, kept as SignedBody);
+  context.signed.set(slot, kept as SignedBody);
   return kept as SignedBody;
 }
 
-function keep(context: Context, key: string, signed: SignedBody): void {
-  context.signed.set(key, signed);
-  const file = signedFile(context, key);
+function keep(context: Context, slot: string, signed: SignedBody): void {
+  context.signed.set(slot, signed);
+  const file = signedFile(context, slot);
   try {
     writePrivateFile(file, JSON.stringify(signed));
   } catch (error) {
