@@ -1,6 +1,7 @@
-// Registers the bot author's commands: pay, execute, swap, sign, status.
+// Registers the bot author's commands: pay, execute, swap, sign, status, and mcp (the same as tools for an agent).
 import { Command, Option } from "commander";
 import type { CliIO } from "../io.ts";
+import { parsePort } from "../options.ts";
 import { examples, withBotOptions, withSettingsOptions, withWaitOptions } from "./common.ts";
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -106,4 +107,14 @@ export function registerBotCommands(program: Command, io: CliIO): void {
     .description("Show a request's status; with --wait, follow it until it resolves")
     .addHelpText("after", examples("relay status", "relay status 0b6f… --wait --timeout 120", "relay status --json"))
     .action(async (requestId: string | undefined, options) => (await load()).status(requestId, options, io));
+
+  withBotOptions(withSettingsOptions(program.command("mcp"), { json: false }))
+    .addOption(new Option("--http <port>", "serve streamable HTTP at http://127.0.0.1:<port>/mcp (0 = a free port) instead of stdio").argParser(parsePort("--http")))
+    .description("Run a Model Context Protocol server acting for the bot: tools to pay, execute, swap, follow requests and read the vault (stdio by default)")
+    .addHelpText(
+      "after",
+      examples("relay mcp --state-dir .relay", "relay mcp --bot reviewed --http 8790", "RELAY_BOT_KEY=0x… RELAY_VAULT=0x… RELAY_URL=https://relayer.example relay mcp") +
+        "\nOn stdio, stdout carries the protocol only; messages go to stderr. The owner's key is never loaded.\n",
+    )
+    .action(async (options) => (await import("../commands/mcp.ts")).mcp(options, io));
 }

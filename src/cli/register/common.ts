@@ -4,16 +4,16 @@ import { CliError, EXIT, type CliIO } from "../io.ts";
 import type { Settings, SettingsFlags } from "../settings.ts";
 import { resolveStateDir, stateDirOption } from "../state-dir.ts";
 
-/** The options every command that talks to a relayer or a chain accepts. */
-export function withSettingsOptions(command: Command): Command {
-  return command
+/** The options every command that talks to a relayer or a chain accepts; `--json` unless it prints no result (`relay mcp`). */
+export function withSettingsOptions(command: Command, { json = true }: { json?: boolean } = {}): Command {
+  const withSettings = command
     .option("--relayer-url <url>", "relayer base URL (env RELAY_URL; default: the manifest's, else http://127.0.0.1:8787)")
     .option("--rpc-url <url>", "chain JSON-RPC URL (env RELAY_RPC_URL; default: the manifest's, else http://127.0.0.1:8545)")
     .option("--chain-id <id>", "chain id (env RELAY_CHAIN_ID; default: the manifest's, else 84532)")
     .option("--vault <address>", "vault address (env RELAY_VAULT; default: the manifest's vault)")
     .addOption(stateDirOption("where the devnet manifest and the CLI's cli.json live"))
-    .option("--profile <name>", "use the settings saved under this name (`relay profile save`)")
-    .option("--json", "print the result as JSON");
+    .option("--profile <name>", "use the settings saved under this name (`relay profile save`)");
+  return json ? withSettings.option("--json", "print the result as JSON") : withSettings;
 }
 
 /** `--bot-key` and `--bot <name>` (a bot of the devnet manifest, e.g. `reviewed`). */
