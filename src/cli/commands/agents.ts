@@ -2,16 +2,16 @@
 // host cannot sign verdicts. Its three keys (one per agent) live in <state dir>/agents (0700),
 // file `keys` (0600), made on first start; their addresses are printed for the vault's owner to
 // register (setScanners). The relayer uses it with `relay serve --agents-url <url>`.
-import { readFileSync } from "node:fs";
 import path from "node:path";
-import { generatePrivateKey } from "viem/accounts";
 import type { Hex } from "viem";
 import { startAgents } from "../../agents/server.ts";
 import { nodeKind } from "../../chain/dev-node.ts";
 import { isDevKey } from "../../devnet/accounts.ts";
-import { privateDir, tightenFile, writePrivateFile } from "../../private-files.ts";
+import { privateDir } from "../../private-files.ts";
+import { threeKeysIn } from "../../crypto/key-file.ts";
 import { resolveStateDir } from "../state-dir.ts";
 import { portClash } from "../options.ts";
+import { fetchChainId } from "../chain-id.ts";
 import { CliError, waitForAbort, type CliIO } from "../io.ts";
 
 export interface AgentsCommandOptions {
@@ -23,8 +23,6 @@ export interface AgentsCommandOptions {
   aiTimeoutMs?: number;
   json?: boolean;
 }
-
-const KEY = /^0x[0-9a-fA-F]{64}$/;
 
 export async function agents(options: AgentsCommandOptions, io: CliIO): Promise<void> {
   const dir = path.join(resolveStateDir(options.stateDir, io.env, io.cwd), "agents");
@@ -63,43 +61,9 @@ export async function agents(options: AgentsCommandOptions, io: CliIO): Promise<
 /** The three agents' keys in `dir`/keys, made on first start. */
 function agentKeys(dir: string): Hex[] {
   privateDir(dir);
-  const file = path.join(dir, "keys");
-  let text: string | undefined;
   try {
-    tightenFile(file);
-    text = readFileSync(file, "utf8");
+    return threeKeysIn(path.join(dir, "keys"), "the agents' three keys");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  if (text === undefined) {
-    const keys = [generatePrivateKey(), generatePrivateKey(), generatePrivateKey()];
-    writePrivateFile(file, `${JSON.stringify({ keys })}\n`);
-    return keys;
-  }
-  let keys: unknown;
-  try {
-    keys = (JSON.parse(text) as { keys?: unknown }).keys;
-  } catch {
-    keys = undefined;
-  }
-  if (!Array.isArray(keys) || keys.length !== 3 || !keys.every((k) => typeof k === "string" && KEY.test(k))) {
-    throw new CliError(`${file} does not hold the agents' three keys`);
-  }
-  return keys as Hex[];
-}
-
-async function fetchChainId(rpcUrl: string): Promise<number> {
-  try {
-    const res = await fetch(rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-      signal: AbortSignal.timeout(5000),
-    });
-    const body = (await res.json()) as { result?: string };
-    if (typeof body.result !== "string") throw new Error("no result");
-    return Number(BigInt(body.result));
-  } catch {
-    throw new CliError(`cannot reach a JSON-RPC node at ${rpcUrl}`);
+    throw new CliError((error as Error).message);
   }
 }

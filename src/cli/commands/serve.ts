@@ -12,6 +12,7 @@ import { DevnetSnapshots, MIN_TESTING_TOKEN_LENGTH, TESTING_TOKEN_ENV } from "..
 import { resolveStateDir } from "../state-dir.ts";
 import { withStateLocks, type StateLocks } from "../state-lock.ts";
 import { portClash } from "../options.ts";
+import { fetchChainId } from "../chain-id.ts";
 import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "../io.ts";
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 import { startDevnetX402, type X402Server } from "../../x402/devnet.ts";
@@ -275,21 +276,5 @@ async function serveConfigLocked(options: ServeCommandOptions, config: RelayerCo
     io.stderr.write("relay: shutting down\n");
   } finally {
     await relayer.close();
-  }
-}
-
-async function fetchChainId(rpcUrl: string): Promise<number> {
-  try {
-    const res = await fetch(rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-      signal: AbortSignal.timeout(5000),
-    });
-    const body = (await res.json()) as { result?: string };
-    if (typeof body.result !== "string") throw new Error("no result");
-    return Number(BigInt(body.result));
-  } catch {
-    throw new CliError(`cannot reach a JSON-RPC node at ${rpcUrl}`);
   }
 }
