@@ -30,6 +30,7 @@ import { kindOf } from "../relayer/kinds/index.ts";
 import { selectorOf } from "../relayer/chain/selector.ts";
 import { summarize } from "../relayer/route/scan-input.ts";
 import { reviveScanInput, toWire } from "./wire.ts";
+import { readBody } from "../http-body.ts";
 
 /** Longest a verdict may stay valid: a verdict is a bearer approval until its intent executes. */
 export const MAX_VERDICT_SECONDS = 3_600n;
@@ -164,7 +165,7 @@ export async function startAgents(options: AgentsOptions): Promise<RunningAgents
       if (req.url !== "/v1/verdicts") throw relayError("NOT_FOUND", "the only route is POST /v1/verdicts");
       if (req.method !== "POST") throw relayError("METHOD_NOT_ALLOWED", "POST /v1/verdicts");
       if (!/^application\/json\b/.test(req.headers["content-type"] ?? "")) throw relayError("UNSUPPORTED_MEDIA_TYPE", "content-type must be application/json");
-      const text = await readBody(req);
+      const text = await readBody(req, MAX_BODY_BYTES, () => relayError("PAYLOAD_TOO_LARGE", `body exceeds ${MAX_BODY_BYTES} bytes`));
       let parsed: unknown;
       try {
         parsed = JSON.parse(text);
@@ -210,24 +211,6 @@ async function ownValue(request: RelayRequest, usd: (token: Address, amount: big
       return total;
     }
   }
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(relayError("PAYLOAD_TOO_LARGE", `body exceeds ${MAX_BODY_BYTES} bytes`));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 function send(res: ServerResponse, status: number, body: string): void {

@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { EIP1193Provider } from "viem";
+import { readBody } from "../http-body.ts";
 
 export const MAX_RPC_BODY_BYTES = 50 * 1024 * 1024;
 
@@ -81,7 +82,7 @@ async function handle(answer: Answer, req: IncomingMessage, res: ServerResponse)
   if (req.method !== "POST") return reply(res, 405, rpcError(null, -32600, "JSON-RPC requests must be POSTed"));
   let body: unknown;
   try {
-    body = JSON.parse(await readBody(req));
+    body = JSON.parse(await readBody(req, MAX_RPC_BODY_BYTES, () => new Error("too large")));
   } catch (error) {
     const tooLarge = (error as Error).message === "too large";
     return reply(res, tooLarge ? 413 : 400, rpcError(null, -32700, tooLarge ? "request body too large" : "parse error"));
@@ -123,24 +124,6 @@ function reply(res: ServerResponse, status: number, payload: unknown): void {
     "access-control-allow-headers": "content-type",
   });
   res.end(text);
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_RPC_BODY_BYTES) {
-        reject(new Error("too large"));
-        req.destroy();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
 }
 
 export function listen(server: Server, port: number, host: string): Promise<void> {
