@@ -28,10 +28,17 @@ let bin: string;
 let live: LiveRelay;
 
 /** Runs a guide's block with bash, stopping at the first failing command, with the tests' python3 first on PATH. */
+/**
+ * The machine's own network settings for pip (an index or proxy, a CA bundle), as a reader's shell
+ * has them; nothing else of the test's environment reaches the guide's commands.
+ */
+const NETWORK_ENV = /^(PIP_[A-Z_]+|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|SSL_CERT_FILE|SSL_CERT_DIR|REQUESTS_CA_BUNDLE)$/;
+const networkEnv = (): NodeJS.ProcessEnv => Object.fromEntries(Object.entries(process.env).filter(([name]) => NETWORK_ENV.test(name)));
+
 function bash(block: string, cwd: string, env: NodeJS.ProcessEnv = {}): Promise<Result> {
   return exec("bash", ["--norc", "-eo", "pipefail", "-c", block], {
     cwd,
-    env: { PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, PIP_DISABLE_PIP_VERSION_CHECK: "1", ...env },
+    env: { ...networkEnv(), PATH: `${bin}${path.delimiter}${process.env.PATH}`, HOME: process.env.HOME, PIP_DISABLE_PIP_VERSION_CHECK: "1", ...env },
   });
 }
 
