@@ -1,11 +1,12 @@
 // The off-chain fields a bot's SDK sends with a payment (invoiceId, orderId, recipientLabel,
 // resourceUrl, x402Funding) end to end on a devnet: a review-required bot's payment carrying all five
 // is held, and its owner reads them back from GET /v1/reviews/:id and the list after signing in with
-// SIWE; they are part of the idempotency fingerprint; a bad one is its own 400 and nothing moves.
+// SIWE; they are part of the idempotency fingerprint; a bad one is its own 400 and nothing moves; a
+// funding payment (x402Funding) to the bot itself is refused when the merchant it names is.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
-import { balanceOf, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
+import { balanceOf, fresh, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
 const OFF_CHAIN = {
   invoiceId: "INV-2024-0042",
@@ -93,5 +94,19 @@ describe("off-chain fields of a payment", () => {
     const ok = await post(`${env.url}/v1/payments`, { ...(await paymentBody(env, { to })), ...OFF_CHAIN });
     expect(ok.body.status).toBe("approved");
     expect(await balanceOf(env, env.token("USDC"), to)).toBe(1_000_000n);
+  });
+  it("a funding payment to the bot's own key: x402Funding true is approved; one whose merchant (payTo) is blacklisted is 403 and nothing moves", async () => {
+    const usdc = env.token("USDC");
+    const before = await balanceOf(env, usdc, env.bot.address);
+    const funded = await post(`${env.url}/v1/payments`, { ...(await paymentBody(env, { to: env.bot.address })), x402Funding: true });
+    expect(funded.body.status).toBe("approved");
+    expect(await balanceOf(env, usdc, env.bot.address)).toBe(before + 1_000_000n);
+
+    const merchant = fresh();
+    await ownerCall(env, "addGlobalBlacklist", [merchant]);
+    const refused = await post(`${env.url}/v1/payments`, { ...(await paymentBody(env, { to: env.bot.address })), x402Funding: { ...OFF_CHAIN.x402Funding, payTo: merchant } });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: "DESTINATION_NOT_ALLOWED" });
+    expect(refused.body.details).toMatch(/x402Funding\.payTo .* is blacklisted/);
+    expect(await balanceOf(env, usdc, env.bot.address)).toBe(before + 1_000_000n);
   });
 });
