@@ -1,11 +1,13 @@
 // Deploys the contract suite (registry, factory, mocks) and wires the registry: price feeds, default
 // tokens, swap router, authorized relayer. On a supported network's chain id the mock tokens take
-// that network's canonical addresses (hardhat_setCode), so bots' production addresses work unchanged.
+// that network's canonical addresses (hardhat_setCode), so bots' production addresses work unchanged;
+// Permit2 and x402's Permit2 proxy take theirs on any chain id (permit2.ts).
 import { getAddress, zeroAddress, type Address } from "viem";
 import type { Clients } from "../chain/clients.ts";
 import { readArtifact } from "../chain/artifacts.ts";
 import { createSender, type Sender } from "../chain/sender.ts";
 import type { KeyPair } from "./accounts.ts";
+import { placePermit2 } from "./permit2.ts";
 import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, tokenName, type TokenSpec, type TokenSymbol } from "./tokens.ts";
 
 /** The registry's default rebalance whitelist, in this order (DESIGN.md: USDC, WETH, USDT). */
@@ -16,7 +18,10 @@ export interface SuiteOptions {
   deployer: KeyPair;
   relayer: Address;
   domainName: string;
-  /** Put the mock tokens at the chain's canonical token addresses where free (needs `hardhat_setCode`). */
+  /**
+   * Put the mock tokens at the chain's canonical token addresses, and Permit2 and x402's Permit2
+   * proxy at theirs, where free (needs `hardhat_setCode`).
+   */
   canonicalTokens: boolean;
   /** How the deployer's transactions are sent (default: signed here, createSender). */
   senderFor?: SenderFor;
@@ -81,6 +86,7 @@ export async function deploySuite(options: SuiteOptions): Promise<Suite> {
   const nft = await deployer.deploy("mocks/MockNFT");
   const marketplace = await deployer.deploy("mocks/MockMarketplace", [tokens.USDC.address]);
   const lending = await deployer.deploy("mocks/MockLendingPool");
+  if (options.canonicalTokens) await placePermit2(clients);
 
   return { registry, factory, router, nft, marketplace, lending, priceFeeds, tokens };
 }
