@@ -56,6 +56,34 @@ export { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type 
 export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
 export type * from "./types.ts";
 export {
+  payingFetch,
+  type PaidResponse,
+  type PayingFetchCallOptions,
+  type PayingFetchOptions,
+  type X402Event,
+  type X402Payment,
+} from "./paying-fetch.ts";
+export {
+  X402Error,
+  X402NoPayableRequirementError,
+  X402PaymentHeldError,
+  X402PaymentRejectedError,
+  X402PriceAboveMaxError,
+  X402ProtocolError,
+  X402SettlementError,
+  type X402Mode,
+} from "./x402-errors.ts";
+export {
+  decodeBase64Json,
+  encodeBase64Json,
+  readPaymentRequired,
+  readSettlement,
+  type X402Authorization,
+  type X402PaymentRequired,
+  type X402Requirement,
+  type X402Settlement,
+} from "./x402-wire.ts";
+export {
   intentKinds,
   intentTypes,
   type ExecuteIntent,
