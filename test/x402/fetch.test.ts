@@ -1,0 +1,208 @@
+// `relay fetch` and relay-client's payingFetch buying from unmodified x402 merchants (@x402/express and
+// @x402/hono) that settle through the facilitator of the real `relay serve`, on its devnet. Every
+// outcome is read from the chain: who paid, how much, and that nothing moved when nothing should.
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import { RelayClient, payingFetch, X402PriceAboveMaxError, type TypedDataSigner } from "../../packages/client/src/index.ts";
+import { clientsFor } from "../../src/chain/clients.ts";
+import { readArtifact } from "../../src/chain/artifacts.ts";
+import { devKeyPair } from "../../src/devnet/accounts.ts";
+import type { Manifest } from "../../src/devnet/manifest.ts";
+import { runMain, spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp-dir.ts";
+import { MERCHANT_BODY, startExpressMerchant, startHonoMerchant, type Merchant } from "./merchants.ts";
+
+const VAULT_ABI = readArtifact("ServiceVault").abi;
+/** "$0.01" in USDC's base units. */
+const PRICE = 10_000n;
+
+describe("relay fetch and payingFetch buy from unmodified @x402/express and @x402/hono merchants (relay serve's facilitator)", () => {
+  const stateDir = tempDir("relay-x402-fetch-");
+  let relay: SpawnedRelay;
+  let manifest: Manifest;
+  let clients: ReturnType<typeof clientsFor>;
+  let usdc: Address;
+  let vault: Address;
+  let bot: { address: Address; privateKey: Hex };
+  let reviewed: { address: Address; privateKey: Hex };
+  let shop: Merchant; // @x402/express
+  let stall: Merchant; // @x402/hono
+
+  beforeAll(async () => {
+    relay = spawnRelay(["serve", "--port", "0", "--rpc-port", "0", "--state-dir", stateDir]);
+    await relay.waitFor(/relay: ready/);
+    manifest = JSON.parse(readFileSync(path.join(stateDir, "devnet.json"), "utf8"));
+    clients = clientsFor(manifest.rpcUrl, manifest.chainId);
+    usdc = manifest.tokens.USDC!.address as Address;
+    vault = manifest.contracts.vault as Address;
+    bot = manifest.accounts.bots.default as typeof bot;
+    reviewed = manifest.accounts.bots.reviewed as typeof reviewed;
+    shop = await startExpressMerchant(manifest.x402!.facilitatorUrl, manifest.chainId, devKeyPair(14).address);
+    stall = await startHonoMerchant(manifest.x402!.facilitatorUrl, manifest.chainId, devKeyPair(15).address);
+  }, 180_000);
+  afterAll(async () => {
+    await shop?.close();
+    await stall?.close();
+    if (relay.child.exitCode === null) relay.child.kill("SIGKILL");
+  });
+
+  const fetchCli = (...args: string[]) => {
+    const run = runMain(["fetch", ...args, "--state-dir", stateDir]);
+    return { run, result: run.done.then((code) => ({ code, ...run.output })) };
+  };
+  const balance = (who: Address) => clients.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [who] });
+  async function balances() {
+    return {
+      vault: await balance(vault),
+      bot: await balance(bot.address),
+      reviewed: await balance(reviewed.address),
+      shop: await balance(shop.payTo),
+      stall: await balance(stall.payTo),
+    };
+  }
+  /** The USDC transfers a transaction made, after checking it succeeded. */
+  async function transfers(hash: Hex) {
+    const receipt = await clients.publicClient.getTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success");
+    return parseEventLogs({ abi: erc20Abi, eventName: "Transfer", logs: receipt.logs })
+      .filter((log) => log.address.toLowerCase() === usdc.toLowerCase())
+      .map(({ args }) => ({ from: args.from, to: args.to, value: args.value }));
+  }
+  async function owner(functionName: string, args: unknown[]) {
+    const wallet = clients.walletFor(privateKeyToAccount(manifest.accounts.owner.privateKey as Hex));
+    const hash = await wallet.writeContract({ address: vault, abi: VAULT_ABI as never, functionName: functionName as never, args: args as never });
+    expect((await clients.publicClient.waitForTransactionReceipt({ hash })).status).toBe("success");
+  }
+
+  it("relay fetch buys from @x402/express in funding mode at a price equal to --max: the vault funds the bot with exactly the price, the merchant is paid by the bot", async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await fetchCli(shop.url, "--mode", "funding", "--max", "0.01", "--json").result;
+    expect(stderr).toMatch(/asks 0\.01 USDC, paid to 0x/);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { status: "approved", mode: "funding" } });
+    expect(out.payment.requestId).toMatch(/^req_/);
+    // The funding payment: vault → bot, exactly the price.
+    expect(await transfers(out.payment.txHash)).toEqual([{ from: vault, to: bot.address, value: PRICE }]);
+    // The merchant's settlement: bot → merchant, exactly the price, and the header says so.
+    expect(await transfers(out.payment.settlementTx)).toEqual([{ from: bot.address, to: shop.payTo, value: PRICE }]);
+    expect(decodePaymentResponseHeader(out.headers["payment-response"])).toMatchObject({ success: true, payer: bot.address, transaction: out.payment.settlementTx });
+    const after = await balances();
+    expect(after.shop).toBe(before.shop + PRICE);
+    expect(after.vault).toBe(before.vault - PRICE);
+    expect(after.bot).toBe(before.bot);
+  });
+
+  it("relay-client's payingFetch buys from @x402/hono in funding mode, the same way", async () => {
+    const before = await balances();
+    const paid = payingFetch({
+      relay: new RelayClient({ baseUrl: manifest.relayerUrl! }),
+      bot: privateKeyToAccount(bot.privateKey),
+      chain: clients.publicClient,
+      vault,
+      mode: "funding",
+      max: PRICE,
+    });
+    const res = await paid(stall.url);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(MERCHANT_BODY);
+    expect(res.payment).toMatchObject({ status: "approved", mode: "funding", requirement: { scheme: "exact", network: `eip155:${manifest.chainId}`, amount: PRICE.toString() } });
+    expect(await transfers(res.payment!.txHash)).toEqual([{ from: vault, to: bot.address, value: PRICE }]);
+    expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: bot.address, to: stall.payTo, value: PRICE }]);
+    const after = await balances();
+    expect(after.stall).toBe(before.stall + PRICE);
+    expect(after.vault).toBe(before.vault - PRICE);
+    expect(after.bot).toBe(before.bot);
+  });
+
+  it("refuses a price above --max with exit 3 before anything is signed: nothing moves", async () => {
+    const before = await balances();
+    const { code, stdout, stderr } = await fetchCli(shop.url, "--max", "0.009", "--mode", "funding").result;
+    expect(code).toBe(3);
+    expect(stdout).toBe("");
+    expect(stderr).toMatch(/^relay: the price 0\.01 USDC is above --max 0\.009; nothing was paid$/m);
+    expect(await balances()).toEqual(before);
+
+    // The client: the bot's key is never asked to sign.
+    let signed = 0;
+    const account = privateKeyToAccount(bot.privateKey);
+    const counting: TypedDataSigner = { address: account.address, signTypedData: (d) => (signed++, account.signTypedData(d)) };
+    const paid = payingFetch({ relay: new RelayClient({ baseUrl: manifest.relayerUrl! }), bot: counting, chain: clients.publicClient, vault, max: PRICE - 1n });
+    const error = await paid(stall.url).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(X402PriceAboveMaxError);
+    expect(error).toMatchObject({ price: PRICE, max: PRICE - 1n, code: "X402_PRICE_ABOVE_MAX" });
+    expect(signed).toBe(0);
+    expect(await balances()).toEqual(before);
+  });
+
+  it("refuses, with exit 3, to fund a purchase from a blacklisted merchant: nothing moves", async () => {
+    await owner("addGlobalBlacklist", [stall.payTo]);
+    try {
+      const before = await balances();
+      const { code, stderr } = await fetchCli(stall.url, "--mode", "funding").result;
+      expect(code).toBe(3);
+      expect(stderr).toMatch(/^relay: relayer refused: DESTINATION_NOT_ALLOWED: .*blacklisted/m);
+      expect(await balances()).toEqual(before);
+    } finally {
+      await owner("removeGlobalBlacklist", [stall.payTo]);
+    }
+  });
+
+  it("a payment held for review exits 4 with its request id and nothing moves; with --wait the purchase completes once the owner approves", async () => {
+    const before = await balances();
+    const held = await fetchCli(shop.url, "--bot", "reviewed", "--mode", "funding").result;
+    expect(held.code).toBe(4);
+    expect(held.stdout).toBe("");
+    expect(held.stderr).toMatch(/^relay: payment req_\w+ is held for the owner's review; nothing was paid/m);
+    expect(await balances()).toEqual(before);
+
+    const waiting = fetchCli(shop.url, "--bot", "reviewed", "--mode", "funding", "--wait", "--json");
+    await waiting.run.waitFor(/held for the owner's review; waiting/);
+    const requestId = /payment (req_\w+) held/.exec(waiting.run.output.stderr)![1]!;
+    // Nothing is authorized while the owner has not decided.
+    expect(await balances()).toEqual(before);
+    const approved = await runMain(["review", "approve", requestId, "--state-dir", stateDir]).done;
+    expect(approved).toBe(0);
+    const { code, stdout } = await waiting.result;
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { requestId, status: "approved", mode: "funding" } });
+    expect(await transfers(out.payment.settlementTx)).toEqual([{ from: reviewed.address, to: shop.payTo, value: PRICE }]);
+    const after = await balances();
+    expect(after.shop).toBe(before.shop + PRICE);
+    expect(after.vault).toBe(before.vault - PRICE);
+    expect(after.reviewed).toBe(before.reviewed);
+  }, 120_000);
+
+  it("a URL that answers without a 402 is just printed, and nothing is paid", async () => {
+    const before = await balances();
+    const text = await fetchCli(shop.freeUrl).result;
+    expect(text).toMatchObject({ code: 0, stdout: "free text\n" });
+    const json = await fetchCli(stall.freeUrl, "--json").result;
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ status: 200, body: "free text\n", payment: null });
+    expect(await balances()).toEqual(before);
+  });
+
+  it("answers bad input with one line and exit 2, before anything is paid", async () => {
+    const before = await balances();
+    const cases: [string[], RegExp][] = [
+      [["ftp://example.com/x"], /^relay: the URL must be http:\/\/ or https:\/\/, got "ftp:\/\/example.com\/x"\n$/],
+      [["not a url"], /^relay: the URL must be http:\/\/ or https:\/\/, got "not a url"\n$/],
+      [[shop.url, "--max", "-1"], /^relay: --max is the most to pay in the asset's units, e\.g\. 0\.05; got "-1"\n$/],
+      [[shop.url, "--max", "1e3"], /^relay: --max is the most to pay/],
+      [[shop.url, "--mode", "wallet"], /^relay: option '--mode <mode>' argument 'wallet' is invalid/],
+      [[shop.url, "--max", "0.0000001"], /^relay: the maximum "0\.0000001" has more than 6 decimal places \(the asset 0x\w+ has 6 decimals\)\n$/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stdout, stderr } = await fetchCli(...args).result;
+      expect({ args, code, stdout }).toEqual({ args, code: 2, stdout: "" });
+      expect(stderr.split("\n").filter((l) => !l.startsWith("relay: http")).join("\n")).toMatch(message);
+    }
+    expect(await balances()).toEqual(before);
+  });
+});
