@@ -80,7 +80,7 @@ export {
   readSettlement,
   type X402Authorization,
   type X402PaymentRequired,
-  type X402Requirement,
+  type X402PaymentRequirements,
   type X402Settlement,
 } from "./x402-wire.ts";
 export {

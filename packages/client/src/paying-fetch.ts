@@ -27,7 +27,7 @@ import { chooseRequirement, type PayableRequirement } from "./x402-choose.ts";
 import { X402Error, X402PaymentHeldError, X402PaymentRejectedError, X402SettlementError, type X402Mode } from "./x402-errors.ts";
 import { payByFunding } from "./x402-funding.ts";
 import { payFromVault, VaultCannotPay } from "./x402-vault-pays.ts";
-import { paymentSignatureHeader, readPaymentRequired, readSettlement, type X402Authorization, type X402PaymentRequired, type X402Requirement } from "./x402-wire.ts";
+import { paymentSignatureHeader, readPaymentRequired, readSettlement, type X402Authorization, type X402PaymentRequired, type X402PaymentRequirements } from "./x402-wire.ts";
 
 export type { X402Mode } from "./x402-errors.ts";
 
@@ -63,7 +63,7 @@ export interface PayingFetchOptions {
 
 /** The steps `onEvent` is told of. */
 export type X402Event =
-  | { type: "payment-required"; url: string; requirement: X402Requirement; mode: X402Mode }
+  | { type: "payment-required"; url: string; requirement: X402PaymentRequirements; mode: X402Mode }
   | { type: "vault-cannot-pay"; reason: string }
   | { type: "submitted"; requestId: string; status: RequestStatus; mode: X402Mode }
   | { type: "held"; requestId: string; mode: X402Mode }
@@ -79,7 +79,7 @@ export interface X402Payment {
   /** The merchant's settlement transaction, from the `PAYMENT-RESPONSE` header. */
   settlementTx: Hex | undefined;
   /** The requirement paid. */
-  requirement: X402Requirement;
+  requirement: X402PaymentRequirements;
 }
 
 /** A `Response`, with `payment` when a 402 was paid to get it. */

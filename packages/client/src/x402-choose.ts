@@ -3,11 +3,11 @@
 // offered order is the paywall's preference and is kept. Nothing here signs anything.
 import type { Address } from "viem";
 import { X402NoPayableRequirementError, X402PriceAboveMaxError } from "./x402-errors.ts";
-import { evmChainId, requirementAddress, type X402Requirement } from "./x402-wire.ts";
+import { evmChainId, requirementAddress, type X402PaymentRequirements } from "./x402-wire.ts";
 
 /** A requirement this vault can pay, with its fields read. */
 export interface PayableRequirement {
-  requirement: X402Requirement;
+  requirement: X402PaymentRequirements;
   price: bigint;
   asset: Address;
   payTo: Address;
@@ -28,7 +28,7 @@ export interface ChooseOptions {
  * @throws X402NoPayableRequirementError when none can be paid from the vault.
  * @throws X402PriceAboveMaxError when every payable one costs more than the maximum (naming the cheapest).
  */
-export async function chooseRequirement(accepts: readonly X402Requirement[], options: ChooseOptions): Promise<PayableRequirement> {
+export async function chooseRequirement(accepts: readonly X402PaymentRequirements[], options: ChooseOptions): Promise<PayableRequirement> {
   const reasons: string[] = [];
   const payable: PayableRequirement[] = [];
   for (const requirement of accepts) {

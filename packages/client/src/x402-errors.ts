@@ -3,7 +3,7 @@
 // signed; a held or rejected payment moved nothing from the vault; a failed settlement comes after
 // the vault's payment executed (its `payment` names the request and the transaction).
 import type { X402Payment } from "./paying-fetch.ts";
-import type { X402Requirement } from "./x402-wire.ts";
+import type { X402PaymentRequirements } from "./x402-wire.ts";
 
 /** How the vault pays: `vault` (the vault is the payer) or `funding` (the vault funds the bot, which pays). */
 export type X402Mode = "vault" | "funding";
@@ -40,11 +40,11 @@ export class X402NoPayableRequirementError extends X402Error {
 /** The price is above the caller's maximum (inclusive). Nothing was signed and nothing moved. */
 export class X402PriceAboveMaxError extends X402Error {
   override name = "X402PriceAboveMaxError";
-  readonly requirement: X402Requirement;
+  readonly requirement: X402PaymentRequirements;
   /** Base units of the requirement's asset. */
   readonly price: bigint;
   readonly max: bigint;
-  constructor(requirement: X402Requirement, max: bigint) {
+  constructor(requirement: X402PaymentRequirements, max: bigint) {
     super("X402_PRICE_ABOVE_MAX", `the price ${requirement.amount} (base units of ${requirement.asset}) is above the maximum ${max}`);
     this.requirement = requirement;
     this.price = BigInt(requirement.amount);

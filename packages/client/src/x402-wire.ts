@@ -6,7 +6,7 @@ import { getAddress, isAddress, type Address, type Hex } from "viem";
 import { X402ProtocolError } from "./x402-errors.ts";
 
 /** One way a resource accepts payment (an entry of `accepts`). Amounts are base units, as decimal strings. */
-export interface X402Requirement {
+export interface X402PaymentRequirements {
   scheme: string;
   /** CAIP-2, e.g. `eip155:84532`. */
   network: string;
@@ -25,7 +25,7 @@ export interface X402PaymentRequired {
   x402Version: number;
   error?: string;
   resource?: { url: string; description?: string; mimeType?: string };
-  accepts: X402Requirement[];
+  accepts: X402PaymentRequirements[];
   extensions?: Record<string, unknown>;
 }
 
@@ -119,7 +119,7 @@ export function readSettlement(headers: { get(name: string): string | null }): X
  * The `PAYMENT-SIGNATURE` header of the paid retry: the requirement accepted exactly as the paywall
  * gave it (the server compares them), and the signed EIP-3009 authorization.
  */
-export function paymentSignatureHeader(required: X402PaymentRequired, accepted: X402Requirement, authorization: X402Authorization, signature: Hex): string {
+export function paymentSignatureHeader(required: X402PaymentRequired, accepted: X402PaymentRequirements, authorization: X402Authorization, signature: Hex): string {
   return encodeBase64Json({
     x402Version: 2,
     ...(required.resource === undefined ? {} : { resource: required.resource }),
@@ -140,7 +140,7 @@ export function requirementAddress(text: string): Address {
   return getAddress(text);
 }
 
-function isRequirement(value: unknown): value is X402Requirement {
+function isRequirement(value: unknown): value is X402PaymentRequirements {
   return (
     isRecord(value) &&
     typeof value.scheme === "string" &&
