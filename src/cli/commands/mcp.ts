@@ -1,5 +1,6 @@
 // `relay mcp`: a Model Context Protocol server acting for one bot key, so that an LLM agent can pay,
-// call protocols and swap from its vault, follow what it sent and read the vault. The settings are
+// call protocols and swap from its vault, buy from x402 paywalls (fetch_paid, mcp-fetch-paid.ts),
+// follow what it sent and read the vault. The settings are
 // `relay pay`'s (flags, RELAY_* variables, the devnet manifest), and the intents are built and signed
 // by the same code (intents.ts). The owner's key is dropped from the settings before anything runs:
 // no tool can act as the owner. On stdio, stdout is the protocol channel; everything else goes to stderr.
@@ -29,6 +30,8 @@ import { ChainUnreachableError, connectChain, resolveAddress } from "./chain.ts"
 import { buildExecute, buildPayment, buildSwap } from "./intents.ts";
 import { describeConfig } from "./limits.ts";
 import { relayClient, type AnyResponse } from "./requests.ts";
+import { registerFetchPaid } from "./mcp-fetch-paid.ts";
+import { X402Error } from "../../../packages/client/src/x402-errors.ts";
 
 export interface McpOptions extends SettingsOptions {
   /** Serve streamable HTTP on 127.0.0.1 at this port (0 = a free one) instead of stdio. */
@@ -393,6 +396,8 @@ function buildServer(context: Context): McpServer {
       }),
   );
 
+  registerFetchPaid(server, { settings, vault: context.vault, client: context.client, answer, result });
+
   server.registerResource(
     "policy",
     "relay://vault/policy",
@@ -555,6 +560,8 @@ export function refusalOf(error: unknown): Refusal {
     return { code: error.code, details: error.details ?? error.message.replace(/^[A-Z_0-9]+: /, ""), retryable: error.retryable };
   }
   if (error instanceof RelayUnreachableError) return { code: "RELAYER_UNREACHABLE", details: error.message, retryable: true };
+  // fetch_paid's own refusals (a price above the maximum, a held or rejected payment, …): nothing was paid.
+  if (error instanceof X402Error) return { code: error.code, details: error.message, retryable: false };
   if (error instanceof ChainUnreachableError) return { code: "RPC_ERROR", details: error.message, retryable: true };
   if (error instanceof CliError) return { code: "INVALID_REQUEST", details: error.message, retryable: false };
   const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);
