@@ -96,6 +96,6 @@ export function domainSeparatorOf(env: Env, token: Address): Promise<Hex> {
 }
 
 /** ERC-20 balances of `who`, in order. */
-export function balances(env: Env, token: Address, who: Address[]): Promise<bigint[]> {
-  return Promise.all(who.map((a) => env.clients.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [a] })));
+export function balances<const W extends readonly Address[]>(env: Env, token: Address, who: W): Promise<{ -readonly [K in keyof W]: bigint }> {
+  return Promise.all(who.map((a) => env.clients.publicClient.readContract({ address: token, abi: erc20Abi, functionName: "balanceOf", args: [a] }))) as never;
 }
