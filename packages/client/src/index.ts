@@ -21,6 +21,7 @@ export {
   signPaymentIntent,
   signReviewApproval,
   signSwapIntent,
+  signX402Intent,
   type SignableTypes,
   type TypedDataSigner,
 } from "./sign.ts";
@@ -35,8 +36,11 @@ export {
   swapFields,
   swapForPayment,
   swapRequestBody,
+  signX402Request,
+  x402RequestBody,
   type BodyExtras,
   type ExecuteBodyExtras,
+  type X402BodyExtras,
 } from "./bodies.ts";
 export {
   DEFAULT_TIMEOUT_MS,
@@ -92,4 +96,5 @@ export {
   type ReviewApproval,
   type SwapIntent,
   type VaultDomain,
+  type X402Intent,
 } from "./intent-types.ts";

@@ -103,7 +103,7 @@ export function registerBotCommands(program: Command, io: CliIO): void {
 
   withWaitOptions(withSettingsOptions(program.command("status")))
     .argument("[requestId]", "request id (default: the most recent request sent from this state directory)")
-    .addOption(new Option("--kind <kind>", "the request's kind, when this CLI did not send it").choices(["payment", "execute", "swap"]))
+    .addOption(new Option("--kind <kind>", "the request's kind, when this CLI did not send it").choices(["payment", "execute", "swap", "x402"]))
     .description("Show a request's status; with --wait, follow it until it resolves")
     .addHelpText("after", examples("relay status", "relay status 0b6f… --wait --timeout 120", "relay status --json"))
     .action(async (requestId: string | undefined, options) => (await load()).status(requestId, options, io));
