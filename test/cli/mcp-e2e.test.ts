@@ -129,7 +129,7 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(String(refused.structured.details)).toContain("NOPE");
   });
 
-  it("fetch_paid buys the devnet's x402 demo from the vault at a max equal to its price: the body, the payment, the merchant paid on-chain", async () => {
+  it("fetch_paid buys the devnet's x402 demo at a max equal to its price, in funding mode and in vault mode: the body, the payment, the merchant paid on-chain", async () => {
     const before = await live.balanceOf("USDC", merchant);
     const bought = await call(stdio, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", mode: "funding" });
     expect(bought.isError).toBe(false);
@@ -141,6 +141,11 @@ describe("relay mcp over stdio (the default bot)", () => {
     });
     expect(bought.text).toMatch(/answered 200; paid from the vault \(funding mode, request req_\S+, settled in 0x[0-9a-f]{64}\)\./);
     expect(await live.balanceOf("USDC", merchant)).toBe(before + BigInt(DEMO_PRICE_ATOMIC));
+
+    // The default mode: the vault is the payer.
+    const fromVault = await call(stdio, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01" });
+    expect(fromVault.structured).toMatchObject({ status: 200, body: DEMO_BODY, payment: { status: "approved", mode: "vault" } });
+    expect(await live.balanceOf("USDC", merchant)).toBe(before + 2n * BigInt(DEMO_PRICE_ATOMIC));
   });
 
   it("fetch_paid refuses a price above max as a tool error before anything is signed; nothing is paid", async () => {

@@ -86,6 +86,14 @@ describe(GUIDE, () => {
     const demoLine = session.split("\n").find((l) => l.startsWith("$ demo="))!.slice(2);
     const before = await paid();
     const waiting = bash(`${demoLine}\n${waitLine}`);
+    try {
+      await waitsThenCompletes(waiting, approveLine!, before);
+    } finally {
+      if (waiting.child.exitCode === null) waiting.child.kill("SIGKILL");
+    }
+  }, 120_000);
+
+  async function waitsThenCompletes(waiting: ReturnType<typeof bash>, approveLine: string, before: bigint): Promise<void> {
     const deadline = Date.now() + 60_000;
     while (!/held for the owner's review; waiting/.test(waiting.out.stderr)) {
       if (Date.now() > deadline) throw new Error(`not held: ${waiting.out.stderr}`);
@@ -93,12 +101,12 @@ describe(GUIDE, () => {
     }
     const requestId = /payment (req_\w+) held/.exec(waiting.out.stderr)![1]!;
     expect(await paid()).toBe(before);
-    const approve = bash(approveLine!.replace("<request id>", requestId));
-    expect(await approve.done).toBe(0);
+    const approve = bash(approveLine.replace("<request id>", requestId));
+    expect({ code: await approve.done, stderr: approve.out.stderr }).toEqual({ code: 0, stderr: "" });
     expect(await waiting.done).toBe(0);
     expect(JSON.parse(waiting.out.stdout)).toEqual({ report: "relay devnet demo report", paid: true });
     expect(await paid()).toBe(before + PRICE);
-  }, 120_000);
+  }
 
   it("its payingFetch script runs as written with relay-client installed, and buys the demo", async () => {
     // relay-client built from this repository's sources in a folder of its own, installed beside viem.

@@ -1,6 +1,7 @@
 // `relay fetch` and relay-client's payingFetch buying from unmodified x402 merchants (@x402/express and
-// @x402/hono) that settle through the facilitator of the real `relay serve`, on its devnet. Every
-// outcome is read from the chain: who paid, how much, and that nothing moved when nothing should.
+// @x402/hono) that settle through the facilitator of the real `relay serve`, on its devnet, in both
+// modes: the vault as the payer (the default) and the vault funding the bot. Every outcome is read
+// from the chain: who paid, how much, and that nothing moved when nothing should.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,9 +120,55 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(after.bot).toBe(before.bot);
   });
 
+  it("relay fetch buys from @x402/express in vault mode (the default): the vault records the authorization, the merchant is paid from the vault, the bot's key untouched", async () => {
+    const before = await balances();
+    const botNonce = await clients.publicClient.getTransactionCount({ address: bot.address });
+    const { code, stdout, stderr } = await fetchCli(shop.url, "--max", "0.01", "--json").result;
+    expect(stderr).toMatch(/paying from the vault \(mode vault\)/);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { status: "approved", mode: "vault" } });
+    // The vault's transaction moves nothing: it records the authorization; the settlement moves it.
+    expect(await transfers(out.payment.txHash)).toEqual([]);
+    expect(await transfers(out.payment.settlementTx)).toEqual([{ from: vault, to: shop.payTo, value: PRICE }]);
+    expect(decodePaymentResponseHeader(out.headers["payment-response"])).toMatchObject({ success: true, payer: vault });
+    const after = await balances();
+    expect(after.shop).toBe(before.shop + PRICE);
+    expect(after.vault).toBe(before.vault - PRICE);
+    expect(after.bot).toBe(before.bot);
+    expect(await clients.publicClient.getTransactionCount({ address: bot.address })).toBe(botNonce);
+    // `relay status` follows it as the x402 request it is.
+    const status = runMain(["status", out.payment.requestId, "--json", "--state-dir", stateDir]);
+    expect(await status.done).toBe(0);
+    expect(JSON.parse(status.output.stdout)).toMatchObject({ requestId: out.payment.requestId, status: "approved", txHash: out.payment.txHash });
+  });
+
+  it("relay-client's payingFetch buys from @x402/hono in vault mode, paid from the vault", async () => {
+    const before = await balances();
+    const events: string[] = [];
+    const paid = payingFetch({
+      relay: new RelayClient({ baseUrl: manifest.relayerUrl! }),
+      bot: privateKeyToAccount(bot.privateKey),
+      chain: clients.publicClient,
+      vault,
+      max: "0.01",
+      onEvent: (event) => events.push(event.type),
+    });
+    const res = await paid(stall.url);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(MERCHANT_BODY);
+    expect(res.payment).toMatchObject({ status: "approved", mode: "vault" });
+    expect(events).toEqual(["payment-required", "submitted", "executed"]);
+    expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: vault, to: stall.payTo, value: PRICE }]);
+    const after = await balances();
+    expect(after.stall).toBe(before.stall + PRICE);
+    expect(after.vault).toBe(before.vault - PRICE);
+    expect(after.bot).toBe(before.bot);
+  });
+
   it("refuses a price above --max with exit 3 before anything is signed: nothing moves", async () => {
     const before = await balances();
-    const { code, stdout, stderr } = await fetchCli(shop.url, "--max", "0.009", "--mode", "funding").result;
+    const { code, stdout, stderr } = await fetchCli(shop.url, "--max", "0.009").result;
     expect(code).toBe(3);
     expect(stdout).toBe("");
     expect(stderr).toMatch(/^relay: the price 0\.01 USDC is above --max 0\.009; nothing was paid$/m);
@@ -139,13 +186,15 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(await balances()).toEqual(before);
   });
 
-  it("refuses, with exit 3, to fund a purchase from a blacklisted merchant: nothing moves", async () => {
+  it("refuses, with exit 3, a purchase from a blacklisted merchant in either mode: nothing moves", async () => {
     await owner("addGlobalBlacklist", [stall.payTo]);
     try {
       const before = await balances();
-      const { code, stderr } = await fetchCli(stall.url, "--mode", "funding").result;
-      expect(code).toBe(3);
-      expect(stderr).toMatch(/^relay: relayer refused: DESTINATION_NOT_ALLOWED: .*blacklisted/m);
+      for (const mode of ["vault", "funding"]) {
+        const { code, stderr } = await fetchCli(stall.url, "--mode", mode).result;
+        expect({ mode, code }).toEqual({ mode, code: 3 });
+        expect(stderr).toMatch(/^relay: relayer refused: DESTINATION_NOT_ALLOWED: .*blacklisted/m);
+      }
       expect(await balances()).toEqual(before);
     } finally {
       await owner("removeGlobalBlacklist", [stall.payTo]);
@@ -154,10 +203,11 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
 
   it("a payment held for review exits 4 with its request id and nothing moves; with --wait the purchase completes once the owner approves", async () => {
     const before = await balances();
-    const held = await fetchCli(shop.url, "--bot", "reviewed", "--mode", "funding").result;
-    expect(held.code).toBe(4);
-    expect(held.stdout).toBe("");
-    expect(held.stderr).toMatch(/^relay: payment req_\w+ is held for the owner's review; nothing was paid/m);
+    for (const mode of ["vault", "funding"]) {
+      const held = await fetchCli(shop.url, "--bot", "reviewed", "--mode", mode).result;
+      expect({ mode, code: held.code, stdout: held.stdout }).toEqual({ mode, code: 4, stdout: "" });
+      expect(held.stderr).toMatch(/^relay: payment req_\w+ is held for the owner's review; nothing was paid/m);
+    }
     expect(await balances()).toEqual(before);
 
     const waiting = fetchCli(shop.url, "--bot", "reviewed", "--mode", "funding", "--wait", "--json");

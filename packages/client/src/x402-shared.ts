@@ -43,8 +43,8 @@ export function offChainFields({ options, url, required }: ModeContext): { memo?
 }
 
 /** How long and how often a held payment is polled, when waiting was asked for. */
-export function waitOptions(wait: boolean | WaitOptions<PaymentResponse> | undefined): WaitOptions<PaymentResponse> {
-  return typeof wait === "object" ? wait : {};
+export function waitOptions<R>(wait: boolean | WaitOptions<PaymentResponse> | undefined): WaitOptions<R> {
+  return (typeof wait === "object" ? wait : {}) as WaitOptions<R>;
 }
 
 // The relayer takes an http(s) URL without credentials of at most 2048 characters; any other is not sent.

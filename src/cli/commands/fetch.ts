@@ -94,11 +94,11 @@ function report(event: X402Event, settings: Settings, io: CliIO, progress: Progr
 }
 
 async function remember(event: X402Event, settings: Settings, vault: Address): Promise<void> {
-  // Funding payments are payments; `relay status <id>` follows them.
-  if (event.type !== "submitted" || event.mode !== "funding") return;
+  // `relay status <id>` follows them: a funding payment is a payment, the vault's own an x402 request.
+  if (event.type !== "submitted") return;
   await rememberRequest(settings.stateDir, {
     requestId: event.requestId,
-    kind: "payment",
+    kind: event.mode === "funding" ? "payment" : "x402",
     relayerUrl: settings.relayerUrl,
     chainId: settings.chainId,
     vault,
