@@ -7,7 +7,9 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { decodePaymentResponseHeader } from "@x402/core/http";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { decodePaymentResponseHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import { RelayClient, payingFetch, X402PriceAboveMaxError, type TypedDataSigner } from "../../packages/client/src/index.ts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
@@ -227,6 +229,77 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(after.vault).toBe(before.vault - PRICE);
     expect(after.reviewed).toBe(before.reviewed);
   }, 120_000);
+
+  /** A paywall of its own making: answers 402 with `required` (a header value, or x402 v2 built from `accepts`) to every request, paid or not; counts the paid ones. */
+  async function hostilePaywall(required: string | Record<string, unknown>[]): Promise<{ url: string; paidAttempts: () => number; close: () => Promise<void> }> {
+    const header = typeof required === "string" ? required : encodePaymentRequiredHeader({ x402Version: 2, resource: { url: "http://127.0.0.1/x" }, accepts: required } as never);
+    let paidAttempts = 0;
+    const server: Server = createServer((req, res) => {
+      if (req.headers["payment-signature"] !== undefined) paidAttempts++;
+      res.writeHead(402, { "PAYMENT-REQUIRED": header, "content-type": "application/json" }).end("{}");
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return { url: `http://127.0.0.1:${port}/x`, paidAttempts: () => paidAttempts, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  }
+  const requirementFor = (over: Record<string, unknown> = {}) => ({
+    scheme: "exact",
+    network: `eip155:${manifest.chainId}`,
+    amount: PRICE.toString(),
+    asset: usdc,
+    payTo: devKeyPair(16).address,
+    maxTimeoutSeconds: 60,
+    extra: { name: "USDC", version: "2" },
+    ...over,
+  });
+
+  it("refuses with exit 3 a 402 whose every requirement the vault cannot pay (another chain, Permit2, a token it lacks), before anything is signed", async () => {
+    const paywall = await hostilePaywall([
+      requirementFor({ network: "eip155:1" }),
+      requirementFor({ extra: { name: "USDC", version: "2", assetTransferMethod: "permit2" } }),
+      requirementFor({ amount: (10n ** 30n).toString() }),
+    ]);
+    try {
+      const before = await balances();
+      const { code, stderr } = await fetchCli(paywall.url).result;
+      expect(code).toBe(3);
+      expect(stderr).toMatch(/^relay: no payment the paywall accepts can be made from this vault: exact on eip155:1: the vault is on eip155:\d+; .*permit2 \(only EIP-3009 is paid\); .*the price is 10{30}\n$/);
+      expect(paywall.paidAttempts()).toBe(0);
+      expect(await balances()).toEqual(before);
+    } finally {
+      await paywall.close();
+    }
+  });
+
+  it("a 402 that is not x402 v2 is one line and exit 1; nothing is signed", async () => {
+    const paywall = await hostilePaywall("bm90IGpzb24=");
+    try {
+      const before = await balances();
+      const { code, stderr } = await fetchCli(paywall.url).result;
+      expect({ code, stderr }).toEqual({ code: 1, stderr: "relay: the PAYMENT-REQUIRED header is not base64 of a JSON object\n" });
+      expect(await balances()).toEqual(before);
+    } finally {
+      await paywall.close();
+    }
+  });
+
+  it("a paywall that takes the vault's authorization and still answers 402: exit 1 naming the request and its transaction; the merchant has not settled it, the vault still holds the price", async () => {
+    const paywall = await hostilePaywall([requirementFor()]);
+    try {
+      const before = await balances();
+      const merchantBefore = await balance(devKeyPair(16).address);
+      const { code, stdout, stderr } = await fetchCli(paywall.url).result;
+      expect(code).toBe(1);
+      expect(stdout).toBe("");
+      expect(stderr).toMatch(/^relay: the paywall answered 402 to the paid request; payment req_\w+, transaction 0x[0-9a-f]{64}\n$/m);
+      expect(paywall.paidAttempts()).toBe(1);
+      // Recorded, not settled: nothing moved.
+      expect(await balances()).toEqual(before);
+      expect(await balance(devKeyPair(16).address)).toBe(merchantBefore);
+    } finally {
+      await paywall.close();
+    }
+  });
 
   it("a URL that answers without a 402 is just printed, and nothing is paid", async () => {
     const before = await balances();
