@@ -7,7 +7,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { erc20Abi, parseEventLogs, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
-import { createServer, type Server } from "node:http";
+import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodePaymentResponseHeader, encodePaymentRequiredHeader } from "@x402/core/http";
 import { RelayClient, payingFetch, X402PriceAboveMaxError, type TypedDataSigner } from "../../packages/client/src/index.ts";
@@ -166,6 +166,45 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(after.stall).toBe(before.stall + PRICE);
     expect(after.vault).toBe(before.vault - PRICE);
     expect(after.bot).toBe(before.bot);
+  });
+
+  it("a relayer without POST /v1/x402 (an older relay, behind a loopback proxy that answers it 404): payingFetch says so and pays in funding mode", async () => {
+    const relayerUrl = new URL(manifest.relayerUrl!);
+    const proxy: Server = createServer((req, res) => {
+      if (req.url?.startsWith("/v1/x402")) {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: `no route ${req.method} /v1/x402`, code: "NOT_FOUND", details: {} }));
+        return;
+      }
+      const forward = request({ host: relayerUrl.hostname, port: relayerUrl.port, path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      req.pipe(forward);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    try {
+      const before = await balances();
+      const events: string[] = [];
+      const paid = payingFetch({
+        relay: new RelayClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }),
+        bot: privateKeyToAccount(bot.privateKey),
+        chain: clients.publicClient,
+        vault,
+        onEvent: (event) => events.push(event.type === "vault-cannot-pay" ? `${event.type}: ${event.reason}` : event.type),
+      });
+      const res = await paid(shop.url);
+      expect(res.status).toBe(200);
+      expect(res.payment).toMatchObject({ status: "approved", mode: "funding" });
+      expect(events).toEqual(["payment-required", "vault-cannot-pay: the relayer has no POST /v1/x402", "submitted", "executed"]);
+      expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: bot.address, to: shop.payTo, value: PRICE }]);
+      const after = await balances();
+      expect(after.shop).toBe(before.shop + PRICE);
+      expect(after.vault).toBe(before.vault - PRICE);
+      expect(after.bot).toBe(before.bot);
+    } finally {
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it("refuses a price above --max with exit 3 before anything is signed: nothing moves", async () => {
