@@ -10,6 +10,7 @@ import { HTTPFacilitatorClient, decodePaymentRequiredHeader, decodePaymentRespon
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { clientsFor } from "../../src/chain/clients.ts";
+import { transferWithAuthorizationTypes } from "../../packages/client/src/x402-wire.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
@@ -20,16 +21,7 @@ import { tempDir } from "../helpers/temp-dir.ts";
 
 const USDC_ABI = readArtifact("mocks/MockUSDC").abi;
 const WALLET_ABI = readArtifact("mocks/MockERC1271Wallet");
-const AUTH_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+const AUTH_TYPES = transferWithAuthorizationTypes;
 
 describe("x402 on the devnet (relay serve)", () => {
   const stateDir = tempDir("relay-x402-");

@@ -10,7 +10,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodePaymentResponseHeader, encodePaymentRequiredHeader } from "@x402/core/http";
-import { RelayClient, payingFetch, X402PriceAboveMaxError, type TypedDataSigner } from "../../packages/client/src/index.ts";
+import { RelayClient, payingFetch, X402PriceAboveMaxError, type PayingFetchOptions, type TypedDataSigner } from "../../packages/client/src/index.ts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
@@ -67,6 +67,14 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
       stall: await balance(stall.payTo),
     };
   }
+  /** The default bot's payingFetch on this devnet's relayer and vault, with `options` on top. */
+  const botFetch = (options: Partial<PayingFetchOptions> = {}) =>
+    payingFetch({ relay: new RelayClient({ baseUrl: manifest.relayerUrl! }), bot: privateKeyToAccount(bot.privateKey), chain: clients.publicClient, vault, ...options });
+  /** One purchase at PRICE: the merchant credited, the vault debited, the bot's balance where it was. */
+  async function expectOnePurchase(before: Awaited<ReturnType<typeof balances>>, merchant: "shop" | "stall", payingBot: "bot" | "reviewed" = "bot") {
+    const after = await balances();
+    expect({ merchant: after[merchant] - before[merchant], vault: after.vault - before.vault, bot: after[payingBot] - before[payingBot] }).toEqual({ merchant: PRICE, vault: -PRICE, bot: 0n });
+  }
   /** The USDC transfers a transaction made, after checking it succeeded. */
   async function transfers(hash: Hex) {
     const receipt = await clients.publicClient.getTransactionReceipt({ hash });
@@ -94,32 +102,19 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     // The merchant's settlement: bot → merchant, exactly the price, and the header says so.
     expect(await transfers(out.payment.settlementTx)).toEqual([{ from: bot.address, to: shop.payTo, value: PRICE }]);
     expect(decodePaymentResponseHeader(out.headers["payment-response"])).toMatchObject({ success: true, payer: bot.address, transaction: out.payment.settlementTx });
-    const after = await balances();
-    expect(after.shop).toBe(before.shop + PRICE);
-    expect(after.vault).toBe(before.vault - PRICE);
-    expect(after.bot).toBe(before.bot);
+    await expectOnePurchase(before, "shop");
   });
 
   it("relay-client's payingFetch buys from @x402/hono in funding mode, the same way", async () => {
     const before = await balances();
-    const paid = payingFetch({
-      relay: new RelayClient({ baseUrl: manifest.relayerUrl! }),
-      bot: privateKeyToAccount(bot.privateKey),
-      chain: clients.publicClient,
-      vault,
-      mode: "funding",
-      max: PRICE,
-    });
+    const paid = botFetch({ mode: "funding", max: PRICE });
     const res = await paid(stall.url);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(MERCHANT_BODY);
     expect(res.payment).toMatchObject({ status: "approved", mode: "funding", requirement: { scheme: "exact", network: `eip155:${manifest.chainId}`, amount: PRICE.toString() } });
     expect(await transfers(res.payment!.txHash)).toEqual([{ from: vault, to: bot.address, value: PRICE }]);
     expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: bot.address, to: stall.payTo, value: PRICE }]);
-    const after = await balances();
-    expect(after.stall).toBe(before.stall + PRICE);
-    expect(after.vault).toBe(before.vault - PRICE);
-    expect(after.bot).toBe(before.bot);
+    await expectOnePurchase(before, "stall");
   });
 
   it("relay fetch buys from @x402/express in vault mode (the default): the vault records the authorization, the merchant is paid from the vault, the bot's key untouched", async () => {
@@ -134,10 +129,7 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(await transfers(out.payment.txHash)).toEqual([]);
     expect(await transfers(out.payment.settlementTx)).toEqual([{ from: vault, to: shop.payTo, value: PRICE }]);
     expect(decodePaymentResponseHeader(out.headers["payment-response"])).toMatchObject({ success: true, payer: vault });
-    const after = await balances();
-    expect(after.shop).toBe(before.shop + PRICE);
-    expect(after.vault).toBe(before.vault - PRICE);
-    expect(after.bot).toBe(before.bot);
+    await expectOnePurchase(before, "shop");
     expect(await clients.publicClient.getTransactionCount({ address: bot.address })).toBe(botNonce);
     // `relay status` follows it as the x402 request it is.
     const status = runMain(["status", out.payment.requestId, "--json", "--state-dir", stateDir]);
@@ -148,24 +140,14 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
   it("relay-client's payingFetch buys from @x402/hono in vault mode, paid from the vault", async () => {
     const before = await balances();
     const events: string[] = [];
-    const paid = payingFetch({
-      relay: new RelayClient({ baseUrl: manifest.relayerUrl! }),
-      bot: privateKeyToAccount(bot.privateKey),
-      chain: clients.publicClient,
-      vault,
-      max: "0.01",
-      onEvent: (event) => events.push(event.type),
-    });
+    const paid = botFetch({ max: "0.01", onEvent: (event) => events.push(event.type) });
     const res = await paid(stall.url);
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual(MERCHANT_BODY);
     expect(res.payment).toMatchObject({ status: "approved", mode: "vault" });
     expect(events).toEqual(["payment-required", "submitted", "executed"]);
     expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: vault, to: stall.payTo, value: PRICE }]);
-    const after = await balances();
-    expect(after.stall).toBe(before.stall + PRICE);
-    expect(after.vault).toBe(before.vault - PRICE);
-    expect(after.bot).toBe(before.bot);
+    await expectOnePurchase(before, "stall");
   });
 
   it("a relayer without POST /v1/x402 (an older relay, behind a loopback proxy that answers it 404): payingFetch says so and pays in funding mode", async () => {
@@ -185,11 +167,8 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     try {
       const before = await balances();
       const events: string[] = [];
-      const paid = payingFetch({
+      const paid = botFetch({
         relay: new RelayClient({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}` }),
-        bot: privateKeyToAccount(bot.privateKey),
-        chain: clients.publicClient,
-        vault,
         onEvent: (event) => events.push(event.type === "vault-cannot-pay" ? `${event.type}: ${event.reason}` : event.type),
       });
       const res = await paid(shop.url);
@@ -197,10 +176,7 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
       expect(res.payment).toMatchObject({ status: "approved", mode: "funding" });
       expect(events).toEqual(["payment-required", "vault-cannot-pay: the relayer has no POST /v1/x402", "submitted", "executed"]);
       expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: bot.address, to: shop.payTo, value: PRICE }]);
-      const after = await balances();
-      expect(after.shop).toBe(before.shop + PRICE);
-      expect(after.vault).toBe(before.vault - PRICE);
-      expect(after.bot).toBe(before.bot);
+      await expectOnePurchase(before, "shop");
     } finally {
       proxy.closeAllConnections();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
@@ -219,7 +195,7 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     let signed = 0;
     const account = privateKeyToAccount(bot.privateKey);
     const counting: TypedDataSigner = { address: account.address, signTypedData: (d) => (signed++, account.signTypedData(d)) };
-    const paid = payingFetch({ relay: new RelayClient({ baseUrl: manifest.relayerUrl! }), bot: counting, chain: clients.publicClient, vault, max: PRICE - 1n });
+    const paid = botFetch({ bot: counting, max: PRICE - 1n });
     const error = await paid(stall.url).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(X402PriceAboveMaxError);
     expect(error).toMatchObject({ price: PRICE, max: PRICE - 1n, code: "X402_PRICE_ABOVE_MAX" });
@@ -263,10 +239,7 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     const out = JSON.parse(stdout);
     expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { requestId, status: "approved", mode: "funding" } });
     expect(await transfers(out.payment.settlementTx)).toEqual([{ from: reviewed.address, to: shop.payTo, value: PRICE }]);
-    const after = await balances();
-    expect(after.shop).toBe(before.shop + PRICE);
-    expect(after.vault).toBe(before.vault - PRICE);
-    expect(after.reviewed).toBe(before.reviewed);
+    await expectOnePurchase(before, "shop", "reviewed");
   }, 120_000);
 
   /** A paywall of its own making: answers 402 with `required` (a header value, or x402 v2 built from `accepts`) to every request, paid or not; counts the paid ones. */
