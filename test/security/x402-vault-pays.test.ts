@@ -27,7 +27,9 @@ import {
   x402Body,
   x402Intent,
 } from "../x402/support/vault-pays.ts";
+import { waitUntilCancelled } from "./support/held-payment.ts";
 import { asAccount, asRelayer, relayerAccount } from "./support/leaked-relayer.ts";
+import { ownerSession } from "./support/owner-session.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
 const DAY = 86_400n;
@@ -107,6 +109,12 @@ describe("x402 vault-pays: only what an executed intent recorded", () => {
       await refusedBoth(await signed(bot, merchant, USDC(2)), "EXCEEDS_DAILY_LIMIT", "ExceedsSpendWindow");
     });
 
+    it("more than the vault holds: 422 INSUFFICIENT_BALANCE, and the vault refuses it too", async () => {
+      const bot = await newBot(env, { maxPerTxAmount: 0n, spendingLimits: [], aiTriggerThreshold: 0n });
+      const [held] = await balances(env, usdc, [env.vault]);
+      await refusedBoth(await signed(bot, merchant, held + 1n), "INSUFFICIENT_BALANCE", "InsufficientBalance");
+    });
+
     it("the AI hold: an unreviewed intent at the bot's AI threshold is refused by the vault", async () => {
       const bot = await newBot(env, { aiTriggerThreshold: usd(1) });
       const x = await signed(bot, merchant, USDC(1));
@@ -150,6 +158,19 @@ describe("x402 vault-pays: only what an executed intent recorded", () => {
       expect(await balances(env, usdc, [env.vault, merchant])).toEqual(before);
       await expectNothingRecorded(x.intent);
     });
+  });
+
+  it("an intent the owner rejected is cancelled on-chain: a leaked relayer key cannot record it afterwards", async () => {
+    const x = await signed(env.bot, merchant, USDC(0.01));
+    const body = { ...x.body, metadata: { scenario: "ai-no-consensus" } };
+    const held = await post(`${env.url}/v1/x402`, body);
+    expect(held.body).toMatchObject({ status: "pending_review" });
+    const auth = await ownerSession(env);
+    expect((await post(`${env.url}/v1/reviews/${held.body.requestId}/reject`, { reason: "not this one" }, auth)).status).toBe(200);
+    await waitUntilCancelled(env, intentHashOf(x.intent));
+    expect(await asRelayer(env, "executeX402", [x.intent, x.signature, UNREVIEWED])).toEqual({ refusal: "IntentCancelled", status: "reverted" });
+    await expectNothingRecorded(x.intent);
+    expect((await post(`${env.url}/v1/x402`, { ...x.body, idempotencyKey: crypto.randomUUID() })).body).toMatchObject({ code: "INTENT_REJECTED" });
   });
 
   describe("a bot key alone", () => {
