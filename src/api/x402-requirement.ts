@@ -4,25 +4,15 @@
 import { z } from "zod";
 import type { Address } from "viem";
 import { checkAddress, isInvalid, parseUint } from "./field-checks.ts";
+import type { X402Requirement as WireX402Requirement } from "../../packages/client/src/types.ts";
 import { boundedJsonObject, type JsonValue } from "./off-chain.ts";
 
 /** Not in SPEC.md: the requirement's size as compact JSON, in UTF-8 bytes (its `extra` included). */
 export const X402_REQUIREMENT_MAX_BYTES = 4096;
 const TEXT_MAX_CHARS = 2048;
 
-/** The requirement once validated: addresses checksummed, amount a decimal string. */
-export interface X402Requirement {
-  resource: string;
-  description?: string;
-  mimeType?: string;
-  scheme: string;
-  network: string;
-  payTo: Address;
-  amount: string;
-  asset: Address;
-  maxTimeoutSeconds?: number;
-  extra?: { [key: string]: JsonValue };
-}
+/** The requirement once validated (the client's wire shape): addresses checksummed, amount a decimal string, `extra` plain JSON. */
+export type X402Requirement = Omit<WireX402Requirement, "payTo" | "asset" | "extra"> & { payTo: Address; asset: Address; extra?: { [key: string]: JsonValue } };
 
 type Checked = X402Requirement | { message: string; path: (string | number)[] };
 

@@ -10,7 +10,6 @@ import { HTTPFacilitatorClient, decodePaymentRequiredHeader, decodePaymentRespon
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { clientsFor } from "../../src/chain/clients.ts";
-import { transferWithAuthorizationTypes } from "../../packages/client/src/x402-wire.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
 import type { Manifest } from "../../src/devnet/manifest.ts";
@@ -18,10 +17,11 @@ import { manifestSchema } from "../../src/devnet/manifest-schema.ts";
 import { DEMO_PRICE_ATOMIC, X402_MERCHANT_INDEX } from "../../src/x402/devnet.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { AUTHORIZATION_TYPES } from "./support/vault-pays.ts";
 
 const USDC_ABI = readArtifact("mocks/MockUSDC").abi;
 const WALLET_ABI = readArtifact("mocks/MockERC1271Wallet");
-const AUTH_TYPES = transferWithAuthorizationTypes;
+const AUTH_TYPES = AUTHORIZATION_TYPES;
 
 describe("x402 on the devnet (relay serve)", () => {
   const stateDir = tempDir("relay-x402-");

@@ -227,7 +227,7 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     }
     expect(await balances()).toEqual(before);
 
-    const waiting = fetchCli(shop.url, "--bot", "reviewed", "--mode", "funding", "--wait", "--json");
+    const waiting = fetchCli(shop.url, "--bot", "reviewed", "--wait", "--json");
     await waiting.run.waitFor(/held for the owner's review; waiting/);
     const requestId = /payment (req_\w+) held/.exec(waiting.run.output.stderr)![1]!;
     // Nothing is authorized while the owner has not decided.
@@ -237,8 +237,8 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     const { code, stdout } = await waiting.result;
     expect(code).toBe(0);
     const out = JSON.parse(stdout);
-    expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { requestId, status: "approved", mode: "funding" } });
-    expect(await transfers(out.payment.settlementTx)).toEqual([{ from: reviewed.address, to: shop.payTo, value: PRICE }]);
+    expect(out).toMatchObject({ status: 200, body: MERCHANT_BODY, payment: { requestId, status: "approved", mode: "vault" } });
+    expect(await transfers(out.payment.settlementTx)).toEqual([{ from: vault, to: shop.payTo, value: PRICE }]);
     await expectOnePurchase(before, "shop", "reviewed");
   }, 120_000);
 

@@ -5,7 +5,8 @@
 // relayer and x402 server over HTTP; every outcome read from the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import { hashTypedData, type Address, type Hex } from "viem";
+import type { Address, Hex } from "viem";
+import type { X402Intent } from "../../packages/client/src/intent-types.ts";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
 import { DEMO_BODY } from "../../src/x402/server.ts";
@@ -13,19 +14,9 @@ import { DEMO_PRICE_ATOMIC, startDevnetX402, X402_FACILITATOR_INDEX, X402_MERCHA
 import { get, post, startEnv, type Env } from "../relayer/harness.ts";
 import { ownerSession } from "../security/support/owner-session.ts";
 import { signReviewApproval } from "../../packages/client/src/sign.ts";
-import { balances, erc1271, ERC1271_MAGIC, nonceUsed, paymentSignature, paywall, recorded, requirementOf, x402Body, x402Intent } from "./support/vault-pays.ts";
+import { balances, erc1271, ERC1271_MAGIC, nonceUsed, paymentSignature, paywall, recorded, requirementOf, vaultDigest, x402Body, x402Intent } from "./support/vault-pays.ts";
 
 const PRICE = BigInt(DEMO_PRICE_ATOMIC);
-const AUTH_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 describe("x402: the vault pays (POST /v1/x402)", () => {
   let env: Env;
@@ -46,14 +37,8 @@ describe("x402: the vault pays (POST /v1/x402)", () => {
     await env?.close();
   });
 
-  /** The EIP-3009 digest of the vault's authorization, by viem on USDC's own domain (not relay's code). */
-  const digestOf = (to: Address, value: bigint, intent: { validAfter: bigint; validBefore: bigint; nonce: Hex }) =>
-    hashTypedData({
-      domain: { name: "USDC", version: "2", chainId: env.manifest.chainId, verifyingContract: usdc },
-      types: AUTH_TYPES,
-      primaryType: "TransferWithAuthorization",
-      message: { from: env.vault, to, value, validAfter: intent.validAfter, validBefore: intent.validBefore, nonce: intent.nonce },
-    });
+  /** The EIP-3009 digest of the vault's authorization to `to` of `value` (vaultDigest: viem, on USDC's domain). */
+  const digestOf = (to: Address, value: bigint, intent: X402Intent) => vaultDigest(env, intent, { to, value });
 
   /** The bot buys the demo: the 402, the signed intent for its requirement, recorded by the relayer. */
   async function buy(bot = env.bot) {

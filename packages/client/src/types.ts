@@ -373,6 +373,8 @@ export interface ReviewItem extends OffChainFields {
   heldBecause: string;
   memo?: string;
   metadata?: Metadata;
+  /** What an x402 request (or a funding payment naming its requirement) buys; an x402 request's payTo, amount and asset are the signed ones. */
+  x402?: { resource?: string; description?: string; payTo?: string; amount?: string; asset?: string; scheme?: string };
   [field: string]: unknown;
 }
 

@@ -107,13 +107,13 @@ export async function status(requestId: string | undefined, options: StatusOptio
       found = { kind, response: await client.getStatus(kind, id, { signal: io.signal }) };
       break;
     } catch (error) {
-      // An id of unknown kind is looked for among payments, then executions, swaps, x402 payments.
+      // An id of unknown kind is looked for among payments, then executions, swaps, x402 authorizations.
       if (error instanceof RelayApiError && error.status === 404) continue;
       throw error;
     }
   }
   if (found === undefined) {
-    const what = kinds.length > 1 ? "payment, execution, swap or x402 payment" : { payment: "payment", execute: "execution", swap: "swap", x402: "x402 payment" }[kinds[0]!];
+    const what = kinds.length > 1 ? "payment, execution, swap or x402 authorization" : { payment: "payment", execute: "execution", swap: "swap", x402: "x402 authorization" }[kinds[0]!];
     throw new CliError(`no ${what} ${id} at ${settings.relayerUrl}`, EXIT.FAILURE);
   }
   let response = found.response;

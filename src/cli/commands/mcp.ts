@@ -320,7 +320,7 @@ function buildServer(context: Context): McpServer {
             response = error.lastResponse as AnyResponse;
           }
         }
-        return statusResult(response, sentence(found.kind === "payment" ? "Payment" : found.kind === "execute" ? "Call" : "Swap", response, ""));
+        return statusResult(response, sentence({ payment: "Payment", execute: "Call", swap: "Swap", x402: "x402 authorization" }[found.kind], response, ""));
       }),
   );
 
@@ -501,10 +501,10 @@ function keep(context: Context, slot: string, signed: SignedBody): void {
   }
 }
 
-/** A request's status, by the kind this server sent it as, else among payments, executions, swaps. */
+/** A request's status, by the kind this server sent it as, else among payments, executions, swaps, x402 authorizations. */
 async function lookUp(context: Context, requestId: string, signal: AbortSignal): Promise<{ kind: RequestKind; response: AnyResponse }> {
   const known = context.kinds.get(requestId);
-  const kinds: RequestKind[] = known === undefined ? ["payment", "execute", "swap"] : [known];
+  const kinds: RequestKind[] = known === undefined ? ["payment", "execute", "swap", "x402"] : [known];
   for (const kind of kinds) {
     try {
       return { kind, response: await context.client.getStatus(kind, requestId, { signal }) };
@@ -513,7 +513,7 @@ async function lookUp(context: Context, requestId: string, signal: AbortSignal):
       throw error;
     }
   }
-  throw new RelayApiError({ status: 404, code: "NOT_FOUND", message: `no payment, execution or swap ${requestId} at ${context.settings.relayerUrl}` });
+  throw new RelayApiError({ status: 404, code: "NOT_FOUND", message: `no payment, execution, swap or x402 authorization ${requestId} at ${context.settings.relayerUrl}` });
 }
 
 function statusResult(response: AnyResponse, text: string): CallToolResult {

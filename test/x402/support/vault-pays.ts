@@ -4,7 +4,7 @@
 // test/security/; every helper talks to the real relayer, devnet and x402 server.
 import { encodePaymentSignatureHeader, decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { erc20Abi, keccak256, toHex, type Address, type Hex } from "viem";
+import { erc20Abi, hashTypedData, keccak256, toHex, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { x402RequestBody } from "../../../packages/client/src/bodies.ts";
 import type { X402Intent } from "../../../packages/client/src/intent-types.ts";
@@ -12,6 +12,7 @@ import { signX402Intent } from "../../../packages/client/src/sign.ts";
 import type { X402Requirement } from "../../../packages/client/src/types.ts";
 import { readArtifact } from "../../../src/chain/artifacts.ts";
 import type { Env } from "../../relayer/harness.ts";
+import { transferWithAuthorizationTypes } from "../../../packages/client/src/x402-wire.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const usdcAbi = readArtifact("mocks/MockUSDC").abi;
@@ -74,6 +75,29 @@ export function paymentSignature(env: Env, resource: PaymentPayload["resource"],
   };
   return encodePaymentSignatureHeader(payload);
 }
+
+/** EIP-3009's TransferWithAuthorization type, as relay-client signs it. */
+export const AUTHORIZATION_TYPES = transferWithAuthorizationTypes;
+
+/** The devnet USDC's EIP-712 domain (Base Sepolia's: "USDC", "2"). */
+export const usdcDomain = (env: Env) => ({ name: "USDC", version: "2", chainId: env.manifest.chainId, verifyingContract: env.token("USDC") });
+
+/**
+ * The EIP-3009 digest of an authorization from the vault, by viem on USDC's own domain (not relay's
+ * code): `to` and `value` are the intent's unless changed.
+ */
+export function vaultDigest(env: Env, intent: X402Intent, change: Partial<{ to: Address; value: bigint }> = {}): Hex {
+  return hashTypedData({
+    domain: usdcDomain(env),
+    types: AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: { from: env.vault, to: change.to ?? intent.payTo, value: change.value ?? intent.amount, validAfter: intent.validAfter, validBefore: intent.validBefore, nonce: intent.nonce },
+  });
+}
+
+/** transferWithAuthorization's arguments for the vault's authorization `intent`, with these signature bytes. */
+export const settleArgs = (env: Env, intent: X402Intent, signature: Hex = VAULT_SIGNATURE) =>
+  [env.vault, intent.payTo, intent.amount, intent.validAfter, intent.validBefore, intent.nonce, signature] as const;
 
 /** What the vault answers ERC-1271 for `digest`. */
 export function erc1271(env: Env, digest: Hex): Promise<Hex> {
