@@ -10,7 +10,15 @@ import { privateKeyToAccount } from "viem/accounts";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { decodePaymentResponseHeader, encodePaymentRequiredHeader } from "@x402/core/http";
-import { RelayClient, payingFetch, X402PriceAboveMaxError, type PayingFetchOptions, type TypedDataSigner } from "../../packages/client/src/index.ts";
+import {
+  RelayClient,
+  payingFetch,
+  X402PaymentRejectedError,
+  X402PriceAboveMaxError,
+  type PayingFetchOptions,
+  type TypedDataSigner,
+  type X402Event,
+} from "../../packages/client/src/index.ts";
 import { clientsFor } from "../../src/chain/clients.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
@@ -241,6 +249,33 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     expect(await transfers(out.payment.settlementTx)).toEqual([{ from: vault, to: shop.payTo, value: PRICE }]);
     await expectOnePurchase(before, "shop", "reviewed");
   }, 120_000);
+
+  it("payingFetch waiting for the owner: a rejection is X402PaymentRejectedError with nothing moved and no authorization signed; an approval completes the purchase from the vault", async () => {
+    const account = privateKeyToAccount(reviewed.privateKey);
+    const signed: string[] = [];
+    const counting: TypedDataSigner = { address: account.address, signTypedData: (d) => (signed.push(String(d.primaryType)), account.signTypedData(d)) };
+    const decide = (verb: "approve" | "reject") => async (event: X402Event) => {
+      if (event.type !== "held") return;
+      const args = verb === "approve" ? [event.requestId] : [event.requestId, "--reason", "not this one"];
+      expect(await runMain(["review", verb, ...args, "--state-dir", stateDir]).done).toBe(0);
+    };
+    const wait = { reviewIntervalMs: 100, aiWindowMs: 0, timeoutMs: 60_000 };
+    const before = await balances();
+
+    const rejected = await botFetch({ bot: counting, mode: "funding", wait, onEvent: decide("reject") })(shop.url).catch((e: unknown) => e);
+    expect(rejected).toBeInstanceOf(X402PaymentRejectedError);
+    expect(rejected).toMatchObject({ code: "X402_PAYMENT_REJECTED", mode: "funding", reason: expect.stringMatching(/not this one/) });
+    expect(signed).toEqual(["PaymentIntent"]); // the funding intent only: no authorization from the bot's key
+    expect(await balances()).toEqual(before);
+
+    signed.length = 0;
+    const res = await botFetch({ bot: counting, wait, onEvent: decide("approve") })(shop.url);
+    expect(res.status).toBe(200);
+    expect(res.payment).toMatchObject({ status: "approved", mode: "vault" });
+    expect(signed).toEqual(["X402Intent"]);
+    expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: vault, to: shop.payTo, value: PRICE }]);
+    await expectOnePurchase(before, "shop", "reviewed");
+  });
 
   /** A paywall of its own making: answers 402 with `required` (a header value, or x402 v2 built from `accepts`) to every request, paid or not; counts the paid ones. */
   async function hostilePaywall(required: string | Record<string, unknown>[]): Promise<{ url: string; paidAttempts: () => number; close: () => Promise<void> }> {
