@@ -73,6 +73,7 @@ export {
   X402PaymentHeldError,
   X402PaymentRejectedError,
   X402PriceAboveMaxError,
+  X402RequestError,
   X402ProtocolError,
   X402SettlementError,
   type X402Mode,

@@ -52,32 +52,36 @@ export class X402PriceAboveMaxError extends X402Error {
   }
 }
 
-/**
- * The vault's payment is held for the owner's review and the caller did not ask to wait. Nothing
- * moved and no payment authorization was made; follow `requestId` with the relayer.
- */
-export class X402PaymentHeldError extends X402Error {
-  override name = "X402PaymentHeldError";
+/** A failure about one payment request the relayer knows (`requestId`), in `mode`. */
+export class X402RequestError extends X402Error {
+  override name = "X402RequestError";
   readonly requestId: string;
   readonly mode: X402Mode;
-  constructor(requestId: string, mode: X402Mode) {
-    super("X402_PAYMENT_HELD", `the payment ${requestId} is held for the owner's review`);
+  constructor(code: string, message: string, requestId: string, mode: X402Mode) {
+    super(code, message);
     this.requestId = requestId;
     this.mode = mode;
   }
 }
 
+/**
+ * The vault's payment is held for the owner's review and the caller did not ask to wait. Nothing
+ * moved and no payment authorization was made; follow `requestId` with the relayer.
+ */
+export class X402PaymentHeldError extends X402RequestError {
+  override name = "X402PaymentHeldError";
+  constructor(requestId: string, mode: X402Mode) {
+    super("X402_PAYMENT_HELD", `the payment ${requestId} is held for the owner's review`, requestId, mode);
+  }
+}
+
 /** The relayer rejected the vault's payment (a policy, the AI scan or the owner). Nothing moved. */
-export class X402PaymentRejectedError extends X402Error {
+export class X402PaymentRejectedError extends X402RequestError {
   override name = "X402PaymentRejectedError";
-  readonly requestId: string;
-  readonly mode: X402Mode;
   readonly reason: string | undefined;
   readonly errorCode: string | undefined;
   constructor(requestId: string, mode: X402Mode, reason: string | undefined, errorCode: string | undefined) {
-    super("X402_PAYMENT_REJECTED", `the payment ${requestId} was rejected${reason ? `: ${reason}` : ""}`);
-    this.requestId = requestId;
-    this.mode = mode;
+    super("X402_PAYMENT_REJECTED", `the payment ${requestId} was rejected${reason ? `: ${reason}` : ""}`, requestId, mode);
     this.reason = reason;
     this.errorCode = errorCode;
   }
