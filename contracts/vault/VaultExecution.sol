@@ -329,7 +329,11 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         address token = i.token;
         uint256 validBefore = i.validBefore;
         if (validBefore <= block.timestamp || i.validAfter >= validBefore) revert X402AuthorizationExpired(validBefore);
-        // Native ETH has no authorizations: its "token" answers no DOMAIN_SEPARATOR (empty revert).
+        // Only a token the registry prices (else NoPriceFeed): the digest is computed from the
+        // token's own DOMAIN_SEPARATOR(), and a contract the bot picked could answer another EIP-3009
+        // token's, for a transfer of that token no rule here would have valued. (Native ETH has no
+        // authorizations: its "token" answers no DOMAIN_SEPARATOR.)
+        _usdValue(token, i.amount);
         _checkPayee(i.bot, i.payTo, token, i.amount, false, gated);
         if (IEIP3009(token).authorizationState(address(this), i.nonce)) revert X402NonceUsed(i.nonce);
         _checkBalance(token, i.amount);

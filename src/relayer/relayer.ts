@@ -339,7 +339,7 @@ export class Relayer {
       // A funding payment's merchant, as a payee (policy/x402-merchant.ts): one read, only with a payTo.
       await checkFundingMerchant(chain, request, blockNumber);
       // An x402 authorization's window and nonce, as the token will see them, and its digest.
-      await checkX402Authorization(chain, request, blockNumber, nowSeconds);
+      await checkX402Authorization(chain, request, snapshot, nowSeconds);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
       swapLeg = isSwapAndPay(request)

@@ -16,6 +16,7 @@ import { ownerCall, post, startEnv, type Env } from "../relayer/harness.ts";
 import {
   AUTHORIZATION_TYPES,
   balances,
+  domainSeparatorOf,
   erc1271,
   ERC1271_MAGIC,
   nonceUsed,
@@ -28,6 +29,7 @@ import {
   x402Intent,
 } from "../x402/support/vault-pays.ts";
 import { waitUntilCancelled } from "./support/held-payment.ts";
+import { deployer } from "./support/devnet-admin.ts";
 import { asAccount, asRelayer, relayerAccount } from "./support/leaked-relayer.ts";
 import { ownerSession } from "./support/owner-session.ts";
 
@@ -113,6 +115,26 @@ describe("x402 vault-pays: only what an executed intent recorded", () => {
       const bot = await newBot(env, { maxPerTxAmount: 0n, spendingLimits: [], aiTriggerThreshold: 0n });
       const [held] = await balances(env, usdc, [env.vault]);
       await refusedBoth(await signed(bot, merchant, held + 1n), "INSUFFICIENT_BALANCE", "InsufficientBalance");
+    });
+
+    it("a \"token\" answering USDC's domain separator cannot have the vault vouch for a USDC transfer, even for a bot without limits", async () => {
+      // The digest is computed from the token's own DOMAIN_SEPARATOR(): a contract the bot names as
+      // the token, mimicking USDC's, would make it USDC's digest, valued as nothing by any rule.
+      const mimic = await deployer(env).deploy("mocks/MockDomainMimic", [await domainSeparatorOf(env, usdc)]);
+      const bot = await newBot(env, { maxPerTxAmount: 0n, spendingLimits: [], aiTriggerThreshold: 0n });
+      const x = await signed(bot, merchant, USDC(1), {});
+      const forMimic = { ...x, intent: { ...x.intent, token: mimic } };
+      const body = await x402Body(env, bot, forMimic.intent);
+      const signature = await signX402Intent(bot, env.manifest.domain as never, forMimic.intent);
+      const usdcDigest = vaultDigest(env, forMimic.intent); // USDC's domain: the transfer the mimic would unlock
+      const before = await balances(env, usdc, [env.vault, merchant]);
+      expect((await post(`${env.url}/v1/x402`, body.body)).body).toMatchObject({ code: "INVALID_X402_REQUIREMENT" });
+      expect(await asRelayer(env, "executeX402", [forMimic.intent, signature, UNREVIEWED])).toEqual({ refusal: "NoPriceFeed", status: "reverted" });
+      expect(await recorded(env, usdcDigest)).toBe(0n);
+      expect(await erc1271(env, usdcDigest)).toBe(INVALID);
+      expect(await used(forMimic.intent)).toBe(false);
+      await expect(env.owner.call(usdc, "mocks/MockUSDC", "transferWithAuthorization", settleArgs(env, forMimic.intent))).rejects.toThrow(/invalid signature/);
+      expect(await balances(env, usdc, [env.vault, merchant])).toEqual(before);
     });
 
     it("the AI hold: an unreviewed intent at the bot's AI threshold is refused by the vault", async () => {

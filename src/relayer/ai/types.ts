@@ -32,6 +32,11 @@ export interface BotHistory {
   knownCounterparty: boolean;
 }
 
+/** Whether the request sends money to its counterparty: a payment, or an x402 authorization (to its merchant). */
+export function paysCounterparty(kind: ScanInput["kind"]): boolean {
+  return kind === "payment" || kind === "x402";
+}
+
 export interface ScanInput {
   kind: "payment" | "execute" | "swap" | "x402";
   chainId: number;

@@ -2,12 +2,14 @@
 // on it): its validity window still open by the chain's clock (400 X402_AUTHORIZATION_EXPIRED), its
 // EIP-3009 nonce unused by the vault on the token (409 X402_NONCE_USED), and its digest, computed
 // from the token's DOMAIN_SEPARATOR() at the pinned block as the vault computes it on-chain: the
-// value recorded and answered (`digest`). A token without EIP-3009 is 400 INVALID_X402_REQUIREMENT.
+// value recorded and answered (`digest`). A token without EIP-3009, or one the registry prices not
+// (the vault refuses it: NoPriceFeed), is 400 INVALID_X402_REQUIREMENT.
 import { encodeAbiParameters, keccak256, concat, type Hex } from "viem";
 import type { RelayRequest, X402Request } from "../../api/validate.ts";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { relayError } from "../../errors.ts";
 import type { ChainRuntime } from "../chain/chain-runtime.ts";
+import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { rpcFailure } from "../rpc-errors.ts";
 
 const eip3009Abi = readArtifact("mocks/MockUSDC").abi;
@@ -28,8 +30,11 @@ export function x402Digest(request: X402Request, domainSeparator: Hex): Hex {
 }
 
 /** Checks an x402 request's authorization and sets its `digest`; nothing for other kinds. */
-export async function checkX402Authorization(chain: ChainRuntime, request: RelayRequest, blockNumber: bigint, nowSeconds: bigint): Promise<void> {
+export async function checkX402Authorization(chain: ChainRuntime, request: RelayRequest, snapshot: PolicySnapshot, nowSeconds: bigint): Promise<void> {
   if (request.kind !== "x402") return;
+  const blockNumber = snapshot.blockNumber;
+  // A stale feed is PRICE_FEED_STALE (policy/prices.ts, earlier); a token without a feed is none an x402 may pay in.
+  if (!snapshot.priced) throw relayError("INVALID_X402_REQUIREMENT", `token ${request.intent.token} has no price feed in the registry: the vault authorizes only tokens it can value`);
   const { token, validBefore, nonce } = request.intent;
   if (validBefore <= nowSeconds) {
     throw relayError("X402_AUTHORIZATION_EXPIRED", `validBefore ${validBefore} is not after the chain's time ${nowSeconds}`);
