@@ -191,6 +191,27 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     }
   });
 
+  it("follows a redirect to the paywall: the paid request goes to the URL that asked for payment, not to the page that redirected", async () => {
+    // The page that redirects is not the paywall: it must never see the payment.
+    let shownPayment = 0;
+    const redirect: Server = createServer((req, res) => {
+      if (req.headers["payment-signature"] !== undefined) shownPayment++;
+      res.writeHead(302, { location: stall.url }).end();
+    });
+    await new Promise<void>((resolve) => redirect.listen(0, "127.0.0.1", resolve));
+    try {
+      const before = await balances();
+      const res = await botFetch({ max: PRICE })(`http://127.0.0.1:${(redirect.address() as AddressInfo).port}/old`);
+      expect(res.status).toBe(200);
+      expect(res.url).toBe(stall.url);
+      expect(shownPayment).toBe(0);
+      expect(await transfers(res.payment!.settlementTx!)).toEqual([{ from: vault, to: stall.payTo, value: PRICE }]);
+      await expectOnePurchase(before, "stall");
+    } finally {
+      await new Promise<void>((resolve) => redirect.close(() => resolve()));
+    }
+  });
+
   it("refuses a price above --max with exit 3 before anything is signed: nothing moves", async () => {
     const before = await balances();
     const { code, stdout, stderr } = await fetchCli(shop.url, "--max", "0.009").result;

@@ -119,9 +119,10 @@ export function payingFetch(options: PayingFetchOptions): (input: string | URL, 
   let domain: Promise<VaultDomain> | undefined;
   const fetcher = options.fetch ?? globalThis.fetch;
   return async (input, init = {}, call = {}) => {
-    const url = String(input);
-    const first = await fetcher(url, init);
+    const first = await fetcher(String(input), init);
     if (first.status !== 402) return first;
+    // The paywall that asked is the one paid and asked again: where redirects ended, if any.
+    const url = first.url === "" ? String(input) : first.url;
     const required = readPaymentRequired(first.headers);
     await first.body?.cancel(); // the 402's body says nothing the header does not
     const settings = { ...options, ...definedOnly(call) };
