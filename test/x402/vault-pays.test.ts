@@ -5,15 +5,18 @@
 // relayer and x402 server over HTTP; every outcome read from the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { decodePaymentResponseHeader } from "@x402/core/http";
-import type { Address, Hex } from "viem";
+import { decodeFunctionData, recoverAddress, type Address, type Hex } from "viem";
+import { readArtifact } from "../../src/chain/artifacts.ts";
+import { verdictDigest } from "../../src/eip712/verdict.ts";
+import { newBot } from "../relayer/harness-extra.ts";
 import type { X402Intent } from "../../packages/client/src/intent-types.ts";
 import { RelayClient } from "../../packages/client/src/relay-client.ts";
-import { devKeyPair } from "../../src/devnet/accounts.ts";
+import { devKeyPair, devScannerKeys } from "../../src/devnet/accounts.ts";
 import { DEMO_BODY } from "../../src/x402/server.ts";
 import { DEMO_PRICE_ATOMIC, startDevnetX402, X402_FACILITATOR_INDEX, X402_MERCHANT_INDEX, type X402Server } from "../../src/x402/devnet.ts";
 import { get, post, startEnv, type Env } from "../relayer/harness.ts";
 import { ownerSession } from "../security/support/owner-session.ts";
-import { signReviewApproval } from "../../packages/client/src/sign.ts";
+import { intentDigest, signReviewApproval } from "../../packages/client/src/sign.ts";
 import { balances, erc1271, ERC1271_MAGIC, nonceUsed, paymentSignature, paywall, recorded, requirementOf, vaultDigest, x402Body, x402Intent } from "./support/vault-pays.ts";
 
 const PRICE = BigInt(DEMO_PRICE_ATOMIC);
@@ -148,6 +151,26 @@ describe("x402: the vault pays (POST /v1/x402)", () => {
     const [vaultBefore, merchantBefore] = await balances(env, usdc, [env.vault, merchant]);
     const paid = await fetch(x402.demoUrl, { headers: { "PAYMENT-SIGNATURE": paymentSignature(env, resource, requirement, intent) } });
     expect(paid.status).toBe(200);
+    expect(await balances(env, usdc, [env.vault, merchant])).toEqual([vaultBefore - PRICE, merchantBefore + PRICE]);
+  });
+
+  it("at the bot's AI threshold: the agents' approval records it through the vault's reviewed entry point, with the scanners' verdicts", async () => {
+    const bot = await newBot(env, { aiTriggerThreshold: PRICE }); // $0.01: the demo's price
+    const { resource, requirement, intent, body } = await buy(bot);
+    const answer = await post(`${env.url}/v1/x402`, { ...body, metadata: { scenario: "ai-approve" } });
+    expect(answer.body).toMatchObject({ status: "approved", digest: digestOf(merchant, PRICE, intent) });
+    const tx = await env.clients.publicClient.getTransaction({ hash: answer.body.txHash });
+    const call = decodeFunctionData({ abi: readArtifact("ServiceVault").abi, data: tx.input });
+    expect(call.functionName).toBe("executeX402");
+    const approval = (call.args as readonly unknown[])[2] as { deadline: bigint; signature: Hex };
+    const digest = verdictDigest(env.manifest.domain as never, intentDigest(env.manifest.domain as never, "X402Intent", intent), approval.deadline);
+    const signers: Address[] = [];
+    for (let at = 2; at < approval.signature.length; at += 130) signers.push(await recoverAddress({ hash: digest, signature: `0x${approval.signature.slice(at, at + 130)}` }));
+    expect(signers.length).toBeGreaterThanOrEqual(2);
+    const scanners = devScannerKeys().map((k) => k.address);
+    for (const signer of signers) expect(scanners).toContain(signer);
+    const [vaultBefore, merchantBefore] = await balances(env, usdc, [env.vault, merchant]);
+    expect((await fetch(x402.demoUrl, { headers: { "PAYMENT-SIGNATURE": paymentSignature(env, resource, requirement, intent) } })).status).toBe(200);
     expect(await balances(env, usdc, [env.vault, merchant])).toEqual([vaultBefore - PRICE, merchantBefore + PRICE]);
   });
 
