@@ -250,6 +250,9 @@ describe("relay mcp --http (the reviewed bot)", () => {
     const held = await call(http, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", mode: "funding" });
     expect(held).toMatchObject({ isError: true, structured: { code: "X402_PAYMENT_HELD", retryable: false } });
     expect(String(held.structured.details)).toMatch(/the payment req_\w+ is held for the owner's review/);
+    // Waiting a second for an owner who does not decide: the same answer, after the wait.
+    const waited = await call(http, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", wait: 1 });
+    expect(waited).toMatchObject({ isError: true, structured: { code: "X402_PAYMENT_HELD", retryable: false } });
     expect(await live.balanceOf("USDC", merchant)).toBe(before);
   });
 
