@@ -369,13 +369,19 @@ describe("relay fetch and payingFetch buy from unmodified @x402/express and @x40
     }
   });
 
-  it("a URL that answers without a 402 is just printed, and nothing is paid", async () => {
+  it("a URL that answers without a 402 is just printed, even with no chain to reach, and nothing is paid", async () => {
     const before = await balances();
     const text = await fetchCli(shop.freeUrl).result;
     expect(text).toMatchObject({ code: 0, stdout: "free text\n" });
     const json = await fetchCli(stall.freeUrl, "--json").result;
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ status: 200, body: "free text\n", payment: null });
+    // No chain is needed for it; a paywall with no chain to pay on is one line and exit 1.
+    const noChain = "http://127.0.0.1:9";
+    expect(await fetchCli(shop.freeUrl, "--rpc-url", noChain).result).toMatchObject({ code: 0, stdout: "free text\n" });
+    const unpaid = await fetchCli(shop.url, "--rpc-url", noChain).result;
+    expect(unpaid).toMatchObject({ code: 1, stdout: "" });
+    expect(unpaid.stderr).toMatch(/^relay: cannot reach a JSON-RPC node at http:\/\/127\.0\.0\.1:9 /m);
     expect(await balances()).toEqual(before);
   });
 

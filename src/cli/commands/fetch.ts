@@ -23,6 +23,7 @@ import { visible } from "../safe-text.ts";
 import { requireBotKey, requireVault, type Settings } from "../settings.ts";
 import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { rememberRequest, updateRequestStatus } from "../state.ts";
+import { clientsFor } from "../../chain/clients.ts";
 import { connectChain } from "./chain.ts";
 import { relayClient, timeoutMsFrom, type WaitFlags } from "./requests.ts";
 
@@ -41,7 +42,15 @@ export async function fetchPaid(url: string, options: FetchOptions, io: CliIO): 
   const settings = await settingsFor(options, io);
   const vault = requireVault(settings);
   const bot = typedDataSigner(requireBotKey(settings));
-  const chain = (await connectChain(settings)).publicClient;
+  // The chain is asked (and checked to be the settings' chain) only once a paywall asks for payment:
+  // a URL that answers without a 402 needs no chain.
+  let connected: Promise<unknown> | undefined;
+  const merchantFetch: typeof fetch = async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 402) await (connected ??= connectChain(settings));
+    return response;
+  };
+  const chain = clientsFor(settings.rpcUrl, settings.chainId, { transport: "node:http" }).publicClient;
   const relay = relayClient(settings, io);
   let progress: Progress | undefined;
   const paid = payingFetch({
@@ -49,6 +58,7 @@ export async function fetchPaid(url: string, options: FetchOptions, io: CliIO): 
     bot,
     chain,
     vault,
+    fetch: merchantFetch,
     mode: options.mode ?? "vault",
     ...(options.max === undefined ? {} : { max: options.max }),
     ...(options.memo === undefined ? {} : { memo: options.memo }),
