@@ -5,7 +5,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {LowLevelCall} from "@openzeppelin/contracts/utils/LowLevelCall.sol";
 import {ReentrancyGuardTransient} from "@openzeppelin/contracts/utils/ReentrancyGuardTransient.sol";
-import {ExecuteIntent, OwnerApproval, PaymentIntent, SwapIntent} from "./lib/VaultTypes.sol";
+import {ExecuteIntent, OwnerApproval, PaymentIntent, SwapIntent, X402Intent} from "./lib/VaultTypes.sol";
 import {VaultExecution} from "./vault/VaultExecution.sol";
 import {VaultExtension} from "./vault/VaultExtension.sol";
 import {VaultReceiver} from "./vault/VaultReceiver.sol";
@@ -170,6 +170,34 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
         h = hashPaymentIntent(intent);
         _authorize(intent.bot, intent.deadline, h, signature);
         _payment(intent, h, batched, true);
+    }
+
+    // ----------------------------------------------------------------- x402 authorizations
+
+    /// @notice Records a bot-signed x402 authorization: the EIP-3009 TransferWithAuthorization
+    /// digest {from: this vault, to: payTo, value: amount, validAfter, validBefore, nonce} on `token`,
+    /// which isValidSignature (ERC-1271) then accepts until validBefore, so that the merchant's
+    /// facilitator settles it from the vault (the token's nonce makes it settle once). Checked as a
+    /// payment of `amount` of `token` to `payTo` (destination rules, blacklist, per-tx cap, spend
+    /// buckets, debited now; the AI hold), and the vault must hold the amount. With an empty
+    /// `approval.signature` the bot's signature alone authorizes it (as executePayment); otherwise
+    /// it is the owner-approved or scanner-approved variant (as executeReviewedPayment).
+    /// @return intentHash the intent's EIP-712 digest, now marked used
+    /// @return digest the EIP-3009 digest recorded
+    function executeX402(X402Intent calldata intent, bytes calldata signature, OwnerApproval calldata approval)
+        external
+        onlyRelayer
+        nonReentrant
+        returns (bytes32 intentHash, bytes32 digest)
+    {
+        intentHash = _hashX402Intent(intent);
+        bool gated = approval.signature.length == 0;
+        if (gated) {
+            _authorize(intent.bot, intent.deadline, intentHash, signature);
+        } else {
+            _authorizeReviewed(intent.bot, intent.deadline, intentHash, signature, approval.deadline, approval.signature);
+        }
+        digest = _x402(intent, intentHash, gated);
     }
 
     // ----------------------------------------------------------------- protocol calls

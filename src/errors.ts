@@ -22,6 +22,8 @@ export const errorTable = {
   RECIPIENT_LABEL_TOO_LONG: { status: 400, message: "recipientLabel is too long" },
   INVALID_RESOURCE_URL: { status: 400, message: "Invalid resourceUrl" },
   INVALID_X402_FUNDING: { status: 400, message: "Invalid x402Funding" },
+  INVALID_X402_REQUIREMENT: { status: 400, message: "Invalid x402 requirement" },
+  X402_AUTHORIZATION_EXPIRED: { status: 400, message: "The x402 authorization's validity window has passed or is empty" },
   // 401/403: authentication, vault status and policy.
   UNAUTHORIZED: { status: 401, message: "Authentication required" },
   BOT_NOT_ACTIVE: { status: 403, message: "Bot is not active on the vault" },
@@ -44,6 +46,7 @@ export const errorTable = {
   DUPLICATE_INTENT: { status: 409, message: "Intent was already executed" },
   INTENT_REJECTED: { status: 409, message: "Intent was rejected or cancelled and can never execute" },
   REVIEW_ALREADY_DECIDED: { status: 409, message: "Review was already decided" },
+  X402_NONCE_USED: { status: 409, message: "The x402 authorization's nonce was already used or cancelled on the token" },
   PAYLOAD_TOO_LARGE: { status: 413, message: "Request body is too large" },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: "Content-Type must be application/json" },
   // 422: the request is well-formed but cannot be carried out now.

@@ -60,6 +60,9 @@ const clientSurfaceCodes: Record<string, number> = {
   RECIPIENT_LABEL_TOO_LONG: 400,
   INVALID_RESOURCE_URL: 400,
   INVALID_X402_FUNDING: 400,
+  INVALID_X402_REQUIREMENT: 400,
+  X402_AUTHORIZATION_EXPIRED: 400,
+  X402_NONCE_USED: 409,
   TERMS_NOT_ACCEPTED: 403,
 };
 // Owner-policy codes (issue: the owner's policy binds).

@@ -56,6 +56,21 @@ struct SwapIntent {
     bytes32 ref;
 }
 
+/// @notice A bot's request that the vault pay an x402 paywall itself: authorize exactly one EIP-3009
+/// TransferWithAuthorization {from: the vault, to: payTo, value: amount, validAfter, validBefore,
+/// nonce} on `token`, which the vault then accepts by ERC-1271 until validBefore. `deadline`: the last
+/// moment it may be recorded.
+struct X402Intent {
+    address bot;
+    address token;
+    address payTo;
+    uint256 amount;
+    uint256 validAfter;
+    uint256 validBefore;
+    bytes32 nonce;
+    uint256 deadline;
+}
+
 /// @notice The owner's ReviewApproval of a held intent: its deadline and the owner's signature.
 /// An empty signature means none (the bots' signatures alone authorize).
 struct OwnerApproval {

@@ -5,7 +5,8 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {Address} from "@openzeppelin/contracts/utils/Address.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
-import {BotConfigParams, ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+import {IEIP3009} from "../interfaces/IEIP3009.sol";
+import {BotConfigParams, ExecuteIntent, PaymentIntent, SwapIntent, X402Intent} from "../lib/VaultTypes.sol";
 import {VaultBase} from "./VaultBase.sol";
 import {VaultPolicy} from "./VaultPolicy.sol";
 import {VaultSignatures} from "./VaultSignatures.sol";
@@ -74,6 +75,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     error SwapPaymentMismatch();
     error AiApprovalRequired(address bot);
     error InvalidVerdicts();
+    error X402AuthorizationExpired(uint256 validBefore);
+    error X402NonceUsed(bytes32 nonce);
 
     event PaymentExecuted(
         bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref
@@ -91,6 +94,12 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         bytes32 ref
     );
 
+    /// @notice The vault recorded the EIP-3009 digest `digest` (from the vault to `payTo`, `amount` of
+    /// `token`): isValidSignature accepts it until its validBefore.
+    event X402Authorized(
+        bytes32 indexed intentHash, address indexed bot, address indexed payTo, address token, uint256 amount, bytes32 digest
+    );
+
     event IntentCancelled(bytes32 indexed intentHash, address indexed by);
     event SwapSlippageSet(uint256 bps);
 
@@ -100,6 +109,10 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     // _checkPaymentValue's answer when it did not price the payment.
     uint256 private constant UNPRICED = type(uint256).max;
+
+    // keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)")
+    bytes32 private constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
+        0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267;
 
     // Transient slot of the running executePaymentBatch's sequence number (see _checkPaymentValue).
     bytes32 private constant BATCH_SEQ_SLOT = keccak256("relay.vault.batchSeq");
@@ -265,20 +278,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
         address to = i.to;
         address token = i.token;
         uint256 amount = i.amount;
-        if (amount == 0) revert ZeroAmount();
-        if (to == address(0)) revert ZeroAddress();
-        if (to == address(this)) revert DestinationNotAllowed(to);
-        uint256 usd = _checkPaymentValue(bot, token, amount, batched, gated);
-        // The spend buckets, the bot's then the vault's: each list's first word says whether it has any.
-        uint256[5] storage own = _botBuckets[bot];
-        uint256 ownFirst = own[0];
-        uint256 wideFirst = _vaultBuckets[0];
-        if (ownFirst | wideFirst != 0) {
-            if (usd == UNPRICED) usd = _usdValue(token, amount);
-            if (ownFirst != 0) _drain(own, ownFirst, bot, usd);
-            if (wideFirst != 0) _drain(_vaultBuckets, wideFirst, address(this), usd);
-        }
-        _checkDestination(bot, to);
+        _checkPayee(bot, to, token, amount, batched, gated);
         _markUsed(intentHash);
         // A batch item pays a token first and checks the balance only when the transfer failed (the
         // revert then is the same as ever: InsufficientBalance when short, else the token's own,
@@ -297,6 +297,66 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
             mstore(add(p, 0x40), ref)
             log4(p, 0x60, topic, intentHash, bot, to)
         }
+    }
+
+    /// @dev Every rule of a payment of `amount` of `token` by `bot` to `to`, and its debit of the
+    /// spend buckets: a payment's, and an x402 authorization's (its payTo the destination).
+    function _checkPayee(address bot, address to, address token, uint256 amount, bool batched, bool gated) private {
+        if (amount == 0) revert ZeroAmount();
+        if (to == address(0)) revert ZeroAddress();
+        if (to == address(this)) revert DestinationNotAllowed(to);
+        uint256 usd = _checkPaymentValue(bot, token, amount, batched, gated);
+        // The spend buckets, the bot's then the vault's: each list's first word says whether it has any.
+        uint256[5] storage own = _botBuckets[bot];
+        uint256 ownFirst = own[0];
+        uint256 wideFirst = _vaultBuckets[0];
+        if (ownFirst | wideFirst != 0) {
+            if (usd == UNPRICED) usd = _usdValue(token, amount);
+            if (ownFirst != 0) _drain(own, ownFirst, bot, usd);
+            if (wideFirst != 0) _drain(_vaultBuckets, wideFirst, address(this), usd);
+        }
+        _checkDestination(bot, to);
+    }
+
+    // ----------------------------------------------------------------- x402 authorizations
+
+    /// @dev Records the EIP-3009 TransferWithAuthorization digest of `i` (from: this vault), after
+    /// every rule of a payment of `amount` of `token` to `payTo` (debited from the spend buckets as
+    /// one): its window still open, its nonce unused on the token, the amount held. The digest is
+    /// computed here, from the token's own DOMAIN_SEPARATOR(), so it can only ever be the signed
+    /// transfer. `gated`: unreviewed, so the AI hold applies.
+    function _x402(X402Intent calldata i, bytes32 intentHash, bool gated) internal returns (bytes32 digest) {
+        address token = i.token;
+        uint256 validBefore = i.validBefore;
+        if (validBefore <= block.timestamp || i.validAfter >= validBefore) revert X402AuthorizationExpired(validBefore);
+        // Only a token the registry prices (else NoPriceFeed): the digest is computed from the
+        // token's own DOMAIN_SEPARATOR(), and a contract the bot picked could answer another EIP-3009
+        // token's, for a transfer of that token no rule here would have valued. (Native ETH has no
+        // authorizations: its "token" answers no DOMAIN_SEPARATOR.)
+        _usdValue(token, i.amount);
+        _checkPayee(i.bot, i.payTo, token, i.amount, false, gated);
+        if (IEIP3009(token).authorizationState(address(this), i.nonce)) revert X402NonceUsed(i.nonce);
+        _checkBalance(token, i.amount);
+        _markUsed(intentHash);
+        digest = keccak256(
+            abi.encodePacked(
+                hex"1901",
+                IEIP3009(token).DOMAIN_SEPARATOR(),
+                keccak256(
+                    abi.encode(
+                        TRANSFER_WITH_AUTHORIZATION_TYPEHASH,
+                        address(this),
+                        i.payTo,
+                        i.amount,
+                        i.validAfter,
+                        validBefore,
+                        i.nonce
+                    )
+                )
+            )
+        );
+        _x402Digests[digest] = validBefore;
+        emit X402Authorized(intentHash, i.bot, i.payTo, token, i.amount, digest);
     }
 
     // ----------------------------------------------------------------- protocol calls

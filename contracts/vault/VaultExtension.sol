@@ -94,6 +94,20 @@ contract VaultExtension is VaultPolicyAdmin, EIP712 {
         return _scanners;
     }
 
+    // ----------------------------------------------------------------- x402 authorizations (ERC-1271)
+
+    /// @notice ERC-1271: 0x1626ba7e only for an EIP-3009 digest this vault recorded (executeX402)
+    /// whose validBefore has not passed, while the vault is not paused; else 0xffffffff. The
+    /// signature bytes are not read: the vault signs nothing, it only vouches for what it recorded.
+    function isValidSignature(bytes32 hash, bytes calldata) external view returns (bytes4) {
+        return !_paused && block.timestamp < _x402Digests[hash] ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+    }
+
+    /// @notice The validBefore of a recorded x402 digest (0: never recorded).
+    function x402Authorizations(bytes32 digest) external view returns (uint256 validBefore) {
+        return _x402Digests[digest];
+    }
+
     // ----------------------------------------------------------------- raw storage reads
 
     /// @notice The vault's storage word at `slot`, for readers (lenses) that compute slots from the

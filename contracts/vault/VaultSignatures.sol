@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
-import {ExecuteIntent, PaymentIntent, SwapIntent} from "../lib/VaultTypes.sol";
+import {ExecuteIntent, PaymentIntent, SwapIntent, X402Intent} from "../lib/VaultTypes.sol";
 
 /// @title VaultSignatures
 /// @notice EIP-712 hashing of the intents and of the owner's review approval, on the vault's
@@ -15,6 +15,9 @@ abstract contract VaultSignatures is EIP712 {
     );
     bytes32 public constant SWAP_INTENT_TYPEHASH = keccak256(
         "SwapIntent(address bot,address toToken,uint256 minToAmount,address fromToken,uint256 maxFromAmount,uint256 deadline,bytes32 ref)"
+    );
+    bytes32 internal constant X402_INTENT_TYPEHASH = keccak256(
+        "X402Intent(address bot,address token,address payTo,uint256 amount,uint256 validAfter,uint256 validBefore,bytes32 nonce,uint256 deadline)"
     );
     bytes32 public constant REVIEW_APPROVAL_TYPEHASH = keccak256("ReviewApproval(bytes32 intentHash,uint256 deadline)");
     /// @dev A scanner's verdict that the AI panel approved the intent: AiVerdict(intentHash, deadline).
@@ -68,6 +71,22 @@ abstract contract VaultSignatures is EIP712 {
                 )
             )
         );
+    }
+
+    /// @dev EIP-712 digest of an x402 intent on this vault's domain (its intentHash): the type hash
+    /// then the intent's eight words as they are in calldata (its addresses checked clean first).
+    function _hashX402Intent(X402Intent calldata i) internal view returns (bytes32 structHash) {
+        bytes32 typeHash = X402_INTENT_TYPEHASH;
+        assembly ("memory-safe") {
+            if shr(160, or(calldataload(i), or(calldataload(add(i, 0x20)), calldataload(add(i, 0x40))))) {
+                revert(0, 0)
+            }
+            let p := mload(0x40)
+            mstore(p, typeHash)
+            calldatacopy(add(p, 0x20), i, 0x100)
+            structHash := keccak256(p, 0x120)
+        }
+        return _hashTypedDataV4(structHash);
     }
 
     /// @notice EIP-712 digest of the owner's ReviewApproval(intentHash, deadline) on this vault's domain.

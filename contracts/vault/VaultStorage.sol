@@ -61,7 +61,12 @@ abstract contract VaultStorage {
     uint256[5] internal _vaultBuckets;
     mapping(address => uint256) internal _swapBuckets;
 
-    // (OpenZeppelin's EIP712 follows, slots 27-28: _nameFallback and _versionFallback.)
+    // ------------------------------------------------------------ x402 authorizations (slot 27)
+    // Per EIP-3009 TransferWithAuthorization digest the vault recorded (executeX402): its
+    // validBefore. isValidSignature (ERC-1271) accepts exactly these digests, until then.
+    mapping(bytes32 => uint256) internal _x402Digests;
+
+    // (OpenZeppelin's EIP712 follows, slots 28-29: _nameFallback and _versionFallback.)
 
     /// @dev Locks this contract's own storage: only clones (fresh storage) can be initialized, and
     /// with no owner or operator here, no owner function passes when called on this contract itself.

@@ -195,7 +195,7 @@ export async function startAgents(options: AgentsOptions): Promise<RunningAgents
   };
 }
 
-/** The request's USD value by the registry's feeds: a payment's amount, a swap's input, an execute's declared tokens and value; a swap-and-pay's larger leg. */
+/** The request's USD value by the registry's feeds: a payment's or an x402 authorization's amount, a swap's input, an execute's declared tokens and value; a swap-and-pay's larger leg. */
 async function ownValue(request: RelayRequest, usd: (token: Address, amount: bigint) => Promise<bigint>): Promise<bigint> {
   switch (request.kind) {
     case "payment": {
@@ -205,6 +205,8 @@ async function ownValue(request: RelayRequest, usd: (token: Address, amount: big
     }
     case "swap":
       return usd(request.intent.fromToken, request.intent.maxFromAmount);
+    case "x402":
+      return usd(request.intent.token, request.intent.amount);
     case "execute": {
       let total = await usd("0x0000000000000000000000000000000000000000", request.intent.value);
       for (const [k, token] of request.intent.tokens.entries()) total += await usd(token, request.intent.amounts[k] ?? 0n);

@@ -112,6 +112,19 @@ function x402FundingCheck(value: unknown): X402Funding | Failure {
   return copied as X402Funding;
 }
 
+/**
+ * A fresh copy of a JSON object within x402Funding's bounds (nesting, reserved keys, finite numbers,
+ * `maxBytes` as compact JSON), or why it is refused and where: for other x402 objects (x402-requirement.ts).
+ */
+export function boundedJsonObject(value: unknown, maxBytes: number): { value: { [key: string]: JsonValue } } | { message: string; path: (string | number)[] } {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return { message: "must be a JSON object", path: [] };
+  const copied = copyJson(value, 1, []);
+  if (isFailure(copied)) return { message: copied.message, path: copied.path };
+  const bytes = Buffer.byteLength(JSON.stringify(copied), "utf8");
+  if (bytes > maxBytes) return { message: `must be at most ${maxBytes} bytes as JSON (is ${bytes})`, path: [] };
+  return { value: copied as { [key: string]: JsonValue } };
+}
+
 /** A copy of a JSON value `depth` levels deep (the top object is level 1), or why it is refused. */
 function copyJson(value: unknown, depth: number, path: (string | number)[]): JsonValue | Failure {
   if (typeof value === "string" || typeof value === "boolean" || value === null) return value;

@@ -86,9 +86,10 @@ export const responseSchemas = {
         description: "With SWAP_REQUIRED: the swaps that would cover the payment, best quote first",
       },
       simulationResult: ref("SimulationResult"),
+      digest: hash("x402 only, present when approved: the EIP-3009 TransferWithAuthorization digest the vault recorded and answers ERC-1271 for until validBefore"),
     },
-    ["txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult"],
-    { description: "Answer for a payment or swap (submit and status)" },
+    ["txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult", "digest"],
+    { description: "Answer for a payment, swap or x402 authorization (submit and status)" },
   ),
   SwapOption: object(
     {
@@ -167,7 +168,7 @@ export const responseSchemas = {
   ReviewItem: object(
     {
       requestId,
-      kind: { type: "string", enum: ["payment", "execute", "swap"] },
+      kind: { type: "string", enum: ["payment", "execute", "swap", "x402"] },
       status: requestStatus,
       chainId: { type: "integer" },
       vault: address("Vault"),
@@ -183,6 +184,12 @@ export const responseSchemas = {
       recipientLabel: text("Who the bot says the recipient is; a label, never checked against the address"),
       resourceUrl: text("The http(s) URL of what is paid for, as the bot sent it"),
       x402Funding: { type: ["object", "boolean"], additionalProperties: true, description: "The x402 payment the request funds (true or the requirement), as the bot sent it" },
+      x402: {
+        type: "object",
+        additionalProperties: false,
+        properties: { resource: { type: "string" }, description: { type: "string" }, payTo: { type: "string" }, amount: { type: "string" }, asset: { type: "string" }, scheme: { type: "string" } },
+        description: "What is bought: an x402 request's requirement (its payTo, amount and asset the signed ones), or a funding payment's x402Funding requirement",
+      },
       callData: { type: "string", pattern: "^0x([0-9a-fA-F]{2})*$", description: "Execute only: the calldata the intent's calldataHash commits to, for the owner's side to check and decode itself" },
       call: ref("ReviewCall"),
       outflows: {
@@ -191,7 +198,7 @@ export const responseSchemas = {
         description: "Execute only, when the relayer simulated it: every token amount the call moves out of the vault",
       },
     },
-    ["memo", "metadata", "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding", "callData", "call", "outflows"],
+    ["memo", "metadata", "invoiceId", "orderId", "recipientLabel", "resourceUrl", "x402Funding", "x402", "callData", "call", "outflows"],
     {
       additionalProperties: true,
       description: "A held request. The relayer adds the intent in base and human units, its USD value and the agents' verdicts.",

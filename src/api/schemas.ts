@@ -35,6 +35,7 @@ import {
   type Invalid,
 } from "./field-checks.ts";
 import { offChainFieldsShape } from "./off-chain.ts";
+import { x402RequirementField } from "./x402-requirement.ts";
 import { codePointLength, FORBIDDEN_METADATA_KEYS } from "./text.ts";
 
 export { codePointLength, FORBIDDEN_METADATA_KEYS };
@@ -276,15 +277,39 @@ export const swapBodySchema = z.object({
   ...offChainFieldsShape,
 });
 
+/** POST /v1/x402: the vault pays an x402 paywall itself (its X402Intent's members, then the envelope). */
+export const x402BodySchema = z.object({
+  chainId: chainIdField,
+  vaultAddress: addressField("Vault the intent targets: the x402 payer (the authorization's `from`)"),
+  bot: addressField("Bot address; the recovered signer must equal it"),
+  token: addressField("The EIP-3009 token paid (the requirement's asset)"),
+  payTo: addressField("The merchant (the authorization's `to`): every destination rule applies to it"),
+  amount: amountField("Token base units (uint256): the authorization's value"),
+  validAfter: amountField("The authorization's validAfter, unix seconds"),
+  validBefore: amountField("The authorization's validBefore, unix seconds; the vault answers ERC-1271 for it until then"),
+  nonce: stringField(
+    (value): Hex | Invalid => (BYTES32_RE.test(value) ? (value.toLowerCase() as Hex) : invalid("INVALID_REQUEST", "must be 0x followed by 64 hex digits")),
+    { description: "The authorization's EIP-3009 nonce (bytes32)", pattern: "^0x[0-9a-fA-F]{64}$" },
+  ),
+  deadline: deadlineField,
+  signature: signatureFieldOf("EIP-712 X402Intent signature, 65 bytes r‖s‖v with v 27/28"),
+  idempotencyKey: idempotencyKeyField,
+  memo: memoField,
+  metadata: metadataField.optional(),
+  x402: x402RequirementField,
+});
+
 export const bodySchemas = {
   payment: paymentBodySchema,
   execute: executeBodySchema,
   swap: swapBodySchema,
+  x402: x402BodySchema,
 } as const;
 
 export type PaymentBody = z.output<typeof paymentBodySchema>;
 export type ExecuteBody = z.output<typeof executeBodySchema>;
 export type SwapBody = z.output<typeof swapBodySchema>;
+export type X402Body = z.output<typeof x402BodySchema>;
 
 // ---- OpenAPI ------------------------------------------------------------------------------------
 
@@ -304,6 +329,10 @@ export const requestBodyJsonSchemas = {
     "Signed protocol execution intent (POST /v1/execute). Give tokens + amounts, or token + amount for one token.",
   ),
   swap: jsonSchemaOf(swapBodySchema, "Signed in-vault rebalancing swap intent (POST /v1/swap)"),
+  x402: jsonSchemaOf(
+    x402BodySchema,
+    "Signed X402Intent (POST /v1/x402): the vault authorizes one EIP-3009 transfer from itself to payTo, which an x402 facilitator settles",
+  ),
 } as const;
 
 // ---- owner routes (DESIGN.md section 6) ---------------------------------------------------------

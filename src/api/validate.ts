@@ -23,11 +23,12 @@
 import type { Address, Hex } from "viem";
 import type { z } from "zod";
 import { keccak256Hex } from "../crypto/keccak.ts";
-import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent } from "../../packages/client/src/intent-types.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, SwapIntent, X402Intent } from "../../packages/client/src/intent-types.ts";
 import { isErrorCode, RelayError, relayError } from "../errors.ts";
 import { offChainFieldsOf, type OffChainFields } from "./off-chain.ts";
 import { plainPaymentBody } from "./plain-payment.ts";
-import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody } from "./schemas.ts";
+import { bodySchemas, type ExecuteBody, type PaymentBody, type SwapBody, type X402Body } from "./schemas.ts";
+import type { X402Requirement } from "./x402-requirement.ts";
 
 /** Fields every signed-intent request carries besides the intent itself. */
 export interface RequestEnvelope extends OffChainFields {
@@ -65,12 +66,23 @@ export interface SwapRequest extends RequestEnvelope {
   intent: SwapIntent;
 }
 
-export type RelayRequest = PaymentRequest | ExecuteRequest | SwapRequest;
+/** POST /v1/x402: the vault authorizes one EIP-3009 transfer from itself to `intent.payTo`. */
+export interface X402Request extends RequestEnvelope {
+  kind: "x402";
+  intent: X402Intent;
+  /** The requirement as the paywall stated it, when the bot sent it (its payTo, amount and asset are the signed ones). */
+  x402?: X402Requirement;
+  /** The EIP-3009 digest the vault will record, once computed from the token's domain (policy/x402-authorization.ts). */
+  digest?: Hex;
+}
+
+export type RelayRequest = PaymentRequest | ExecuteRequest | SwapRequest | X402Request;
 
 export interface RequestByKind {
   payment: PaymentRequest;
   execute: ExecuteRequest;
   swap: SwapRequest;
+  x402: X402Request;
 }
 
 /** Incoming headers as Node gives them (lowercase names); plain objects with any case also work. */
@@ -173,7 +185,7 @@ function executeTokens(body: ExecuteBody): { tokens: Address[]; amounts: bigint[
 // ---- builders -----------------------------------------------------------------------------------
 
 function envelope(
-  body: PaymentBody | ExecuteBody | SwapBody,
+  body: PaymentBody | ExecuteBody | SwapBody | X402Body,
   headers: HeaderBag | undefined,
   options: ValidateOptions | undefined,
 ): RequestEnvelope {
@@ -187,7 +199,7 @@ function envelope(
   };
   if (body.memo !== undefined && body.memo !== null) out.memo = body.memo;
   if (body.metadata !== undefined && body.metadata !== null) out.metadata = body.metadata;
-  return { ...out, ...offChainFieldsOf(body) };
+  return { ...out, ...offChainFieldsOf(body as OffChainFields) };
 }
 
 function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options?: ValidateOptions): PaymentRequest {
@@ -268,6 +280,30 @@ function buildSwap(body: SwapBody, headers: HeaderBag | undefined, options?: Val
   return { kind: "swap", intent, ...base };
 }
 
+function buildX402(body: X402Body, headers: HeaderBag | undefined, options?: ValidateOptions): X402Request {
+  const base = envelope(body, headers, options);
+  const intent: X402Intent = {
+    bot: body.bot,
+    token: body.token,
+    payTo: body.payTo,
+    amount: body.amount,
+    validAfter: body.validAfter,
+    validBefore: body.validBefore,
+    nonce: body.nonce,
+    deadline: body.deadline,
+  };
+  if (intent.amount === 0n) throw relayError("INVALID_AMOUNT", "amount must be greater than 0");
+  if (/^0x0{40}$/.test(intent.payTo)) throw relayError("INVALID_ADDRESS", "payTo must not be the zero address");
+  if (intent.validAfter >= intent.validBefore) throw relayError("X402_AUTHORIZATION_EXPIRED", "validAfter must be before validBefore");
+  const requirement = body.x402;
+  if (requirement === undefined) return { kind: "x402", intent, ...base };
+  // The owner is shown the requirement: it must be the payment the bot signed.
+  for (const [field, stated, signed] of [["payTo", requirement.payTo, intent.payTo], ["asset", requirement.asset, intent.token], ["amount", requirement.amount, intent.amount.toString()]] as const) {
+    if (stated !== signed) throw relayError("INVALID_X402_REQUIREMENT", `x402.${field} ${stated} is not the signed ${field === "asset" ? "token" : field} ${signed}`);
+  }
+  return { kind: "x402", intent, x402: requirement, ...base };
+}
+
 /**
  * Validates the JSON body of POST /v1/payments, /v1/execute or /v1/swap (see the check order at
  * the top of this file). Returns the normalized request: checksummed addresses, bigint amounts and
@@ -289,7 +325,7 @@ export function validateBody<K extends IntentKind>(
 }
 
 /** The body as its kind's schema parses it (schemas.ts), or the RelayError of its first issue. */
-function parseBySchema(kind: IntentKind, body: object): PaymentBody | ExecuteBody | SwapBody {
+function parseBySchema(kind: IntentKind, body: object): PaymentBody | ExecuteBody | SwapBody | X402Body {
   const parsed = bodySchemas[kind].safeParse(body);
   if (!parsed.success) throw issueToError(parsed.error.issues[0]!);
   return parsed.data;
@@ -300,4 +336,5 @@ const builders: { [K in IntentKind]: (body: never, headers: HeaderBag | undefine
   payment: buildPayment,
   execute: buildExecute,
   swap: buildSwap,
+  x402: buildX402,
 };

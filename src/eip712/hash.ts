@@ -1,4 +1,4 @@
-// EIP-712 digests of the relayer's four types (DESIGN.md section 5), encoded from their member lists
+// EIP-712 digests of the relayer's five types (DESIGN.md section 5), encoded from their member lists
 // in types.ts and hashed with the native keccak. Each struct is a fixed run of 32-byte words (type hash, then one word per
 // member; arrays are replaced by the hash of their concatenated words), so we write the words into
 // a reusable scratch buffer and hash it: no typed-data walker, no per-field allocations beyond the
@@ -8,16 +8,17 @@
 // still bounds-checked and a malformed value throws a TypeError rather than hashing garbage.
 import type { Hex } from "viem";
 import { keccak256 } from "../crypto/keccak.ts";
-import type { ExecuteIntent, IntentKind, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain } from "../../packages/client/src/intent-types.ts";
+import type { ExecuteIntent, IntentKind, PaymentIntent, ReviewApproval, SwapIntent, VaultDomain, X402Intent } from "../../packages/client/src/intent-types.ts";
 import { intentTypes } from "../../packages/client/src/intent-types.ts";
 
-/** What `hashIntent` can hash: the three intents and the owner's ReviewApproval. */
+/** What `hashIntent` can hash: the four intents and the owner's ReviewApproval. */
 export type HashKind = IntentKind | "review";
 
 export interface IntentByKind {
   payment: PaymentIntent;
   execute: ExecuteIntent;
   swap: SwapIntent;
+  x402: X402Intent;
   review: ReviewApproval;
 }
 
@@ -26,6 +27,7 @@ export const primaryTypeOf = {
   payment: "PaymentIntent",
   execute: "ExecuteIntent",
   swap: "SwapIntent",
+  x402: "X402Intent",
   review: "ReviewApproval",
 } as const satisfies Record<HashKind, keyof typeof intentTypes>;
 

@@ -229,6 +229,49 @@ export const migrations: readonly string[] = [
   CREATE INDEX intent_cancels_open ON intent_cancels (created_at) WHERE status <> 'done';
   CREATE INDEX linked_intents_by_request ON linked_intents (request_id);
   `,
+  // 14: requests of kind 'x402' (the vault pays an x402 paywall). SQLite cannot change a CHECK in
+  // place: the table is rebuilt with every row as it was (rowids kept) and its indexes made again.
+  `
+  CREATE TABLE requests_x402 (
+    id                TEXT PRIMARY KEY,
+    kind              TEXT NOT NULL CHECK (kind IN ('payment', 'execute', 'swap', 'x402')),
+    chain_id          INTEGER NOT NULL,
+    vault             TEXT NOT NULL,
+    bot               TEXT NOT NULL,
+    intent_hash       TEXT NOT NULL,
+    idempotency_key   TEXT NOT NULL,
+    fingerprint       TEXT NOT NULL,
+    status            TEXT NOT NULL CHECK (status IN
+                        ('received', 'scanning', 'held', 'submitting', 'submitted', 'approved', 'rejected')),
+    usd_value         TEXT NOT NULL,
+    body              TEXT NOT NULL,
+    response          TEXT,
+    reason            TEXT,
+    held_because      TEXT,
+    agents            TEXT,
+    tx_hash           TEXT,
+    nonce             TEXT,
+    signer            TEXT,
+    created_at        INTEGER NOT NULL,
+    updated_at        INTEGER NOT NULL,
+    deadline          TEXT NOT NULL,
+    review_expires_at INTEGER,
+    deciding_until    INTEGER
+  );
+  INSERT INTO requests_x402 (rowid, id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status, usd_value,
+      body, response, reason, held_because, agents, tx_hash, nonce, signer, created_at, updated_at, deadline, review_expires_at, deciding_until)
+    SELECT rowid, id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status, usd_value,
+      body, response, reason, held_because, agents, tx_hash, nonce, signer, created_at, updated_at, deadline, review_expires_at, deciding_until
+    FROM requests ORDER BY rowid;
+  DROP TABLE requests;
+  ALTER TABLE requests_x402 RENAME TO requests;
+  CREATE INDEX requests_by_intent ON requests (chain_id, vault, intent_hash);
+  CREATE INDEX requests_in_flight ON requests (status) WHERE status IN ('submitting', 'submitted');
+  CREATE INDEX requests_by_review ON requests (status, chain_id, vault, created_at) WHERE held_because IS NOT NULL;
+  CREATE INDEX requests_review_expiry ON requests (review_expires_at) WHERE status = 'held';
+  CREATE INDEX requests_by_bot ON requests (chain_id, vault, bot, created_at);
+  CREATE INDEX requests_unsettled ON requests (status) WHERE status IN ('received', 'scanning');
+  `,
 ];
 
 /** The schema version this code writes (`PRAGMA user_version` after {@link migrate}). */

@@ -22,7 +22,8 @@
 //   replay          intake/checks.ts (executed or cancelled on-chain); here (the owner's refusals,
 //                   and the ledger's check in the record's transaction)
 //   policy          policy/ (its rules in order, policy/index.ts; a funding payment's merchant,
-//                   x402Funding.payTo, policy/x402-merchant.ts)
+//                   x402Funding.payTo, policy/x402-merchant.ts; an x402 authorization's window,
+//                   nonce and digest, policy/x402-authorization.ts)
 //   swap-and-pay    route/swap-and-pay.ts; SWAP_REQUIRED kinds/swap-required.ts
 //   simulate        chain/simulate.ts, chain/outflows.ts, chain/grants.ts, chain/nft-outflows.ts
 //   record          here: each kind's reserve (kinds/) on policy/spend-windows.ts, one transaction
@@ -72,6 +73,7 @@ import type { Clocks } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./intake/checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
 import { checkFundingMerchant } from "./policy/x402-merchant.ts";
+import { checkX402Authorization } from "./policy/x402-authorization.ts";
 import { unpricedTokens, type Outflow } from "./chain/outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./chain/intents.ts";
@@ -336,6 +338,8 @@ export class Relayer {
       checkPolicy(request, snapshot);
       // A funding payment's merchant, as a payee (policy/x402-merchant.ts): one read, only with a payTo.
       await checkFundingMerchant(chain, request, blockNumber);
+      // An x402 authorization's window and nonce, as the token will see them, and its digest.
+      await checkX402Authorization(chain, request, snapshot, nowSeconds);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
       swapLeg = isSwapAndPay(request)

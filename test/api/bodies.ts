@@ -1,5 +1,7 @@
 // Valid request bodies for the validation tests, built from the shared golden vectors so that
 // they also verify end to end (validateBody → hashIntent → recoverSigner).
+import { privateKeyToAccount } from "viem/accounts";
+import { intentTypes } from "../../packages/client/src/intent-types.ts";
 import { vectorNamed } from "../support/vectors.ts";
 
 export const KEY = "6f1c2b1e-9a3c-4d5e-8f7a-0b1c2d3e4f50";
@@ -42,4 +44,41 @@ export function swapBody(): Record<string, unknown> {
   };
 }
 
-export const bodies = { payment: paymentBody, execute: executeBody, swap: swapBody } as const;
+// An X402Intent signed by the payment vector's key on its domain (no golden vector names this type).
+const x402Vector = vectorNamed("payment-intent");
+export const X402_MESSAGE = {
+  bot: x402Vector.signer,
+  token: "0x036CbD53842c5426634e7929541eC2318f3dCF7e",
+  payTo: "0x2222222222222222222222222222222222222222",
+  amount: 10_000n,
+  validAfter: 0n,
+  validBefore: 1_900_000_600n,
+  nonce: `0x${"5a".repeat(32)}`,
+  deadline: 1_900_000_000n,
+} as const;
+const x402Signature = await privateKeyToAccount(x402Vector.privateKey).signTypedData({
+  domain: x402Vector.domain,
+  types: intentTypes,
+  primaryType: "X402Intent",
+  message: X402_MESSAGE,
+});
+
+export function x402Body(): Record<string, unknown> {
+  const m = X402_MESSAGE;
+  return {
+    chainId: x402Vector.domain.chainId,
+    vaultAddress: x402Vector.domain.verifyingContract,
+    bot: m.bot,
+    token: m.token,
+    payTo: m.payTo,
+    amount: m.amount.toString(),
+    validAfter: m.validAfter.toString(),
+    validBefore: m.validBefore.toString(),
+    nonce: m.nonce,
+    deadline: m.deadline.toString(),
+    signature: x402Signature,
+    idempotencyKey: KEY,
+  };
+}
+
+export const bodies = { payment: paymentBody, execute: executeBody, swap: swapBody, x402: x402Body } as const;

@@ -121,6 +121,15 @@ describe("requestFingerprint", () => {
         toToken: "0x3333333333333333333333333333333333333333",
         minToAmount: "2",
       },
+      x402: {
+        token: "0x2222222222222222222222222222222222222222",
+        payTo: "0x3333333333333333333333333333333333333333",
+        amount: "7",
+        validAfter: "1",
+        validBefore: "1900000601",
+        nonce: `0x${"ab".repeat(32)}`,
+        deadline: "1900000001",
+      },
     };
     for (const kind of Object.keys(changes) as IntentKind[]) {
       const base = fp(kind, bodies[kind]());

@@ -140,7 +140,7 @@ describe("valid bodies", () => {
   });
 });
 
-const integerFields = new Set(["amount", "deadline", "maxFromAmount", "minToAmount"]);
+const integerFields = new Set(["amount", "deadline", "maxFromAmount", "minToAmount", "validAfter", "validBefore"]);
 
 describe("INVALID_REQUEST", () => {
   it("refuses a body that is not a JSON object", () => {
@@ -153,6 +153,7 @@ describe("INVALID_REQUEST", () => {
     payment: ["bot", "to", "token", "amount", "deadline", "ref", "signature", "chainId", "vaultAddress"],
     execute: ["chainId", "vaultAddress", "bot", "protocol", "callData", "deadline", "ref", "signature"],
     swap: ["chainId", "vaultAddress", "bot", "fromToken", "maxFromAmount", "toToken", "minToAmount", "deadline", "ref", "signature"],
+    x402: ["chainId", "vaultAddress", "bot", "token", "payTo", "amount", "validAfter", "validBefore", "nonce", "deadline", "signature"],
   };
   for (const kind of Object.keys(required) as IntentKind[]) {
     it(`names each missing required ${kind} field`, () => {
@@ -195,6 +196,7 @@ describe("field codes", () => {
     payment: ["bot", "to", "token", "vaultAddress"],
     execute: ["vaultAddress", "bot", "protocol"],
     swap: ["vaultAddress", "bot", "fromToken", "toToken"],
+    x402: ["vaultAddress", "bot", "token", "payTo"],
   };
   for (const kind of Object.keys(addressFields) as IntentKind[]) {
     it(`INVALID_ADDRESS for each ${kind} address field`, () => {

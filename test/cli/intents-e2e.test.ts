@@ -113,7 +113,7 @@ describe("relay swap", () => {
     expect(wrongKind.output.stderr).toBe(`relay: no payment ${requestId} at ${live.manifest.relayerUrl}\n`);
     const unknown = runMain(["status", "req_nosuchrequest000000000000", "--relayer-url", live.manifest.relayerUrl!, "--state-dir", elsewhere]);
     expect(await unknown.done).toBe(1);
-    expect(unknown.output.stderr).toBe(`relay: no payment, execution or swap req_nosuchrequest000000000000 at ${live.manifest.relayerUrl}\n`);
+    expect(unknown.output.stderr).toBe(`relay: no payment, execution, swap or x402 authorization req_nosuchrequest000000000000 at ${live.manifest.relayerUrl}\n`);
   });
 
   it("NO_SWAP_ROUTE: exit 3 with the relayer's reason on stderr, and nothing moves", async () => {

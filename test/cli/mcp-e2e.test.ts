@@ -9,10 +9,13 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { projectRoot } from "../../src/paths.ts";
+import { devKeyPair } from "../../src/devnet/accounts.ts";
+import { DEMO_BODY } from "../../src/x402/server.ts";
+import { DEMO_PRICE_ATOMIC, X402_MERCHANT_INDEX } from "../../src/x402/devnet.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { startLiveRelay, type LiveRelay } from "./support/live.ts";
 
-const TOOLS = ["destination_check", "execute", "pay", "rebalance_tokens", "request_status", "swap", "vault_balances", "vault_value"];
+const TOOLS = ["destination_check", "execute", "fetch_paid", "pay", "rebalance_tokens", "request_status", "swap", "vault_balances", "vault_value"];
 
 let live: LiveRelay;
 let stdio: Client;
@@ -21,6 +24,7 @@ let httpServer: SpawnedRelay;
 let http: Client;
 
 const newPayee = () => privateKeyToAccount(generatePrivateKey()).address;
+const merchant = devKeyPair(X402_MERCHANT_INDEX).address;
 
 type Structured = Record<string, unknown>;
 async function call(client: Client, name: string, args: Record<string, unknown> = {}, options?: Parameters<Client["callTool"]>[2]) {
@@ -125,6 +129,32 @@ describe("relay mcp over stdio (the default bot)", () => {
     expect(String(refused.structured.details)).toContain("NOPE");
   });
 
+  it("fetch_paid buys the devnet's x402 demo at a max equal to its price, in funding mode and in vault mode: the body, the payment, the merchant paid on-chain", async () => {
+    const before = await live.balanceOf("USDC", merchant);
+    const bought = await call(stdio, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", mode: "funding" });
+    expect(bought.isError).toBe(false);
+    expect(bought.structured).toEqual({
+      status: 200,
+      contentType: "application/json",
+      body: DEMO_BODY,
+      payment: { requestId: expect.stringMatching(/^req_/), status: "approved", mode: "funding", txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/), settlementTx: expect.stringMatching(/^0x[0-9a-f]{64}$/) },
+    });
+    expect(bought.text).toMatch(/answered 200; paid from the vault \(funding mode, request req_\S+, settled in 0x[0-9a-f]{64}\)\./);
+    expect(await live.balanceOf("USDC", merchant)).toBe(before + BigInt(DEMO_PRICE_ATOMIC));
+
+    // The default mode: the vault is the payer.
+    const fromVault = await call(stdio, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01" });
+    expect(fromVault.structured).toMatchObject({ status: 200, body: DEMO_BODY, payment: { status: "approved", mode: "vault" } });
+    expect(await live.balanceOf("USDC", merchant)).toBe(before + 2n * BigInt(DEMO_PRICE_ATOMIC));
+  });
+
+  it("fetch_paid refuses a price above max as a tool error before anything is signed; nothing is paid", async () => {
+    const before = await live.balanceOf("USDC", merchant);
+    const refused = await call(stdio, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.009" });
+    expect(refused).toMatchObject({ isError: true, structured: { code: "X402_PRICE_ABOVE_MAX", retryable: false } });
+    expect(await live.balanceOf("USDC", merchant)).toBe(before);
+  });
+
   it("reads the vault: value, balances, rebalance whitelist, a destination check", async () => {
     const value = await call(stdio, "vault_value");
     expect(value.isError).toBe(false);
@@ -213,6 +243,17 @@ describe("relay mcp --http (the reviewed bot)", () => {
     expect(progress[0]).toBe(`${requestId} is pending_review`);
     expect(resolved.structured).toEqual({ status: "approved", requestId, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await live.balanceOf("USDC", to)).toBe(3_000_000n);
+  });
+
+  it("fetch_paid for the reviewed bot: a tool error X402_PAYMENT_HELD naming the held request; nothing is paid", async () => {
+    const before = await live.balanceOf("USDC", merchant);
+    const held = await call(http, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", mode: "funding" });
+    expect(held).toMatchObject({ isError: true, structured: { code: "X402_PAYMENT_HELD", retryable: false } });
+    expect(String(held.structured.details)).toMatch(/the payment req_\w+ is held for the owner's review/);
+    // Waiting a second for an owner who does not decide: the same answer, after the wait.
+    const waited = await call(http, "fetch_paid", { url: live.manifest.x402!.demoUrl, max: "0.01", wait: 1 });
+    expect(waited).toMatchObject({ isError: true, structured: { code: "X402_PAYMENT_HELD", retryable: false } });
+    expect(await live.balanceOf("USDC", merchant)).toBe(before);
   });
 
   it("refuses a request from a web page's origin (403), so a page the user visits cannot pay", async () => {

@@ -125,6 +125,7 @@ const intents: { [K in HashKind]: fc.Arbitrary<IntentByKind[K]> } = {
     deadline: uint,
     ref: hex(32),
   }),
+  x402: fc.record({ bot: address, token: address, payTo: address, amount: uint, validAfter: uint, validBefore: uint, nonce: hex(32), deadline: uint }),
   review: fc.record({ intentHash: hex(32), deadline: uint }),
 };
 

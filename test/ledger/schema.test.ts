@@ -53,6 +53,28 @@ describe("ledger file", () => {
     expect(await ledger.findRefusal(84532, vault, "0x" + "d".repeat(64))).toBeUndefined();
   });
 
+  it("migration 14 admits kind 'x402' and keeps every request row, its rowid and its indexes", async () => {
+    const file = path.join(tempDir(), "ledger.sqlite");
+    const db = new DatabaseSync(file);
+    db.exec("BEGIN");
+    for (let v = 0; v < 13; v++) db.exec(migrations[v]!);
+    db.exec("PRAGMA user_version = 13; COMMIT");
+    const insert = db.prepare(`INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint,
+      status, usd_value, body, created_at, updated_at, deadline, deciding_until) VALUES (?, ?, 84532, ?, ?, ?, ?, 'fp', 'held', '1', '{}', 1, 2, '9', 7)`);
+    insert.run("req_b", "swap", vault, bot, "0x" + "b".repeat(64), "k2");
+    insert.run("req_a", "payment", vault, bot, "0x" + "a".repeat(64), "k1");
+    expect(() => insert.run("req_x", "x402", vault, bot, "0x" + "c".repeat(64), "k3")).toThrow(/CHECK constraint failed/);
+    const before = db.prepare("SELECT rowid, * FROM requests ORDER BY rowid").all();
+    const indexes = db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests' ORDER BY name").all();
+    migrate(db);
+    expect(db.prepare("SELECT rowid, * FROM requests ORDER BY rowid").all()).toEqual(before);
+    expect(db.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'requests' ORDER BY name").all()).toEqual(indexes);
+    insert.run("req_x", "x402", vault, bot, "0x" + "c".repeat(64), "k3");
+    expect(() => insert.run("req_y", "other", vault, bot, "0x" + "d".repeat(64), "k4")).toThrow(/CHECK constraint failed/);
+    db.close();
+    expect((await open(file).getRequest("req_x"))?.kind).toBe("x402");
+  });
+
   it("migrate is idempotent and refuses a file from a newer version", () => {
     const file = path.join(tempDir(), "ledger.sqlite");
     const db = new DatabaseSync(file);

@@ -4,7 +4,7 @@
 // DESIGN.md §7's, as written out here independently of the list.
 import { describe, expect, it } from "vitest";
 import { encodeFunctionData, erc20Abi, type Address } from "viem";
-import type { ExecuteRequest, PaymentRequest, RelayRequest, SwapRequest } from "../../src/api/validate.ts";
+import type { ExecuteRequest, PaymentRequest, RelayRequest, SwapRequest, X402Request } from "../../src/api/validate.ts";
 import { errorCodes, isRelayError, statusOf } from "../../src/errors.ts";
 import type { PolicySnapshot } from "../../src/relayer/chain/snapshot.ts";
 import { intentKinds } from "../../packages/client/src/intent-types.ts";
@@ -28,7 +28,11 @@ const swap: SwapRequest = {
   ...envelope, kind: "swap",
   intent: { bot: BOT, toToken: PAYEE, minToAmount: 1n, fromToken: TOKEN, maxFromAmount: 1n, deadline: 1n, ref: `0x${"00".repeat(32)}` },
 };
-const requests: Record<string, RelayRequest> = { payment, execute, swap };
+const x402: X402Request = {
+  ...envelope, kind: "x402",
+  intent: { bot: BOT, token: TOKEN, payTo: PAYEE, amount: 1n, validAfter: 0n, validBefore: 2n, nonce: `0x${"00".repeat(32)}`, deadline: 1n },
+};
+const requests: Record<string, RelayRequest> = { payment, execute, swap, x402 };
 
 /** A snapshot every rule passes: priced, within every cap, destination, protocol and toToken allowed. */
 function passing(): PolicySnapshot {
@@ -71,6 +75,8 @@ const documentedOrder: Record<string, string[]> = {
   payment: ["usable-prices", "per-tx-limit", "payment-destination"],
   execute: ["usable-prices", "per-tx-limit", "transfer-destination", "protocol-approval"],
   swap: ["usable-prices", "rebalance-token", "rebalance-limit"],
+  // An x402 authorization is a payment to its merchant (payTo): the payment's rules, in their order.
+  x402: ["usable-prices", "per-tx-limit", "payment-destination"],
 };
 
 const codeOf = (run: () => void): string | undefined => {

@@ -20,6 +20,8 @@ const expectedRoutes: Record<string, string[]> = {
   "/v1/execute/{requestId}": ["get"],
   "/v1/swap": ["post"],
   "/v1/swap/{requestId}": ["get"],
+  "/v1/x402": ["post"],
+  "/v1/x402/{requestId}": ["get"],
   "/v1/vault/{address}/value": ["get"],
   "/v1/vault/{address}/rebalance-tokens": ["get"],
   "/v1/vault/{address}/rebalance-token/{token}": ["get"],
@@ -138,7 +140,7 @@ describe("OpenAPI document", () => {
     const payment = responseSchemas.PaymentResponse as Json;
     expect(payment.required).toEqual(["requestId", "status"]);
     expect(Object.keys(payment.properties)).toEqual([
-      "requestId", "status", "txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult",
+      "requestId", "status", "txHash", "pollUrl", "estimatedResolutionMs", "reason", "errorCode", "swapOptions", "simulationResult", "digest",
     ]);
     // Every rejected answer names its cause; SWAP_REQUIRED comes with the swaps that would cover the payment.
     expect(payment.properties.errorCode.enum).toEqual(["SWAP_REQUIRED", "OWNER_REJECTED", "REVIEW_EXPIRED", "EXECUTION_FAILED"]);

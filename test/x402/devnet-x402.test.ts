@@ -17,19 +17,11 @@ import { manifestSchema } from "../../src/devnet/manifest-schema.ts";
 import { DEMO_PRICE_ATOMIC, X402_MERCHANT_INDEX } from "../../src/x402/devnet.ts";
 import { spawnRelay, type SpawnedRelay } from "../helpers/cli.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
+import { AUTHORIZATION_TYPES } from "./support/vault-pays.ts";
 
 const USDC_ABI = readArtifact("mocks/MockUSDC").abi;
 const WALLET_ABI = readArtifact("mocks/MockERC1271Wallet");
-const AUTH_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+const AUTH_TYPES = AUTHORIZATION_TYPES;
 
 describe("x402 on the devnet (relay serve)", () => {
   const stateDir = tempDir("relay-x402-");

@@ -1,13 +1,23 @@
-// Builders of the complete JSON bodies of POST /v1/payments, /v1/execute and /v1/swap.
+// Builders of the complete JSON bodies of POST /v1/payments, /v1/execute, /v1/swap and /v1/x402.
 //
 // A body is the signed intent (bigints as decimal strings) plus routing fields taken from the vault
 // domain the intent was signed on (chainId, vaultAddress), a fresh UUID v4 idempotency key unless one
 // is given, and the optional off-chain fields (memo, metadata, invoiceId, orderId, recipientLabel,
 // resourceUrl, x402Funding). The `sign*Request` helpers sign and build in one go.
 import { keccak256, type Address, type Hex } from "viem";
-import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain } from "./intent-types.ts";
-import { signExecuteIntent, signPaymentIntent, signSwapIntent, type TypedDataSigner } from "./sign.ts";
-import type { ExecuteRequestBody, Metadata, OffChainFields, PaymentRequestBody, SwapAndPayFields, SwapAndPayRequestBody, SwapRequestBody } from "./types.ts";
+import type { ExecuteIntent, PaymentIntent, SwapIntent, VaultDomain, X402Intent } from "./intent-types.ts";
+import { signExecuteIntent, signPaymentIntent, signSwapIntent, signX402Intent, type TypedDataSigner } from "./sign.ts";
+import type {
+  ExecuteRequestBody,
+  Metadata,
+  OffChainFields,
+  PaymentRequestBody,
+  SwapAndPayFields,
+  SwapAndPayRequestBody,
+  SwapRequestBody,
+  X402RequestBody,
+  X402Requirement,
+} from "./types.ts";
 
 /** Unsigned, off-chain extras of a request body. */
 export interface BodyExtras extends OffChainFields {
@@ -123,6 +133,40 @@ export function swapRequestBody(domain: VaultDomain, intent: SwapIntent, signatu
     signature,
     ...common(extras),
   };
+}
+
+/** Extras of an x402 body: the requirement as the paywall stated it (shown to the owner). */
+export interface X402BodyExtras {
+  idempotencyKey?: string;
+  memo?: string;
+  metadata?: Metadata;
+  x402?: X402Requirement;
+}
+
+/** Body of `POST /v1/x402` for an intent signed on `domain`. */
+export function x402RequestBody(domain: VaultDomain, intent: X402Intent, signature: Hex, extras: X402BodyExtras = {}): X402RequestBody {
+  return {
+    chainId: domain.chainId,
+    vaultAddress: domain.verifyingContract,
+    bot: intent.bot,
+    token: intent.token,
+    payTo: intent.payTo,
+    amount: intent.amount.toString(),
+    validAfter: intent.validAfter.toString(),
+    validBefore: intent.validBefore.toString(),
+    nonce: intent.nonce,
+    deadline: intent.deadline.toString(),
+    signature,
+    idempotencyKey: extras.idempotencyKey ?? crypto.randomUUID(),
+    ...(extras.memo === undefined ? {} : { memo: extras.memo }),
+    ...(extras.metadata === undefined ? {} : { metadata: { ...extras.metadata } }),
+    ...(extras.x402 === undefined ? {} : { x402: structuredClone(extras.x402) }),
+  };
+}
+
+/** Sign an x402 intent and build its request body. */
+export async function signX402Request(account: TypedDataSigner, domain: VaultDomain, intent: X402Intent, extras?: X402BodyExtras): Promise<X402RequestBody> {
+  return x402RequestBody(domain, intent, await signX402Intent(account, domain, intent), extras);
 }
 
 /** Sign a payment intent and build its request body. */

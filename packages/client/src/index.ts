@@ -21,6 +21,7 @@ export {
   signPaymentIntent,
   signReviewApproval,
   signSwapIntent,
+  signX402Intent,
   type SignableTypes,
   type TypedDataSigner,
 } from "./sign.ts";
@@ -35,8 +36,11 @@ export {
   swapFields,
   swapForPayment,
   swapRequestBody,
+  signX402Request,
+  x402RequestBody,
   type BodyExtras,
   type ExecuteBodyExtras,
+  type X402BodyExtras,
 } from "./bodies.ts";
 export {
   DEFAULT_TIMEOUT_MS,
@@ -56,6 +60,35 @@ export { buildSiweMessage, parseSiweMessage, siweTarget, type SiweMessage, type 
 export { DEFAULT_POLL_OPTIONS, pollUntilResolved, type PollOptions } from "./poll.ts";
 export type * from "./types.ts";
 export {
+  payingFetch,
+  type PaidResponse,
+  type PayingFetchCallOptions,
+  type PayingFetchOptions,
+  type X402Event,
+  type X402Payment,
+} from "./paying-fetch.ts";
+export {
+  X402Error,
+  X402NoPayableRequirementError,
+  X402PaymentHeldError,
+  X402PaymentRejectedError,
+  X402PriceAboveMaxError,
+  X402RequestError,
+  X402ProtocolError,
+  X402SettlementError,
+  type X402Mode,
+} from "./x402-errors.ts";
+export {
+  decodeBase64Json,
+  encodeBase64Json,
+  readPaymentRequired,
+  readSettlement,
+  type X402Authorization,
+  type X402PaymentRequired,
+  type X402PaymentRequirements,
+  type X402Settlement,
+} from "./x402-wire.ts";
+export {
   intentKinds,
   intentTypes,
   type ExecuteIntent,
@@ -64,4 +97,5 @@ export {
   type ReviewApproval,
   type SwapIntent,
   type VaultDomain,
+  type X402Intent,
 } from "./intent-types.ts";

@@ -29,18 +29,31 @@ export const intentTypes = {
     { name: "deadline", type: "uint256" },
     { name: "ref", type: "bytes32" },
   ],
+  // One exact EIP-3009 TransferWithAuthorization from the vault (from = the vault, to = payTo, value =
+  // amount, validAfter, validBefore, nonce) the bot asks the vault to authorize: the vault records its
+  // digest and answers ERC-1271 for it. `deadline`: the last moment the relayer may record it.
+  X402Intent: [
+    { name: "bot", type: "address" },
+    { name: "token", type: "address" },
+    { name: "payTo", type: "address" },
+    { name: "amount", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+    { name: "deadline", type: "uint256" },
+  ],
   ReviewApproval: [
     { name: "intentHash", type: "bytes32" },
     { name: "deadline", type: "uint256" },
   ],
 } as const;
 
-/** The three kinds of intent, as the API, the ledger and the client name them. */
-export const intentKinds = ["payment", "execute", "swap"] as const;
+/** The kinds of intent, as the API, the ledger and the client name them (x402: the vault pays an x402 paywall). */
+export const intentKinds = ["payment", "execute", "swap", "x402"] as const;
 export type IntentKind = (typeof intentKinds)[number];
 
 /** Each kind's route: POST submits, GET `<path>/<requestId>` reads its status. */
-export const intentPaths = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap" } as const satisfies Record<IntentKind, string>;
+export const intentPaths = { payment: "/v1/payments", execute: "/v1/execute", swap: "/v1/swap", x402: "/v1/x402" } as const satisfies Record<IntentKind, string>;
 
 export interface VaultDomain {
   name: string;
@@ -77,6 +90,20 @@ export interface SwapIntent {
   maxFromAmount: bigint;
   deadline: bigint;
   ref: Hex;
+}
+
+/** The vault as an x402 payer: one EIP-3009 authorization from the vault to `payTo` for the bot to present. */
+export interface X402Intent {
+  bot: Address;
+  /** The EIP-3009 token (the requirement's `asset`). */
+  token: Address;
+  payTo: Address;
+  amount: bigint;
+  validAfter: bigint;
+  validBefore: bigint;
+  /** The EIP-3009 authorization's nonce (bytes32). */
+  nonce: Hex;
+  deadline: bigint;
 }
 
 export interface ReviewApproval {

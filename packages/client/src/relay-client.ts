@@ -36,6 +36,8 @@ import type {
   TosStatus,
   VaultInfo,
   VaultValue,
+  X402RequestBody,
+  X402Response,
 } from "./types.ts";
 
 /** Default per-attempt timeout: above the relayer's 30 s synchronous AI scan. */
@@ -77,6 +79,7 @@ export interface ResponseOfKind {
   payment: PaymentResponse;
   execute: ExecuteResponse;
   swap: SwapResponse;
+  x402: X402Response;
 }
 
 interface RequestSpec {
@@ -140,6 +143,16 @@ export class RelayClient {
   /** `GET /v1/swap/:requestId`. */
   getSwap(requestId: string, options?: CallOptions): Promise<SwapResponse> {
     return this.#get(`/v1/swap/${seg(requestId)}`, {}, options);
+  }
+
+  /** `POST /v1/x402`: the vault pays an x402 paywall itself. Retried safely with the same body and key. */
+  submitX402(body: X402RequestBody, options?: CallOptions): Promise<X402Response> {
+    return this.#submit("/v1/x402", body, options);
+  }
+
+  /** `GET /v1/x402/:requestId`. */
+  getX402(requestId: string, options?: CallOptions): Promise<X402Response> {
+    return this.#get(`/v1/x402/${seg(requestId)}`, {}, options);
   }
 
   /** Current status of a request of any kind. */

@@ -11,6 +11,7 @@ import {
   type ReviewApproval,
   type SwapIntent,
   type VaultDomain,
+  type X402Intent,
 } from "./intent-types.ts";
 
 /** Anything that can sign EIP-712 typed data locally, such as viem's `privateKeyToAccount(key)`. */
@@ -49,6 +50,15 @@ export function signSwapIntent(account: TypedDataSigner, domain: VaultDomain, in
 }
 
 /**
+ * Sign an `X402Intent` as the bot: asks the vault to authorize exactly one EIP-3009 transfer of
+ * `amount` of `token` from the vault to `payTo` (its validAfter, validBefore and nonce as the x402
+ * payload will carry them).
+ */
+export function signX402Intent(account: TypedDataSigner, domain: VaultDomain, intent: X402Intent): Promise<Hex> {
+  return signIntent(account, domain, "X402Intent", intent);
+}
+
+/**
  * Sign a `ReviewApproval` as the vault owner. `approval.intentHash` is the held intent's EIP-712
  * digest (see `intentDigest`, or the `intentHash` of a review item).
  */
@@ -61,6 +71,7 @@ export interface SignableTypes {
   PaymentIntent: PaymentIntent;
   ExecuteIntent: ExecuteIntent;
   SwapIntent: SwapIntent;
+  X402Intent: X402Intent;
   ReviewApproval: ReviewApproval;
 }
 

@@ -3,7 +3,7 @@
 import type { Address, Hex } from "viem";
 import type { IntentKind } from "./intent-types.ts";
 
-/** The three states every payment, execute and swap request is in. */
+/** The three states every payment, execute, swap and x402 request is in. */
 export type RequestStatus = "approved" | "pending_review" | "rejected";
 
 /** Off-chain metadata: at most 10 keys, each value at most 500 characters (SPEC.md Limits). */
@@ -99,6 +99,47 @@ export interface SwapRequestBody extends OffChainFields {
   metadata?: Metadata;
 }
 
+/**
+ * An x402 payment requirement as the paywall stated it (x402 v2 `accepts[]` entry, plus the resource
+ * it pays for): shown to the owner; its `payTo`, `amount` and `asset` must equal the signed ones.
+ */
+export interface X402Requirement {
+  resource: string;
+  description?: string;
+  mimeType?: string;
+  scheme: string;
+  network: string;
+  payTo: Address;
+  /** Base units, as a decimal string. */
+  amount: string;
+  asset: Address;
+  maxTimeoutSeconds?: number;
+  extra?: Record<string, unknown>;
+}
+
+/**
+ * Body of `POST /v1/x402`: the bot's signed X402Intent (the vault pays an x402 paywall itself). Once
+ * approved, the vault answers ERC-1271 for the EIP-3009 authorization {from: vault, to: payTo, value:
+ * amount, validAfter, validBefore, nonce}, which a facilitator then settles from the vault.
+ */
+export interface X402RequestBody {
+  chainId: number;
+  vaultAddress: Address;
+  bot: Address;
+  token: Address;
+  payTo: Address;
+  amount: string;
+  validAfter: string;
+  validBefore: string;
+  nonce: Hex;
+  deadline: string;
+  signature: Hex;
+  idempotencyKey: string;
+  memo?: string;
+  metadata?: Metadata;
+  x402?: X402Requirement;
+}
+
 /** `simulationResult` of a payment response. */
 export interface SimulationResult {
   success: boolean;
@@ -145,6 +186,12 @@ export interface SwapOption {
   toToken: Address;
   /** `swapMinToAmount`: the payment amount. */
   minToAmount: string;
+}
+
+/** Answer of `POST /v1/x402` and `GET /v1/x402/:id`: a payment's shape, plus the recorded digest once approved. */
+export interface X402Response extends PaymentResponse {
+  /** Present when `approved`: the EIP-3009 TransferWithAuthorization digest the vault recorded (and answers ERC-1271 for). */
+  digest?: Hex;
 }
 
 /** A swap answers with the payment response shape. */
@@ -326,6 +373,8 @@ export interface ReviewItem extends OffChainFields {
   heldBecause: string;
   memo?: string;
   metadata?: Metadata;
+  /** What an x402 request (or a funding payment naming its requirement) buys; an x402 request's payTo, amount and asset are the signed ones. */
+  x402?: { resource?: string; description?: string; payTo?: string; amount?: string; asset?: string; scheme?: string };
   [field: string]: unknown;
 }
 
@@ -342,7 +391,7 @@ export interface ReviewApprovalBody {
 }
 
 /** A decision answers with the request's own response shape. */
-export type ReviewDecisionResponse = PaymentResponse | ExecuteResponse;
+export type ReviewDecisionResponse = PaymentResponse | ExecuteResponse | X402Response;
 
 /** Answer of `GET /healthz`; its fields are not part of the contract. */
 export type HealthStatus = Record<string, unknown>;

@@ -21,8 +21,11 @@ const builders = {
   swap: buildSwap,
 } as const;
 
+/** The kinds `relay pay|execute|swap` and `relay sign` build from flags (an x402 request is built from a paywall's answer). */
+type BuiltKind = keyof typeof builders;
+
 /** `relay pay` / `relay execute` / `relay swap`. */
-export async function send(kind: RequestKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
+export async function send(kind: BuiltKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
   const settings = await settingsFor(options, io);
   const body = await builders[kind](settings, options).catch((error: unknown) => relayerDownInstead(error, settings, io));
   const client = relayClient(settings, io);
@@ -77,7 +80,7 @@ async function relayerDownInstead(error: unknown, settings: Settings, io: CliIO)
 }
 
 /** `relay sign payment|execute|swap`: the signed request body on stdout, nothing sent. */
-export async function sign(kind: RequestKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
+export async function sign(kind: BuiltKind, options: Flags<PaymentOptions & ExecuteOptions & SwapOptions>, io: CliIO): Promise<void> {
   const settings = await settingsFor(options, io);
   const body = await builders[kind](settings, options);
   io.stdout.write(`${JSON.stringify(body, null, options.json ? undefined : 2)}\n`);
@@ -97,20 +100,20 @@ export async function status(requestId: string | undefined, options: StatusOptio
   }
   const id = requestId ?? known!.requestId;
   const client = relayClient(settings, io);
-  const kinds: RequestKind[] = options.kind ? [options.kind] : known ? [known.kind] : ["payment", "execute", "swap"];
+  const kinds: RequestKind[] = options.kind ? [options.kind] : known ? [known.kind] : ["payment", "execute", "swap", "x402"];
   let found: { kind: RequestKind; response: AnyResponse } | undefined;
   for (const kind of kinds) {
     try {
       found = { kind, response: await client.getStatus(kind, id, { signal: io.signal }) };
       break;
     } catch (error) {
-      // An id of unknown kind is looked for among payments, then executions, then swaps.
+      // An id of unknown kind is looked for among payments, then executions, swaps, x402 authorizations.
       if (error instanceof RelayApiError && error.status === 404) continue;
       throw error;
     }
   }
   if (found === undefined) {
-    const what = kinds.length > 1 ? "payment, execution or swap" : { payment: "payment", execute: "execution", swap: "swap" }[kinds[0]!];
+    const what = kinds.length > 1 ? "payment, execution, swap or x402 authorization" : { payment: "payment", execute: "execution", swap: "swap", x402: "x402 authorization" }[kinds[0]!];
     throw new CliError(`no ${what} ${id} at ${settings.relayerUrl}`, EXIT.FAILURE);
   }
   let response = found.response;

@@ -1,5 +1,6 @@
 // `relay mcp`: a Model Context Protocol server acting for one bot key, so that an LLM agent can pay,
-// call protocols and swap from its vault, follow what it sent and read the vault. The settings are
+// call protocols and swap from its vault, buy from x402 paywalls (fetch_paid, mcp-fetch-paid.ts),
+// follow what it sent and read the vault. The settings are
 // `relay pay`'s (flags, RELAY_* variables, the devnet manifest), and the intents are built and signed
 // by the same code (intents.ts). The owner's key is dropped from the settings before anything runs:
 // no tool can act as the owner. On stdio, stdout is the protocol channel; everything else goes to stderr.
@@ -29,6 +30,8 @@ import { ChainUnreachableError, connectChain, resolveAddress } from "./chain.ts"
 import { buildExecute, buildPayment, buildSwap } from "./intents.ts";
 import { describeConfig } from "./limits.ts";
 import { relayClient, type AnyResponse } from "./requests.ts";
+import { registerFetchPaid } from "./mcp-fetch-paid.ts";
+import { X402Error } from "../../../packages/client/src/x402-errors.ts";
 
 export interface McpOptions extends SettingsOptions {
   /** Serve streamable HTTP on 127.0.0.1 at this port (0 = a free one) instead of stdio. */
@@ -317,7 +320,7 @@ function buildServer(context: Context): McpServer {
             response = error.lastResponse as AnyResponse;
           }
         }
-        return statusResult(response, sentence(found.kind === "payment" ? "Payment" : found.kind === "execute" ? "Call" : "Swap", response, ""));
+        return statusResult(response, sentence({ payment: "Payment", execute: "Call", swap: "Swap", x402: "x402 authorization" }[found.kind], response, ""));
       }),
   );
 
@@ -392,6 +395,8 @@ function buildServer(context: Context): McpServer {
         return result({ to: address, allowed: check.allowed, reason: check.reason }, check.allowed ? `This bot may pay ${address}.` : `This bot may not pay ${address}: ${check.reason}.`);
       }),
   );
+
+  registerFetchPaid(server, { settings, vault: context.vault, client: context.client, answer, result });
 
   server.registerResource(
     "policy",
@@ -496,10 +501,10 @@ function keep(context: Context, slot: string, signed: SignedBody): void {
   }
 }
 
-/** A request's status, by the kind this server sent it as, else among payments, executions, swaps. */
+/** A request's status, by the kind this server sent it as, else among payments, executions, swaps, x402 authorizations. */
 async function lookUp(context: Context, requestId: string, signal: AbortSignal): Promise<{ kind: RequestKind; response: AnyResponse }> {
   const known = context.kinds.get(requestId);
-  const kinds: RequestKind[] = known === undefined ? ["payment", "execute", "swap"] : [known];
+  const kinds: RequestKind[] = known === undefined ? ["payment", "execute", "swap", "x402"] : [known];
   for (const kind of kinds) {
     try {
       return { kind, response: await context.client.getStatus(kind, requestId, { signal }) };
@@ -508,7 +513,7 @@ async function lookUp(context: Context, requestId: string, signal: AbortSignal):
       throw error;
     }
   }
-  throw new RelayApiError({ status: 404, code: "NOT_FOUND", message: `no payment, execution or swap ${requestId} at ${context.settings.relayerUrl}` });
+  throw new RelayApiError({ status: 404, code: "NOT_FOUND", message: `no payment, execution, swap or x402 authorization ${requestId} at ${context.settings.relayerUrl}` });
 }
 
 function statusResult(response: AnyResponse, text: string): CallToolResult {
@@ -555,6 +560,8 @@ export function refusalOf(error: unknown): Refusal {
     return { code: error.code, details: error.details ?? error.message.replace(/^[A-Z_0-9]+: /, ""), retryable: error.retryable };
   }
   if (error instanceof RelayUnreachableError) return { code: "RELAYER_UNREACHABLE", details: error.message, retryable: true };
+  // fetch_paid's own refusals (a price above the maximum, a held or rejected payment, …): nothing was paid.
+  if (error instanceof X402Error) return { code: error.code, details: error.message, retryable: false };
   if (error instanceof ChainUnreachableError) return { code: "RPC_ERROR", details: error.message, retryable: true };
   if (error instanceof CliError) return { code: "INVALID_REQUEST", details: error.message, retryable: false };
   const message = error instanceof Error ? error.message.split("\n")[0]! : String(error);

@@ -1,7 +1,7 @@
 // Sending a signed request, following it, and showing it: the shared tail of `relay pay`, `execute`,
 // `swap` and `status`. The exit code tells the status: 0 approved, 3 rejected, 4 still pending.
 import { RelayClient } from "../../../packages/client/src/relay-client.ts";
-import type { ExecuteResponse, PaymentResponse, RequestKind } from "../../../packages/client/src/types.ts";
+import type { ExecuteResponse, PaymentResponse, RequestKind, X402Response } from "../../../packages/client/src/types.ts";
 import { DEFAULT_POLL_OPTIONS } from "../../../packages/client/src/poll.ts";
 import type { RetryEvent } from "../../../packages/client/src/retry.ts";
 import { CliError, EXIT, exitWith, type CliIO } from "../io.ts";
@@ -88,6 +88,8 @@ export function showRequest(kind: RequestKind, response: AnyResponse, flags: Wai
     ["reason", response.reason],
     ["pollUrl", payment.pollUrl],
     ["estimatedResolutionMs", payment.estimatedResolutionMs?.toString()],
+    // An x402 authorization the vault recorded: the EIP-3009 digest it vouches for.
+    ["digest", (response as X402Response).digest],
   ]);
   if (response.status === "pending_review" && !flags.wait) {
     io.stderr.write(`relay: held for review; follow it with \`relay status ${response.requestId} --wait\`\n`);

@@ -1,4 +1,4 @@
-// Registers the bot author's commands: pay, execute, swap, sign, status, and mcp (the same as tools for an agent).
+// Registers the bot author's commands: pay, execute, swap, sign, status, fetch (an x402 paywall), and mcp (the same as tools for an agent).
 import { Command, Option } from "commander";
 import type { CliIO } from "../io.ts";
 import { parsePort } from "../options.ts";
@@ -103,10 +103,26 @@ export function registerBotCommands(program: Command, io: CliIO): void {
 
   withWaitOptions(withSettingsOptions(program.command("status")))
     .argument("[requestId]", "request id (default: the most recent request sent from this state directory)")
-    .addOption(new Option("--kind <kind>", "the request's kind, when this CLI did not send it").choices(["payment", "execute", "swap"]))
+    .addOption(new Option("--kind <kind>", "the request's kind, when this CLI did not send it").choices(["payment", "execute", "swap", "x402"]))
     .description("Show a request's status; with --wait, follow it until it resolves")
     .addHelpText("after", examples("relay status", "relay status 0b6f… --wait --timeout 120", "relay status --json"))
     .action(async (requestId: string | undefined, options) => (await load()).status(requestId, options, io));
+
+  withWaitOptions(botCommand(program, "fetch"))
+    .argument("<url>", "the http(s) URL to get")
+    .option("--max <amount>", "the most to pay, in the asset's units (e.g. 0.05 for USDC), inclusive; a higher price is refused (exit 3) and nothing moves")
+    .addOption(new Option("--mode <mode>", "vault: the vault pays the merchant; funding: the vault funds the bot, which pays").choices(["vault", "funding"]).default("vault"))
+    .option("--memo <text>", "note for the owner's review (default: what the paywall says it sells)")
+    .description("Get a URL, paying an x402 paywall (HTTP 402) from the vault; the body goes to stdout")
+    .addHelpText(
+      "after",
+      examples(
+        "relay fetch http://127.0.0.1:4021/demo/report --max 0.05",
+        "relay fetch https://api.example/data --mode funding --json",
+        "relay fetch https://api.example/data --max 1 --wait",
+      ) + "\nExit codes: 0 done (also when no payment was asked), 1 failure, 2 usage, 3 refused (price above --max, or the payment rejected), 4 held for review, 5 relayer unreachable.\n",
+    )
+    .action(async (url: string, options) => (await import("../commands/fetch.ts")).fetchPaid(url, options, io));
 
   withBotOptions(withSettingsOptions(program.command("mcp"), { json: false }))
     .addOption(new Option("--http <port>", "serve streamable HTTP at http://127.0.0.1:<port>/mcp (0 = a free port) instead of stdio").argParser(parsePort("--http")))

@@ -4,7 +4,7 @@
 // The relayer guarantees only the fields of `ReviewItem`; the rest is read where the relayer puts it:
 // the intent under `intent` (else on the item itself) with its own field names (payment `to, token,
 // amount`; execute `protocol, tokens, amounts, value`; swap `fromToken, maxFromAmount, toToken,
-// minToAmount`), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
+// minToAmount`; x402 `token, payTo, amount, validBefore`, with `x402`, what it buys), `protocolName`, the relayer's token table in `amounts` (`[{token, symbol, decimals}]`),
 // `usdValue` or `valueUsd` (dollars), `agents` or `verdicts` (`[{agent, approve, reason}]`, possibly as
 // JSON text) and `reviewExpiresAt` or `expiresAt` (unix ms or seconds, or an ISO date). For an execute
 // whose item carries its `callData`, the call is decoded here, from the calldata itself, by the same
@@ -77,6 +77,11 @@ export interface ReviewView {
   resourceUrl: string | undefined;
   /** x402Funding flattened to one `[path, value]` per leaf, e.g. ["extra.name", "USDC"], ["amount", "1000"]. */
   x402Funding: Array<[string, string]>;
+  /**
+   * What an x402 request, or a funding payment naming its requirement, buys (the item's `x402`): the
+   * resource and its description, the merchant, the price in human units, the scheme.
+   */
+  x402: X402Purchase | undefined;
   /** An execute's call as the relayer decoded it; undefined when the item carries none. */
   call: CallView | undefined;
   /** What the relayer's simulation saw leave the vault, e.g. "20,000 USDC ($20,000.00)"; empty when not given. */
@@ -89,6 +94,15 @@ export interface ReviewView {
   expiresAt: number | undefined;
   /** The bot's intent deadline, unix ms. */
   deadline: number | undefined;
+}
+
+export interface X402Purchase {
+  resource: string | undefined;
+  description: string | undefined;
+  payTo: string | undefined;
+  /** e.g. "0.01 USDC (10000)". */
+  price: string | undefined;
+  scheme: string | undefined;
 }
 
 export interface CallView {
@@ -129,6 +143,7 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), 
     recipientLabel: str(item.recipientLabel),
     resourceUrl: str(item.resourceUrl),
     x402Funding: isRecord(item.x402Funding) ? leaves(item.x402Funding, "") : item.x402Funding === true ? [["", "true"]] : [],
+    x402: purchaseOf(item.x402, book),
     call,
     outflows: Array.isArray(item.outflows) ? item.outflows.filter(isRecord).map((o) => str(o.text) ?? "?") : [],
     heldBecause: item.heldBecause,
@@ -140,6 +155,11 @@ export function describeReview(item: ReviewItem, tokens: TokenBook = new Map(), 
 }
 
 function whatItDoes(kind: string, f: Fields, tokens: TokenBook, call: CallView | undefined): { summary: string; amounts: string[]; recipient: string | undefined } {
+  if (kind === "x402") {
+    const amount = tokenAmount(f.amount, f.token, tokens);
+    const payTo = str(f.payTo);
+    return { summary: `let ${payTo === undefined ? "?" : shortAddress(payTo)} collect ${amount?.human ?? "?"} from the vault (x402)`, amounts: listed(amount), recipient: payTo };
+  }
   if (kind === "payment") {
     const amount = tokenAmount(f.amount, f.token, tokens);
     const to = str(f.to);
@@ -187,6 +207,13 @@ function callView(raw: unknown): CallView | undefined {
     arguments: args.map((a): [string, string] => [str(a.name) ?? "?", str(a.text) ?? String(a.value)]),
     summary,
   };
+}
+
+/** The item's `x402`, the price in human units where the token is known. */
+function purchaseOf(raw: unknown, tokens: TokenBook): X402Purchase | undefined {
+  if (!isRecord(raw)) return undefined;
+  const price = tokenAmount(raw.amount, raw.asset, tokens);
+  return { resource: str(raw.resource), description: str(raw.description), payTo: str(raw.payTo), price: price?.line ?? str(raw.amount), scheme: str(raw.scheme) };
 }
 
 /** A swap-and-pay (the item's `swap`): the summary and amounts say what the swap may spend too. */

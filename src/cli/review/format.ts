@@ -48,7 +48,8 @@ export function formatDetail(v: ReviewView, nowMs: number): string {
 
 /**
  * The off-chain fields the bot sent, one `[label, value]` each, x402Funding one row per leaf (the
- * first labelled); nothing for a field not sent. The review screen shows the same rows.
+ * first labelled), then what an x402 purchase buys (resource, description, price and merchant);
+ * nothing for a field not sent. The review screen shows the same rows.
  */
 export function offChainRows(v: ReviewView): Array<[string, string]> {
   const rows: Array<[string, string]> = [];
@@ -57,6 +58,12 @@ export function offChainRows(v: ReviewView): Array<[string, string]> {
   if (v.recipientLabel !== undefined) rows.push(["Label", `${v.recipientLabel} (the bot's label for the recipient, not verified)`]);
   if (v.resourceUrl !== undefined) rows.push(["Resource", v.resourceUrl]);
   v.x402Funding.forEach(([path, value], i) => rows.push([i === 0 ? "x402 funding" : "", path === "" ? value : `${path}: ${value}`]));
+  const buys = v.x402;
+  if (buys !== undefined) {
+    rows.push(["Buys", buys.resource ?? "(resource not named)"]);
+    if (buys.description) rows.push(["", buys.description]);
+    rows.push(["", `${buys.price ?? "?"} to ${buys.payTo ?? "?"}${buys.scheme === undefined ? "" : ` (x402 ${buys.scheme})`}`]);
+  }
   return rows;
 }
 

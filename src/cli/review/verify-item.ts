@@ -3,13 +3,14 @@
 // owner and it) could show "pay 1 USDC" and ask for a signature over the hash of "pay 10,000 USDC" that
 // the same bot also signed. Before signing, the owner's side recomputes the hash from the intent the
 // item shows and the vault's domain read from the chain, and refuses on any difference. For an
-// execute, the calldata the item carries must be the calldata the intent commits to.
+// execute, the calldata the item carries must be the calldata the intent commits to; for an x402
+// authorization, the purchase shown (`x402`: payTo, amount, asset) must be the intent's.
 import { keccak256, type Hex } from "viem";
 import { intentDigest, type SignableTypes } from "../../../packages/client/src/sign.ts";
 import { intentTypes, type VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import type { ReviewItem } from "../../../packages/client/src/types.ts";
 
-const primaryTypes = { payment: "PaymentIntent", execute: "ExecuteIntent", swap: "SwapIntent" } as const;
+const primaryTypes = { payment: "PaymentIntent", execute: "ExecuteIntent", swap: "SwapIntent", x402: "X402Intent" } as const;
 
 /** Thrown when a review item's intent does not hash to its intentHash: nothing is signed. */
 export class MismatchedReviewError extends Error {}
@@ -34,12 +35,24 @@ export function checkShownIntent(item: ReviewItem, domain: VaultDomain): void {
   if (intentDigest(domain, primaryType, message).toLowerCase() !== String(item.intentHash).toLowerCase()) {
     throw refuse("the intent shown does not hash to the intent hash the approval would sign");
   }
+  if (primaryType === "X402Intent") checkShownPurchase(item, message as Record<string, unknown>, refuse);
   if (primaryType === "ExecuteIntent") {
     const callData = item.callData;
     if (typeof callData !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(callData)) throw refuse("the item carries no calldata for its execute");
     if (keccak256(callData as Hex).toLowerCase() !== String((message as SignableTypes["ExecuteIntent"]).calldataHash).toLowerCase()) {
       throw refuse("the calldata shown is not the calldata the intent commits to");
     }
+  }
+}
+
+/** An x402 item's `x402` (what the owner reads is bought) names the signed merchant, amount and token. */
+function checkShownPurchase(item: ReviewItem, message: Record<string, unknown>, refuse: (why: string) => Error): void {
+  const shown = item.x402;
+  if (shown === undefined) return;
+  if (typeof shown !== "object" || shown === null) throw refuse("its x402 purchase is malformed");
+  const view = shown as Record<string, unknown>;
+  for (const [field, signed] of [["payTo", message.payTo], ["amount", message.amount], ["asset", message.token]] as const) {
+    if (String(view[field]).toLowerCase() !== String(signed).toLowerCase()) throw refuse(`the x402 purchase shows ${field} ${String(view[field])}, the intent signs ${String(signed)}`);
   }
 }
 

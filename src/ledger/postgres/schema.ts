@@ -248,6 +248,11 @@ export const migrations: readonly string[] = [
   CREATE INDEX intent_cancels_open ON intent_cancels (created_at, seq) WHERE status <> 'done';
   CREATE INDEX linked_intents_by_request ON linked_intents (request_id);
   `,
+  // 14: requests of kind 'x402' (the vault pays an x402 paywall).
+  `
+  ALTER TABLE requests DROP CONSTRAINT requests_kind_check;
+  ALTER TABLE requests ADD CONSTRAINT requests_kind_check CHECK (kind IN ('payment', 'execute', 'swap', 'x402'));
+  `,
 ];
 
 /** The schema version this code writes (the highest version in `schema_migrations` after {@link migrate}). */

@@ -32,12 +32,17 @@ export interface BotHistory {
   knownCounterparty: boolean;
 }
 
+/** Whether the request sends money to its counterparty: a payment, or an x402 authorization (to its merchant). */
+export function paysCounterparty(kind: ScanInput["kind"]): boolean {
+  return kind === "payment" || kind === "x402";
+}
+
 export interface ScanInput {
-  kind: "payment" | "execute" | "swap";
+  kind: "payment" | "execute" | "swap" | "x402";
   chainId: number;
   vault: `0x${string}`;
   bot: `0x${string}`;
-  /** payment: recipient; execute: protocol; swap: router or output token. */
+  /** payment: recipient; execute: protocol; swap: router or output token; x402: the merchant (payTo). */
   counterparty: `0x${string}`;
   /** One line, e.g. "pay 12000 USDC (12000.00 USD) to 0xAbC…". */
   summary: string;

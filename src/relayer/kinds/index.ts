@@ -9,12 +9,14 @@ import { execute } from "./execute.ts";
 import type { KindDescriptor } from "./kind.ts";
 import { payment } from "./payment.ts";
 import { swap } from "./swap.ts";
+import { x402 } from "./x402.ts";
 
 /** Every kind the client signs (its `intentKinds`, which orders the routes), with its descriptor. */
 export const kinds: { readonly [K in IntentKind]: KindDescriptor<RequestByKind[K]> } = {
   payment,
   execute,
   swap,
+  x402,
 };
 
 /** The descriptor of a request (or of a kind by name). */

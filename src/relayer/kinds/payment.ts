@@ -10,6 +10,7 @@ import { paymentCalldata } from "../chain/payment-calldata.ts";
 import { reservePaymentWindows } from "../policy/spend-windows.ts";
 import { findSwapOptions, swapRequiredReason } from "./swap-required.ts";
 import type { KindDescriptor } from "./kind.ts";
+import { x402ReviewOf } from "./x402-review.ts";
 
 export const payment: KindDescriptor<PaymentRequest> = {
   kind: "payment",
@@ -43,10 +44,14 @@ export const payment: KindDescriptor<PaymentRequest> = {
   reviewAmounts: (intent) => [[intent.token as string, intent.amount as string]],
   // A swap-and-pay: the owner's approval of the payment's hash authorizes its swap too, so the
   // swap is shown — what it may spend, the least it must bring in, and its own hash.
+  // A funding payment whose x402Funding is the requirement: what the bot will buy (x402-review.ts).
   reviewExtras(stored, view) {
+    const funding = stored.x402Funding;
+    const x402 = typeof funding === "object" && funding !== null ? { x402: x402ReviewOf(funding) } : {};
     const swap = (stored as { swap?: { intent: Record<string, string> } }).swap;
-    if (!swap) return {};
+    if (!swap) return x402;
     return {
+      ...x402,
       swap: {
         intent: swap.intent,
         spends: view.human(swap.intent.fromToken!, swap.intent.maxFromAmount!),

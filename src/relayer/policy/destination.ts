@@ -1,6 +1,7 @@
 // Where funds may go: a payment never to the vault itself, and only to a destination the vault's and
-// the bot's whitelists allow and the blacklist does not name; a token transfer an execute makes
-// goes only where a payment could (token-transfer.ts; the lens read its recipient as `to`).
+// the bot's whitelists allow and the blacklist does not name; an x402 authorization's merchant
+// (payTo) is such a destination; a token transfer an execute makes goes only where a payment could
+// (token-transfer.ts; the lens read its recipient as `to`).
 import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { relayError } from "../../errors.ts";
 import { transferRecipient } from "../chain/token-transfer.ts";
@@ -8,13 +9,14 @@ import { rule } from "./rule.ts";
 
 export const paymentDestination = rule({
   name: "payment-destination",
-  kinds: ["payment"],
+  kinds: ["payment", "x402"],
   codes: ["DESTINATION_NOT_ALLOWED"],
   check(request, snapshot) {
-    if (request.intent.to.toLowerCase() === request.vaultAddress.toLowerCase()) {
-      throw relayError("DESTINATION_NOT_ALLOWED", "to is the vault itself");
+    const [field, to] = request.kind === "x402" ? ["payTo", request.intent.payTo] : ["to", request.intent.to];
+    if (to.toLowerCase() === request.vaultAddress.toLowerCase()) {
+      throw relayError("DESTINATION_NOT_ALLOWED", `${field} is the vault itself`);
     }
-    if (!snapshot.destinationAllowed) throw relayError("DESTINATION_NOT_ALLOWED", `to ${request.intent.to} ${whyRefused(snapshot)}`);
+    if (!snapshot.destinationAllowed) throw relayError("DESTINATION_NOT_ALLOWED", `${field} ${to} ${whyRefused(snapshot)}`);
   },
 });
 

@@ -2,7 +2,7 @@
 // replay checks and before the balance (DESIGN.md §7: … → replay → policy 403s → balance → …); a
 // request gets the first failing rule's error, so the order below is part of the API:
 //
-//   usable prices → per-tx cap → destination (payment) → transfer destination (execute) →
+//   usable prices → per-tx cap → destination (payment; an x402 authorization's payTo) → transfer destination (execute) →
 //   protocol approval (execute) → rebalance whitelist → rebalance cap (swap)
 //
 // The rolling windows are checked when spend is reserved, at the record step (spend-windows.ts, in this

@@ -5,7 +5,7 @@ import { rule } from "./rule.ts";
 
 export const perTxLimit = rule({
   name: "per-tx-limit",
-  kinds: ["payment", "execute"],
+  kinds: ["payment", "execute", "x402"],
   codes: ["EXCEEDS_PER_TX_LIMIT"],
   valued: true,
   check(_request, { config, usdValue }) {

@@ -4,7 +4,7 @@ import { rule } from "./rule.ts";
 
 export const usablePrices = rule({
   name: "usable-prices",
-  kinds: ["payment", "execute", "swap"],
+  kinds: ["payment", "execute", "swap", "x402"],
   codes: ["PRICE_FEED_STALE"],
   valued: true,
   check(_request, snapshot) {

@@ -22,6 +22,8 @@ export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Re
   const status = publicStatus(record.status);
   const body: Record<string, unknown> = { requestId: record.id, status };
   if (status === "approved" && record.txHash) body.txHash = record.txHash;
+  // An x402 authorization the vault recorded: the EIP-3009 digest it now answers ERC-1271 for.
+  if (status === "approved" && record.kind === "x402") body.digest = (JSON.parse(record.body) as { digest?: string }).digest;
   if (status === "pending_review") body.pollUrl = pollUrlOf(record.kind, record.id);
   if (status === "rejected" && record.reason) body.reason = record.reason;
   // Every rejected answer says why as a code, derived from the record, so that a request rejected

@@ -56,6 +56,23 @@ describe("describeReview", () => {
     expect(formatDetail(view, NOW)).toContain("Amount:");
   });
 
+  it("an x402 authorization says who may collect what, and what it buys, in the detail and on the screen's rows", () => {
+    const MERCHANT = "0x14dC79964da2C08b23698B3D3cc7Ca32193d9955" as const;
+    const buys = { resource: "http://127.0.0.1:1/demo/report", description: "a report\u001b[2J", payTo: MERCHANT, amount: "10000", asset: USDC, scheme: "exact" };
+    const item = heldPayment("req_x", 0.01, { kind: "x402", intent: { token: USDC, payTo: MERCHANT, amount: "10000", validBefore: "1700000600" }, x402: buys });
+    const view = describeReview(item, tokens);
+    expect(view.summary).toBe("let 0x14dC…9955 collect 0.01 USDC from the vault (x402)");
+    expect(view.recipient).toBe(MERCHANT);
+    expect(view.x402).toEqual({ resource: buys.resource, description: "a report\\u001b[2J", payTo: MERCHANT, price: "0.01 USDC (10000)", scheme: "exact" });
+    const detail = formatDetail(view, NOW);
+    expect(detail).toMatch(/Buys:\s+http:\/\/127\.0\.0\.1:1\/demo\/report\n\s+a report\\u001b\[2J\n\s+0\.01 USDC \(10000\) to 0x14dC79964da2C08b23698B3D3cc7Ca32193d9955 \(x402 exact\)/);
+    // A funding payment naming its requirement shows what it funds the same way; one without shows no purchase.
+    const funding = describeReview(heldPayment("req_f", 0.01, { x402Funding: { payTo: MERCHANT }, x402: { payTo: MERCHANT, amount: "10000", asset: USDC } }), tokens);
+    expect(formatDetail(funding, NOW)).toContain("Buys:");
+    expect(describeReview(heldPayment("req_p", 1), tokens).x402).toBeUndefined();
+    expect(formatDetail(describeReview(heldPayment("req_p", 1), tokens), NOW)).not.toContain("Buys:");
+  });
+
   it("describes a swap and an execute", () => {
     const swap = describeReview(
       heldPayment("req_s", 0, { kind: "swap", intent: { fromToken: USDC, maxFromAmount: "3000000000", toToken: WETH, minToAmount: "1000000000000000000" } }),

@@ -35,6 +35,9 @@ describe("Safety agent", () => {
       "payment goes back to the vault itself",
     );
     expect(reviewSafety(ordinaryPayment({ kind: "execute", counterparty: bot, selector: "0x12345678" })).approve).toBe(true);
+    // An x402 authorization pays its merchant: the same rule.
+    expect(reviewSafety(ordinaryPayment({ kind: "x402", counterparty: bot })).reason).toBe("payment goes to the bot's own address");
+    expect(reviewSafety(ordinaryPayment({ kind: "x402" })).approve).toBe(true);
   });
 
   it("approval-grant: rejects every approval selector in an execute, and only there", () => {

@@ -17,7 +17,7 @@
 // Bare numbers ("invoice 42") are never read as amounts. No objection → approve, quoting the memo
 // when there is one.
 import { formatUsd, parseUsd, quote, withinPercent } from "../format.ts";
-import type { ScanInput, Verdict } from "../types.ts";
+import { paysCounterparty, type ScanInput, type Verdict } from "../types.ts";
 import { reachedThreshold, runRules, type Rule } from "./rule.ts";
 
 export const minMemoLength = 8;
@@ -85,7 +85,7 @@ export const reasoningRules: readonly Rule[] = [
   {
     name: "memo-address-mismatch",
     check: ({ kind, memo, counterparty }) => {
-      if (kind !== "payment") return undefined;
+      if (!paysCounterparty(kind)) return undefined;
       const named = (memo ?? "").match(addressPattern) ?? [];
       if (named.length === 0 || named.some((a) => a.toLowerCase() === counterparty.toLowerCase())) return undefined;
       return `memo names ${shortAddress(named[0] ?? "")} but the payment goes to ${shortAddress(counterparty)}`;
@@ -106,7 +106,7 @@ export const reasoningRules: readonly Rule[] = [
   {
     name: "metadata-recipient-mismatch",
     check: (input) => {
-      if (input.kind !== "payment") return undefined;
+      if (!paysCounterparty(input.kind)) return undefined;
       for (const [key, value] of metadataEntries(input, recipientKeys)) {
         const address = value.trim();
         if (/^0x[0-9a-fA-F]{40}$/.test(address) && address.toLowerCase() !== input.counterparty.toLowerCase()) {

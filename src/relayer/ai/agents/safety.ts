@@ -3,7 +3,7 @@
 // | Rule               | Objects when                                                              |
 // |--------------------|---------------------------------------------------------------------------|
 // | zero-counterparty  | the counterparty is the zero address                                      |
-// | own-address        | a payment goes to the bot's own address or to the vault itself            |
+// | own-address        | a payment (or x402 authorization) goes to the bot's own address or the vault |
 // | approval-grant     | an execute's selector grants token allowances: approve, increaseAllowance, |
 // |                    | setApprovalForAll, EIP-2612 / DAI permit, Permit2 approve / permit        |
 // | far-above-trigger  | the USD value is over 10× the AI trigger threshold (when one is set)      |
@@ -18,7 +18,7 @@
 // No objection → approve: "no safety concern found (counterparty, call, size and wording checked)".
 import { keccak256 } from "../../../crypto/keccak.ts";
 import { formatUsd, zeroAddress } from "../format.ts";
-import type { ScanInput, Verdict } from "../types.ts";
+import { paysCounterparty, type ScanInput, type Verdict } from "../types.ts";
 import { runRules, statedText, type Rule } from "./rule.ts";
 
 /** How far above the AI trigger threshold a request may go before Safety objects. */
@@ -78,7 +78,7 @@ export const safetyRules: readonly Rule[] = [
   {
     name: "own-address",
     check: (input) => {
-      if (input.kind !== "payment") return undefined;
+      if (!paysCounterparty(input.kind)) return undefined;
       if (sameAddress(input.counterparty, input.bot)) return "payment goes to the bot's own address";
       if (sameAddress(input.counterparty, input.vault)) return "payment goes back to the vault itself";
       return undefined;
