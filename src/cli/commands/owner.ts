@@ -1,7 +1,7 @@
 // Actions of `relay owner …` (vault configuration sent on-chain with the owner's key) and `relay fund`
 // (minting devnet mock tokens). Each transaction is simulated first, so that a refusal is one line
 // naming the contract's error, and then sent and awaited to its receipt.
-import { BaseError, erc20Abi, type Address, type Hex } from "viem";
+import { BaseError, erc20Abi, zeroHash, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { decodeRevert, revertDataOf } from "../../chain/revert-decode.ts";
@@ -59,10 +59,10 @@ function revertReason(error: unknown, token: ResolvedToken | undefined): string 
 }
 
 /** Run one vault function as the owner and print what was done. */
-async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string): Promise<void> {
+async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string, action = functionName): Promise<void> {
   const { clients, vault, key } = await context(options, io);
   const txHash = await transact(clients, key, vault, "ServiceVault", functionName, args);
-  printResult(io, options, { action: functionName, vault, txHash }, [
+  printResult(io, options, { action, vault, txHash }, [
     ["done", done],
     ["txHash", txHash],
   ]);
@@ -70,21 +70,21 @@ async function vaultCall(options: Options, io: CliIO, functionName: string, args
 
 async function readBotConfig(ctx: Context, bot: Address): Promise<BotConfigParams> {
   const { abi } = readArtifact("ServiceVault");
-  return (await ctx.clients.publicClient.readContract({ address: ctx.vault, abi, functionName: "getBotConfig", args: [bot] })) as BotConfigParams;
+  return (await ctx.clients.publicClient.readContract({ address: ctx.vault, abi, functionName: "getBotPolicy", args: [bot] })) as BotConfigParams;
 }
 
 export async function botAdd(botText: string, options: Options & BotLimitFlags, io: CliIO): Promise<void> {
   const settings = await settingsFor(options, io);
   const bot = resolveAddress(settings, botText, "bot");
   const config = applyLimitFlags(UNLIMITED, options);
-  await vaultCall(options, io, "addBot", [bot, config], `added bot ${bot}`);
+  await vaultCall(options, io, "addBotWithPolicy", [bot, config], `added bot ${bot}`, "addBot");
 }
 
 export async function botUpdate(botText: string, options: Options & BotLimitFlags, io: CliIO): Promise<void> {
   const ctx = await context(options, io);
   const bot = resolveAddress(ctx.settings, botText, "bot");
   const config = applyLimitFlags(await readBotConfig(ctx, bot), options);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "updateBotConfig", [bot, config]);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "updateBotPolicy", [bot, config]);
   printResult(io, options, { action: "updateBotConfig", vault: ctx.vault, bot, txHash }, [["done", `updated bot ${bot}`], ["txHash", txHash], ...describeConfig(config)]);
 }
 
@@ -190,7 +190,7 @@ export async function deposit(options: Options & { token: string; amount: string
   const token = await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
   const amount = parseAmount(ctx.settings, token, options.amount, { baseUnits: options.baseUnits });
   await transact(ctx.clients, ctx.key, token.address, "mocks/MockERC20", "approve", [ctx.vault, amount], token);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount], token);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount, zeroHash], token);
   printResult(io, options, { action: "deposit", vault: ctx.vault, token: token.address, amount: amount.toString(), txHash }, [
     ["done", `deposited ${human(amount, token.decimals)} ${tokenLabel(token)}`],
     ["txHash", txHash],
