@@ -8,6 +8,7 @@ import { decodeRevert, revertDataOf } from "../../chain/revert-decode.ts";
 import type { Clients } from "../../chain/clients.ts";
 import { createSender } from "../../chain/sender.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
+import { refFromString } from "../../../packages/client/src/sign.ts";
 import { formatUnits } from "../../../packages/client/src/units.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
@@ -16,16 +17,16 @@ import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { connectChain, resolveAddress, withDecimals } from "./chain.ts";
 import { applyLimitFlags, describeConfig, parseDuration, parseUsd, UNLIMITED, type BotLimitFlags } from "./limits.ts";
 
-type Options = SettingsOptions & { ownerKey?: string };
+export type Options = SettingsOptions & { ownerKey?: string };
 
-interface Context {
+export interface Context {
   settings: Settings;
   clients: Clients;
   vault: Address;
   key: Hex;
 }
 
-async function context(options: Options, io: CliIO): Promise<Context> {
+export async function context(options: Options, io: CliIO): Promise<Context> {
   const settings = await settingsFor(options, io);
   const vault = requireVault(settings);
   const key = requireOwnerKey(settings);
@@ -59,7 +60,7 @@ function revertReason(error: unknown, token: ResolvedToken | undefined): string 
 }
 
 /** Run one vault function as the owner and print what was done. */
-async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string, action = functionName): Promise<void> {
+export async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string, action = functionName): Promise<void> {
   const { clients, vault, key } = await context(options, io);
   const txHash = await transact(clients, key, vault, "ServiceVault", functionName, args);
   printResult(io, options, { action, vault, txHash }, [
@@ -184,13 +185,19 @@ export async function rebalanceTokens(action: "add" | "remove", texts: string[],
   await vaultCall(options, io, fn, [tokens.map((t) => t.address)], `${action === "add" ? "added" : "removed"} rebalance tokens ${tokens.map(tokenLabel).join(", ")}`);
 }
 
+/** A deposit's reference: 0x + 64 hex as given, other text hashed, none: zero. */
+function depositRef(text: string | undefined): Hex {
+  if (text === undefined) return zeroHash;
+  return /^0x[0-9a-fA-F]{64}$/.test(text) ? (text.toLowerCase() as Hex) : refFromString(text);
+}
+
 /** Approve the vault for `amount` and deposit it from the owner's wallet. */
-export async function deposit(options: Options & { token: string; amount: string; baseUnits?: boolean }, io: CliIO): Promise<void> {
+export async function deposit(options: Options & { token: string; amount: string; baseUnits?: boolean; ref?: string }, io: CliIO): Promise<void> {
   const ctx = await context(options, io);
   const token = await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
   const amount = parseAmount(ctx.settings, token, options.amount, { baseUnits: options.baseUnits });
   await transact(ctx.clients, ctx.key, token.address, "mocks/MockERC20", "approve", [ctx.vault, amount], token);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount, zeroHash], token);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount, depositRef(options.ref)], token);
   printResult(io, options, { action: "deposit", vault: ctx.vault, token: token.address, amount: amount.toString(), txHash }, [
     ["done", `deposited ${human(amount, token.decimals)} ${tokenLabel(token)}`],
     ["txHash", txHash],
