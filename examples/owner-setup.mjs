@@ -1,0 +1,69 @@
+// An owner's setup from code, on relay-client: deploy a vault (at the address predicted first), fund
+// it, add two bots, and pay from one of them through the relayer.
+//   node owner-setup.mjs --token 0x… [--fund 100] [--pay 5 --to 0x…]
+// Settings come from the environment: RELAY_URL, RELAY_RPC_URL, RELAY_CHAIN_ID, RELAY_OWNER_KEY (the
+// owner's wallet pays the gas and the deposit). It prints `vault <address>`, `bot <address> <role>`
+// twice and `payment <status> <txHash>`; the bots' keys stay in memory.
+import { createPublicClient, createWalletClient, defineChain, getAddress, http } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { RelayClient, VaultOwner, defaultDeadline, deployVault, parseUnits, predictVaultAddress, randomRef, readVaultDomain, signPaymentRequest } from "relay-client";
+
+const argv = process.argv.slice(2);
+/** The word after `--name`, or `fallback`. @param {string} name @param {string} [fallback] */
+function flag(name, fallback) {
+  const value = argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback;
+  if (value === undefined) throw new Error(`--${name} is required`);
+  return value;
+}
+/** @param {string} name */
+function env(name) {
+  const value = process.env[name];
+  if (value === undefined) throw new Error(`${name} is not set`);
+  return value;
+}
+
+const chainId = Number(env("RELAY_CHAIN_ID"));
+const rpcUrl = env("RELAY_RPC_URL");
+const baseUrl = env("RELAY_URL");
+const chain = defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
+const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
+const ownerAccount = privateKeyToAccount(/** @type {`0x${string}`} */ (env("RELAY_OWNER_KEY")));
+const wallet = createWalletClient({ account: ownerAccount, chain, transport: http(rpcUrl) });
+const token = getAddress(flag("token"));
+
+// 1. Deploy: the factory the relayer serves for this chain; the address is known before the vault exists.
+const relay = new RelayClient({ baseUrl, chainId });
+const served = (await relay.chains()).chains.find((c) => c.chainId === chainId);
+if (served === undefined) throw new Error(`the relayer at ${baseUrl} serves no chain ${chainId}`);
+const factory = getAddress(served.factoryAddress);
+const predicted = await predictVaultAddress(publicClient, factory, ownerAccount.address);
+const vault = await deployVault({ wallet, publicClient, factory });
+if (vault !== predicted) throw new Error(`deployed at ${vault}, predicted ${predicted}`);
+console.log(`vault ${vault}`);
+
+// 2. Fund it from the owner's wallet, with a reference the Deposited event keeps.
+const owner = new VaultOwner({ wallet, publicClient, vault });
+await owner.deposit(token, flag("fund", "100"), { ref: "initial funding" });
+
+// 3. Two bots: a payer with caps and a daily limit, and one whose every request waits for the owner.
+const payerKey = generatePrivateKey();
+const payer = privateKeyToAccount(payerKey);
+const reviewed = privateKeyToAccount(generatePrivateKey());
+await owner.addBot(payer.address, { maxPerTx: "25", spendingLimits: [{ amount: "100", windowSeconds: 86_400 }] });
+await owner.addBot(reviewed.address, { maxPerTx: "500", requireHumanReview: true });
+console.log(`bot ${payer.address} payer`);
+console.log(`bot ${reviewed.address} reviewed`);
+
+// 4. The payer pays through the relayer; resolve() waits for the final answer.
+const decimals = Number(flag("decimals", "6"));
+const intent = {
+  bot: payer.address,
+  to: getAddress(flag("to", ownerAccount.address)),
+  token,
+  amount: parseUnits(flag("pay", "5"), decimals),
+  deadline: defaultDeadline(),
+  ref: randomRef(),
+};
+const body = await signPaymentRequest(payer, await readVaultDomain(publicClient, vault), intent, { memo: "first payment" });
+const final = await relay.resolve("payment", await relay.submitPayment(body));
+console.log(`payment ${final.status} ${"txHash" in final ? final.txHash : ""}`);
