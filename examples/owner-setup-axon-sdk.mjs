@@ -3,31 +3,12 @@
 //   node owner-setup-axon-sdk.mjs --token 0x… [--fund 100] [--pay 5 --to 0x…]
 // Settings: RELAY_URL, RELAY_RPC_URL, RELAY_CHAIN_ID, RELAY_OWNER_KEY. It prints `vault <address>`,
 // `bot <address> <role>` twice and `payment <status> <txHash>`; the bots' keys stay in memory.
-import { createPublicClient, createWalletClient, defineChain, getAddress, http } from "viem";
+import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { AxonClient, AxonVaultFactoryAbi, WINDOW, addBot, deployVault, deposit, encodeRef, predictVaultAddress } from "@axonfi/sdk";
+import { flag, ownerSettings } from "./owner-settings.mjs";
 
-const argv = process.argv.slice(2);
-/** The word after `--name`, or `fallback`. @param {string} name @param {string} [fallback] */
-function flag(name, fallback) {
-  const value = argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : fallback;
-  if (value === undefined) throw new Error(`--${name} is required`);
-  return value;
-}
-/** @param {string} name */
-function env(name) {
-  const value = process.env[name];
-  if (value === undefined) throw new Error(`${name} is not set`);
-  return value;
-}
-
-const chainId = Number(env("RELAY_CHAIN_ID"));
-const rpcUrl = env("RELAY_RPC_URL");
-const relayerUrl = env("RELAY_URL");
-const chain = defineChain({ id: chainId, name: `chain ${chainId}`, nativeCurrency: { name: "Ether", symbol: "ETH", decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } });
-const publicClient = createPublicClient({ chain, transport: http(rpcUrl) });
-const owner = privateKeyToAccount(/** @type {`0x${string}`} */ (env("RELAY_OWNER_KEY")));
-const wallet = createWalletClient({ account: owner, chain, transport: http(rpcUrl) });
+const { relayerUrl, chainId, owner, publicClient, wallet } = ownerSettings();
 const token = getAddress(flag("token"));
 
 // 1. Deploy at the address predicted from the owner and its next nonce (the factory comes from the relayer's /v1/chains).

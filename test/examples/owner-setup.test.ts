@@ -54,7 +54,7 @@ beforeAll(async () => {
     if (!existsSync(path.join(modules, "@axonfi"))) mkdirSync(path.join(modules, "@axonfi"));
     symlinkSync(SDK_PACKAGE, path.join(modules, "@axonfi", "sdk"));
   }
-  for (const file of ["owner-setup.mjs", "owner-setup-axon-sdk.mjs"]) copyFileSync(path.join(projectRoot, "examples", file), path.join(app, file));
+  for (const file of ["owner-setup.mjs", "owner-setup-axon-sdk.mjs", "owner-settings.mjs"]) copyFileSync(path.join(projectRoot, "examples", file), path.join(app, file));
   // The owner's wallet holds the USDC it funds its vaults with.
   const minter = clients.walletFor(privateKeyToAccount(manifest.accounts.owner.privateKey as Hex));
   await clients.publicClient.waitForTransactionReceipt({
