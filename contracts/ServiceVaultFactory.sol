@@ -52,8 +52,8 @@ contract ServiceVaultFactory {
     }
 
     /// @notice The vault interface version this factory deploys.
-    function vaultVersion() external pure returns (uint16) {
-        return VAULT_VERSION;
+    function vaultVersion() external view returns (uint16) {
+        return _implementation == address(0) ? 0 : VAULT_VERSION;
     }
 
     /// @notice Deploys a vault owned by the caller, at predictVaultAddress(caller, ownerVaultCount(caller)).

@@ -104,14 +104,19 @@ abstract contract VaultLifecycle is VaultStorage, ReentrancyGuardTransient {
 
     /// @notice Always false: the vault does not sign for its bots (ERC-1271), so a bot key moves
     /// nothing but through an intent the relayer checks and the vault executes.
-    function erc1271BotsEnabled() external pure returns (bool) {
-        return false;
+    function erc1271BotsEnabled() external view returns (bool) {
+        return _erc1271BotsOff();
     }
 
     /// @notice Owner only; `true` reverts (Erc1271BotsUnsupported), `false` is the state it is in.
     function setErc1271Bots(bool enabled) external onlyOwner {
         if (enabled) revert Erc1271BotsUnsupported();
         emit ERC1271BotsToggled(false);
+    }
+
+    /// @dev Always false (a view, as the production vault's, though it reads nothing that can change).
+    function _erc1271BotsOff() private view returns (bool) {
+        return address(this) == address(0);
     }
 
     // ----------------------------------------------------------------- NFTs out

@@ -187,14 +187,25 @@ abstract contract VaultPolicyAdmin is VaultBotAdmin {
     /// @notice Approves `protocol` for executeProtocol on this vault (owner only).
     function approveProtocol(address protocol) external onlyOwner {
         if (protocol == address(0)) revert ZeroAddress();
-        _protocols[protocol] = true;
+        if (!_protocols[protocol]) {
+            _protocols[protocol] = true;
+            ++_approvedProtocolCount;
+        }
         emit ProtocolApproved(protocol);
     }
 
     /// @notice Revokes this vault's approval of `protocol` (owner only).
     function revokeProtocol(address protocol) external onlyOwner {
-        _protocols[protocol] = false;
+        if (_protocols[protocol]) {
+            _protocols[protocol] = false;
+            --_approvedProtocolCount;
+        }
         emit ProtocolRevoked(protocol);
+    }
+
+    /// @notice How many protocols this vault's owner approved (production name).
+    function approvedProtocolCount() external view returns (uint256) {
+        return _approvedProtocolCount;
     }
 
     /// @notice Whether this vault's owner approved `protocol`.

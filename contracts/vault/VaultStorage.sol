@@ -75,6 +75,8 @@ abstract contract VaultStorage {
     uint256 internal _operatorBotCount;
     // The block timestamp each active bot was added at (getBotConfig's registeredAt).
     mapping(address => uint256) internal _botRegisteredAt;
+    // How many protocols this vault's owner approved (approvedProtocolCount).
+    uint256 internal _approvedProtocolCount;
 
     // (OpenZeppelin's EIP712 follows these: _nameFallback and _versionFallback.)
 

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, parseEventLogs, type Abi, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
+import { createPublicClient, createWalletClient, defineChain, erc20Abi, http, parseEventLogs, toEventSelector, toFunctionSelector, type Abi, type AbiEvent, type AbiFunction, type Address, type Hex, type PublicClient, type WalletClient } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { projectRoot } from "../../src/paths.ts";
 import { readArtifact } from "../../src/chain/artifacts.ts";
@@ -122,6 +122,53 @@ describe.skipIf(!existsSync(SDK))("the production SDK's owner helpers on the dev
   }, 180_000);
   afterAll(() => {
     if (relay?.child.exitCode === null) relay.child.kill("SIGKILL");
+  });
+
+  it("the SDK's vault and factory ABIs are relay's, but for what relay keeps its own (docs/design.md)", () => {
+    const outputs = (f: AbiFunction) => JSON.stringify(f.outputs.map((o) => [o.type, "components" in o ? o.components?.map((c) => c.type) : undefined]));
+    const missing = (sdkAbi: Abi, ours: Abi) => {
+      const functions = new Map(ours.filter((i): i is AbiFunction => i.type === "function").map((f) => [toFunctionSelector(f), f]));
+      const events = new Map(ours.filter((i): i is AbiEvent => i.type === "event").map((e) => [toEventSelector(e), e]));
+      const gaps: string[] = [];
+      for (const item of sdkAbi) {
+        if (item.type === "function") {
+          const mine = functions.get(toFunctionSelector(item));
+          if (mine === undefined) gaps.push(`function ${item.name}`);
+          else if (outputs(mine) !== outputs(item)) gaps.push(`returns of ${item.name}`);
+          else if ((mine.stateMutability === "view" || mine.stateMutability === "pure") !== (item.stateMutability === "view" || item.stateMutability === "pure")) gaps.push(`mutability of ${item.name}`);
+        } else if (item.type === "event") {
+          const mine = events.get(toEventSelector(item));
+          if (mine === undefined) gaps.push(`event ${item.name}`);
+          else if (mine.inputs.some((input, k) => Boolean(input.indexed) !== Boolean(item.inputs[k]!.indexed))) gaps.push(`indexing of ${item.name}`);
+        }
+      }
+      return gaps.sort();
+    };
+    // What relay keeps its own: its executions return the intent's hash and emit its own events; a clone
+    // is initialized with its owner only; the vault signs nothing for its bots (ERC-1271 off).
+    expect(missing(sdk.AxonVaultAbi, VAULT_ABI)).toEqual([
+      "event Initialized",
+      "event OracleCheckSkipped",
+      "event PaymentExecuted",
+      "event ProtocolExecuted",
+      "event SwapExecuted",
+      "function initialize",
+      "function isValidSignature",
+      "returns of MAX_SPENDING_LIMITS",
+      "returns of executePayment",
+      "returns of executeProtocol",
+      "returns of executeSwap",
+    ]);
+    // The factory has no owner of its own (nothing in it is administered).
+    expect(missing(sdk.AxonVaultFactoryAbi, FACTORY_ABI)).toEqual([
+      "event OwnershipTransferStarted",
+      "event OwnershipTransferred",
+      "function acceptOwnership",
+      "function owner",
+      "function pendingOwner",
+      "function renounceOwnership",
+      "function transferOwnership",
+    ]);
   });
 
   it("deployVault deploys at the address predictVaultAddress(owner, nonce) gave, owned by the caller", async () => {
@@ -286,6 +333,14 @@ describe.skipIf(!existsSync(SDK))("the production SDK's owner helpers on the dev
       return sdkAnswer;
     };
     expect(await both(merchant)).toEqual({ allowed: true });
+    // approvedProtocolCount counts the owner's approvals once each.
+    const protocol = manifest.contracts.lending as Address;
+    const count = () => pc.readContract({ address: vault, abi: sdk.AxonVaultAbi, functionName: "approvedProtocolCount" });
+    await sdkWrite("owner", "approveProtocol", [protocol]);
+    await sdkWrite("owner", "approveProtocol", [protocol]);
+    expect(await count()).toBe(1n);
+    await sdkWrite("owner", "revokeProtocol", [protocol]);
+    expect(await count()).toBe(0n);
     await sdkWrite("owner", "addGlobalBlacklist", [other]);
     expect((await both(other)).allowed).toBe(false);
     await sdkWrite("owner", "addBotDestination", [bot.address, merchant]);
