@@ -24,6 +24,7 @@ type BotInput = { maxPerTxAmount: number; maxRebalanceAmount: number; spendingLi
 interface Sdk {
   AxonVaultAbi: Abi;
   AxonVaultFactoryAbi: Abi;
+  AxonRegistryAbi: Abi;
   WINDOW: { ONE_HOUR: bigint; ONE_DAY: bigint };
   deployVault(w: WalletClient, p: PublicClient, relayerUrl: string): Promise<Address>;
   predictVaultAddress(p: PublicClient, owner: Address, nonce: number, relayerUrl: string): Promise<Address>;
@@ -55,6 +56,7 @@ interface Sdk {
 
 const VAULT_ABI = readArtifact("ServiceVault").abi;
 const FACTORY_ABI = readArtifact("ServiceVaultFactory").abi;
+const REGISTRY_ABI = readArtifact("ServiceRegistry").abi;
 const usd = (dollars: number) => BigInt(Math.round(dollars * 1e6));
 
 describe.skipIf(!existsSync(SDK))("the production SDK's owner helpers on the devnet (relay serve --domain-name AxonVault, the SDK at ../shared/axon-sdk or RELAY_AXON_SDK)", () => {
@@ -124,7 +126,7 @@ describe.skipIf(!existsSync(SDK))("the production SDK's owner helpers on the dev
     if (relay?.child.exitCode === null) relay.child.kill("SIGKILL");
   });
 
-  it("the SDK's vault and factory ABIs are relay's, but for what relay keeps its own (docs/design.md)", () => {
+  it("the SDK's vault, factory and registry ABIs are relay's, but for what relay keeps its own (docs/design.md)", () => {
     const outputs = (f: AbiFunction) => JSON.stringify(f.outputs.map((o) => [o.type, "components" in o ? o.components?.map((c) => c.type) : undefined]));
     const missing = (sdkAbi: Abi, ours: Abi) => {
       const functions = new Map(ours.filter((i): i is AbiFunction => i.type === "function").map((f) => [toFunctionSelector(f), f]));
@@ -168,6 +170,14 @@ describe.skipIf(!existsSync(SDK))("the production SDK's owner helpers on the dev
       "function pendingOwner",
       "function renounceOwnership",
       "function transferOwnership",
+    ]);
+    // The registry prices with Chainlink-style feeds per token (setPriceFeed), not a Uniswap oracle.
+    expect(missing(sdk.AxonRegistryAbi, REGISTRY_ABI)).toEqual([
+      "event OracleConfigUpdated",
+      "function setOracleConfig",
+      "function uniswapV3Factory",
+      "function usdcAddress",
+      "function wethAddress",
     ]);
   });
 
