@@ -110,7 +110,7 @@ try {
   const owner = createSender(clients, m.accounts.owner.privateKey as Hex);
   const DAY = 86_400n;
   const usd = (dollars: bigint) => dollars * 1_000_000n;
-  const seeded = (await clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "getBotConfig", args: [bot.address] })) as Record<string, unknown>;
+  const seeded = (await clients.publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "getBotPolicy", args: [bot.address] })) as Record<string, unknown>;
   const configs = [
     { label: "windows off", botLimits: [], vaultLimits: [] },
     { label: "windows on, per bot", botLimits: [{ amount: usd(250_000n), maxCount: 0n, windowSeconds: DAY }], vaultLimits: [] },
@@ -127,7 +127,7 @@ try {
   ];
   const BEFORE_BUCKETS_DIRECT = 115_807; // direct executePayment before the buckets (windows relayer-only)
   for (const config of configs) {
-    await owner.call(vault, "ServiceVault", "updateBotConfig", [bot.address, { ...seeded, spendingLimits: config.botLimits }]);
+    await owner.call(vault, "ServiceVault", "updateBotPolicy", [bot.address, { ...seeded, spendingLimits: config.botLimits }]);
     await owner.call(vault, "ServiceVault", "setVaultSpendingLimits", [config.vaultLimits]);
     const on = config.botLimits.length + config.vaultLimits.length > 0;
     console.log(`— ${config.label}`);

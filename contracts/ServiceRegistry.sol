@@ -2,6 +2,7 @@
 pragma solidity 0.8.30;
 
 import {Ownable} from "@openzeppelin/contracts/access/Ownable.sol";
+import {Ownable2Step} from "@openzeppelin/contracts/access/Ownable2Step.sol";
 import {IERC20Metadata} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Metadata.sol";
 import {Math} from "@openzeppelin/contracts/utils/math/Math.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
@@ -11,10 +12,11 @@ import {IServiceRegistry} from "./interfaces/IServiceRegistry.sol";
 /// @title ServiceRegistry
 /// @notice Network-wide settings shared by every vault: authorized relayers, default tokens, the
 /// default rebalance whitelist, globally approved protocols, swap routers and USD price feeds.
-contract ServiceRegistry is IServiceRegistry, Ownable {
+contract ServiceRegistry is IServiceRegistry, Ownable2Step {
     using EnumerableSet for EnumerableSet.AddressSet;
 
     error ZeroAddress();
+    error OwnershipCannotBeRenounced();
     error NoPriceFeed(address token);
     error InvalidPrice(address token);
     error StalePrice(address token, uint256 updatedAt);
@@ -23,6 +25,7 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     event RelayerRemoved(address indexed relayer);
     event DefaultTokenApproved(address indexed token);
     event DefaultTokenRemoved(address indexed token);
+    event DefaultTokenRevoked(address indexed token);
     event DefaultRebalanceTokenAdded(address indexed token);
     event DefaultRebalanceTokenRemoved(address indexed token);
     event ProtocolApproved(address indexed protocol);
@@ -44,6 +47,9 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
 
     /// @notice The oldest a feed's answer may be, in seconds, for usdValue and amountForUsd to use it.
     uint256 public maxPriceAge;
+
+    /// @notice The production registry's interface version this registry answers to.
+    uint256 public constant VERSION = 1;
 
     constructor() Ownable(msg.sender) {
         maxPriceAge = 86_400;
@@ -83,6 +89,18 @@ contract ServiceRegistry is IServiceRegistry, Ownable {
     function removeDefaultToken(address token) external onlyOwner {
         _defaultTokens.remove(token);
         emit DefaultTokenRemoved(token);
+    }
+
+    /// @notice Removes `token` from the default tokens (the production registry's name).
+    function revokeDefaultToken(address token) external onlyOwner {
+        _defaultTokens.remove(token);
+        emit DefaultTokenRevoked(token);
+    }
+
+    /// @notice Always reverts: the registry keeps an owner (ownership moves in two steps,
+    /// transferOwnership then acceptOwnership).
+    function renounceOwnership() public pure override {
+        revert OwnershipCannotBeRenounced();
     }
 
     /// @notice Whether `token` is a default token.

@@ -24,8 +24,11 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
     error NotAuthorizedRelayer();
     error OnlySelf();
 
-    event Deposited(address indexed token, address indexed from, uint256 amount);
-    event Withdrawn(address indexed token, address indexed to, uint256 amount);
+    error AmountMismatch();
+    error UnexpectedETH();
+
+    event Deposited(address indexed from, address indexed token, uint256 amount, bytes32 ref);
+    event Withdrawn(address indexed token, uint256 amount, address indexed to);
     event PaymentFailed(bytes32 indexed intentHash, bytes reason);
 
     /// @dev The extension every clone of this implementation delegates to: built here, with the
@@ -73,17 +76,25 @@ contract ServiceVault is VaultExecution, ReentrancyGuardTransient, VaultReceiver
 
     // ----------------------------------------------------------------- funds
 
-    /// @notice Pulls `amount` of `token` from the owner into the vault (owner only; needs allowance).
-    function deposit(address token, uint256 amount) external onlyOwner nonReentrant {
-        IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
-        emit Deposited(token, msg.sender, amount);
+    /// @notice Anyone funds the vault: native ETH (`token` 0xEeee… or address(0), `amount` sent
+    /// as the call's value) or `amount` of an ERC-20 pulled from the caller (needs allowance).
+    /// `ref` is the depositor's reference, in the Deposited event the owner reads.
+    function deposit(address token, uint256 amount, bytes32 ref) external payable nonReentrant {
+        if (amount == 0) revert ZeroAmount();
+        if (_isEth(token)) {
+            if (msg.value != amount) revert AmountMismatch();
+        } else {
+            if (msg.value != 0) revert UnexpectedETH();
+            IERC20(token).safeTransferFrom(msg.sender, address(this), amount);
+        }
+        emit Deposited(msg.sender, token, amount, ref);
     }
 
     /// @notice Sends `amount` of `token` (address(0) or 0xEeee… = native ETH) to `to` (owner only).
     function withdraw(address token, uint256 amount, address to) external onlyOwner nonReentrant {
         if (to == address(0)) revert ZeroAddress();
         _send(token, to, amount);
-        emit Withdrawn(token, to, amount);
+        emit Withdrawn(token, amount, to);
     }
 
     // ----------------------------------------------------------------- payments

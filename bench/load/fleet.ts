@@ -59,7 +59,7 @@ export async function createFleet(clients: Clients, manifest: Manifest, vaults: 
   for (const [v, address] of addresses.entries()) {
     const count = Math.floor(bots / vaults) + (v < bots % vaults ? 1 : 0);
     const vaultBots = Array.from({ length: count }, (_, b) => loadBot(v, b));
-    for (const bot of vaultBots) await asOwner.call(address, "ServiceVault", "addBot", [bot.address, LOAD_LIMITS]);
+    for (const bot of vaultBots) await asOwner.call(address, "ServiceVault", "addBotWithPolicy", [bot.address, LOAD_LIMITS]);
     await asDeployer.call(usdc, "mocks/MockERC20", "mint", [address, VAULT_FUNDING]);
     fleet.push({ address, domain: await readVaultDomain(clients.publicClient, address), bots: vaultBots });
   }

@@ -21,7 +21,7 @@ interface ILensVault {
     function registry() external view returns (address);
     function paused() external view returns (bool);
     function isBotActive(address bot) external view returns (bool);
-    function getBotConfig(address bot) external view returns (BotConfigParams memory);
+    function getBotPolicy(address bot) external view returns (BotConfigParams memory);
     function getVaultSpendingLimits() external view returns (SpendingLimit[] memory);
     function checkDestination(address bot, address to) external view returns (bool allowed, string memory reason);
     function usedIntents(bytes32 intentHash) external view returns (bool);
@@ -135,7 +135,7 @@ abstract contract PolicyReader {
         ILensVault v = ILensVault(q.vault);
         s.paused = v.paused();
         s.botActive = v.isBotActive(q.bot);
-        s.config = v.getBotConfig(q.bot);
+        s.config = v.getBotPolicy(q.bot);
         s.vaultLimits = v.getVaultSpendingLimits();
         s.rebalanceTokenCount = v.rebalanceTokenCount();
         // A vault of an implementation before the buckets has no spendBuckets: then none.

@@ -21,6 +21,41 @@ struct BotConfigParams {
     bool requireHumanReview;
 }
 
+/// @notice A bot's limits in the production vault's shape (its `addBot` and `updateBotConfig`):
+/// BotConfigParams without relay's requireHumanReview. Added this way a bot has no mandatory human
+/// review; updated this way it keeps the review rule it had (docs/design.md, "The production vault's interface").
+struct BotLimits {
+    uint256 maxPerTxAmount;
+    uint256 maxRebalanceAmount;
+    SpendingLimit[] spendingLimits;
+    uint256 aiTriggerThreshold;
+    bool requireAiVerification;
+}
+
+/// @notice A bot as the production vault's `getBotConfig` answers: whether it is active, the block
+/// timestamp it was added at, and its limits (relay's requireHumanReview is read with getBotPolicy).
+struct BotConfig {
+    bool isActive;
+    uint256 registeredAt;
+    uint256 maxPerTxAmount;
+    uint256 maxRebalanceAmount;
+    SpendingLimit[] spendingLimits;
+    uint256 aiTriggerThreshold;
+    bool requireAiVerification;
+}
+
+/// @notice The bounds the owner sets on what the operator may add (USD, 6 decimals): a bot's
+/// per-tx cap, a bot's spend per day, how many bots, the day's spend of all of them together, and
+/// the highest AI trigger threshold an operator's bot may have. 0 = no bound, except maxOperatorBots
+/// (0 = the operator adds none). VaultBotAdmin._checkCeilings applies them.
+struct OperatorCeilings {
+    uint256 maxPerTxAmount;
+    uint256 maxBotDailyLimit;
+    uint256 maxOperatorBots;
+    uint256 vaultDailyAggregate;
+    uint256 minAiTriggerFloor;
+}
+
 /// @notice A payment signed by a bot: `amount` of `token` (address(0) = native ETH) to `to`.
 struct PaymentIntent {
     address bot;

@@ -13,8 +13,8 @@ abstract contract VaultBase is VaultStorage {
     error AlreadyInitialized();
 
     event Initialized(address indexed owner);
-    event Paused(address indexed account);
-    event Unpaused(address indexed account);
+    event Paused(address account);
+    event Unpaused(address account);
 
     /// @notice Sets the owner of a fresh clone. Callable once; the implementation itself is locked.
     function initialize(address owner_) external {

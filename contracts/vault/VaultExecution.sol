@@ -43,7 +43,6 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
     bytes4 private constant SAFE_TRANSFER_FROM_DATA_SELECTOR = 0xb88d4fde; // safeTransferFrom(address,address,uint256,bytes)
     bytes4 private constant SAFE_TRANSFER_FROM_1155_SELECTOR = 0xf242432a; // safeTransferFrom(address,address,uint256,uint256,bytes)
     bytes4 private constant SAFE_BATCH_TRANSFER_FROM_SELECTOR = 0x2eb2c2d6; // safeBatchTransferFrom(address,address,uint256[],uint256[],bytes)
-    uint256 private constant DEFAULT_SWAP_SLIPPAGE_BPS = 100; // 1%
     // The native-ETH marker wallets and SDKs sign as a token; address(0) means ETH too.
     address private constant ETH_MARKER = 0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE;
 
@@ -644,7 +643,7 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
 
     /// @dev Whether `token` names native ETH: address(0) or the 0xEeee… marker. The intent is
     /// hashed with the token as signed; only moving, measuring and pricing map the marker.
-    function _isEth(address token) private pure returns (bool) {
+    function _isEth(address token) internal pure returns (bool) {
         return token == address(0) || token == ETH_MARKER;
     }
 

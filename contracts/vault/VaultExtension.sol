@@ -2,12 +2,13 @@
 pragma solidity 0.8.30;
 
 import {EIP712} from "@openzeppelin/contracts/utils/cryptography/EIP712.sol";
+import {VaultLifecycle} from "./VaultLifecycle.sol";
 import {VaultPolicyAdmin} from "./VaultPolicyAdmin.sol";
 import {VaultStorage} from "./VaultStorage.sol";
 
 /// @title VaultExtension
-/// @notice The vault's rarely used functions (the owner's configuration, the policy's and roles'
-/// named views, `extsload`), moved out of ServiceVault's code to keep it under EIP-170's 24,576
+/// @notice The vault's rarely used functions (the owner's configuration, bots (VaultBotAdmin), the
+/// owner's lifecycle (VaultLifecycle), the policy's and roles' named views, `extsload`), moved out of ServiceVault's code to keep it under EIP-170's 24,576
 /// bytes. ServiceVault's fallback delegatecalls this contract for every selector the vault does
 /// not have, so callers call them at the vault's address, on the vault's storage, as before.
 ///
@@ -22,20 +23,13 @@ import {VaultStorage} from "./VaultStorage.sol";
 ///   operator (VaultStorage's constructor locks it), and what it could change is its own storage,
 ///   which no vault reads.
 /// - `extsload` only reads (view, sload only).
-contract VaultExtension is VaultPolicyAdmin, EIP712 {
-    event OperatorSet(address indexed previousOperator, address indexed newOperator);
-
+contract VaultExtension is VaultPolicyAdmin, VaultLifecycle, EIP712 {
     /// @param registry_ the vault's registry (the same immutable as the vault's)
     /// @param domainName the vault's EIP-712 domain name: EIP712 is inherited for its storage
     /// slots (so the layouts match), never used to sign here
     constructor(address registry_, string memory domainName) VaultStorage(registry_) EIP712(domainName, "1") {}
 
-    // ----------------------------------------------------------------- roles
-
-    /// @notice The optional operator (guardian): may pause, remove bots and blacklist destinations.
-    function operator() external view returns (address) {
-        return _operator;
-    }
+    // ----------------------------------------------------------------- roles and domain
 
     /// @notice The ServiceRegistry this vault reads relayers, tokens, protocols, routers and prices from.
     function registry() external view returns (address) {
@@ -52,17 +46,10 @@ contract VaultExtension is VaultPolicyAdmin, EIP712 {
         return _paused;
     }
 
-    /// @notice Hands the vault to `newOwner` (owner only).
-    function transferOwnership(address newOwner) external onlyOwner {
-        if (newOwner == address(0)) revert ZeroAddress();
-        emit OwnershipTransferred(_owner, newOwner);
-        _owner = newOwner;
-    }
-
-    /// @notice Sets (or clears with address(0)) the operator (owner only).
-    function setOperator(address newOperator) external onlyOwner {
-        emit OperatorSet(_operator, newOperator);
-        _operator = newOperator;
+    /// @notice The vault's EIP-712 domain separator (the domain eip712Domain() describes).
+    // solhint-disable-next-line func-name-mixedcase
+    function DOMAIN_SEPARATOR() external view returns (bytes32) {
+        return _domainSeparatorV4();
     }
 
     // ----------------------------------------------------------------- the AI panel's keys

@@ -2,25 +2,18 @@
 pragma solidity 0.8.30;
 
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
-import {BotConfigParams, SpendingLimit} from "../lib/VaultTypes.sol";
-import {VaultPolicy} from "./VaultPolicy.sol";
+import {SpendingLimit} from "../lib/VaultTypes.sol";
+import {VaultBotAdmin} from "./VaultBotAdmin.sol";
 
 /// @title VaultPolicyAdmin
-/// @notice Setting the owner's policy (bots and their limits, vault-wide limits, destination lists,
-/// approved protocols, the rebalance whitelist) and reading it by name. Part of VaultExtension:
+/// @notice Setting the owner's policy (bots' swap limits, vault-wide limits, destination lists,
+/// approved protocols, the rebalance whitelist; bots themselves: VaultBotAdmin) and reading it by
+/// name, under relay's names and the production vault's. Part of VaultExtension:
 /// each function checks its own caller (onlyOwner, onlyOwnerOrOperator) against the vault's
 /// storage, which it runs on when the vault's fallback delegatecalls it.
-abstract contract VaultPolicyAdmin is VaultPolicy {
+abstract contract VaultPolicyAdmin is VaultBotAdmin {
     using EnumerableSet for EnumerableSet.AddressSet;
 
-    uint256 public constant MAX_SPENDING_LIMITS = 5;
-
-    error BotAlreadyActive(address bot);
-    error TooManySpendingLimits(uint256 count);
-
-    event BotAdded(address indexed bot);
-    event BotUpdated(address indexed bot);
-    event BotRemoved(address indexed bot);
     event VaultSpendingLimitsSet(uint256 count);
     event GlobalDestinationAdded(address indexed to);
     event GlobalDestinationRemoved(address indexed to);
@@ -34,48 +27,7 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
     event RebalanceTokenRemoved(address indexed token);
     event BotSwapLimitSet(address indexed bot, uint256 amount, uint256 windowSeconds);
 
-    // ----------------------------------------------------------------- bots
-
-    /// @notice Activates `bot` with `config` (owner only). Reverts if already active.
-    function addBot(address bot, BotConfigParams calldata config) external onlyOwner {
-        if (bot == address(0)) revert ZeroAddress();
-        if (!_bots.add(bot)) revert BotAlreadyActive(bot);
-        _storeConfig(bot, config);
-        emit BotAdded(bot);
-    }
-
-    /// @notice Replaces the configuration of active `bot` (owner only).
-    function updateBotConfig(address bot, BotConfigParams calldata config) external onlyOwner {
-        if (!_bots.contains(bot)) revert BotNotActive(bot);
-        _storeConfig(bot, config);
-        emit BotUpdated(bot);
-    }
-
-    /// @notice Deactivates `bot` and clears its configuration (owner or operator).
-    function removeBot(address bot) external onlyOwnerOrOperator {
-        if (!_bots.remove(bot)) revert BotNotActive(bot);
-        delete _botConfigs[bot];
-        delete _swapLimits[bot];
-        // Its buckets go with it: a bot added again starts from its new limits, full.
-        delete _botBuckets[bot];
-        delete _swapBuckets[bot];
-        emit BotRemoved(bot);
-    }
-
-    /// @notice The configuration of `bot` (all zero for an unknown or removed bot).
-    function getBotConfig(address bot) external view returns (BotConfigParams memory) {
-        return _botConfigs[bot];
-    }
-
-    /// @notice Whether `bot` may have its intents executed.
-    function isBotActive(address bot) external view returns (bool) {
-        return _bots.contains(bot);
-    }
-
-    /// @notice All active bots.
-    function getBots() external view returns (address[] memory) {
-        return _bots.values();
-    }
+    // ----------------------------------------------------------------- bots' swap limits
 
     /// @notice Sets `bot`'s swap volume window: at most `amount` USD (6 decimals) swapped per
     /// `windowSeconds` (owner only), also a bucket the vault debits by every swap (VaultBuckets);
@@ -89,20 +41,6 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
     /// @notice `bot`'s swap volume window (maxCount unused, 0); all zero when none is set.
     function getBotSwapLimit(address bot) external view returns (SpendingLimit memory) {
         return _swapLimits[bot];
-    }
-
-    function _storeConfig(address bot, BotConfigParams calldata config) private {
-        uint256 n = config.spendingLimits.length;
-        if (n > MAX_SPENDING_LIMITS) revert TooManySpendingLimits(n);
-        BotConfigParams storage s = _botConfigs[bot];
-        s.maxPerTxAmount = config.maxPerTxAmount;
-        s.maxRebalanceAmount = config.maxRebalanceAmount;
-        s.aiTriggerThreshold = config.aiTriggerThreshold;
-        s.requireAiVerification = config.requireAiVerification;
-        s.requireHumanReview = config.requireHumanReview;
-        delete s.spendingLimits;
-        for (uint256 i; i < n; ++i) s.spendingLimits.push(config.spendingLimits[i]);
-        _setBuckets(_botBuckets[bot], config.spendingLimits);
     }
 
     // ----------------------------------------------------------------- vault-wide limits
@@ -194,6 +132,36 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
         return _isBlacklisted(to);
     }
 
+    /// @notice Whether `to` is blacklisted (the production vault's name for isBlacklisted).
+    function globalDestinationBlacklist(address to) external view returns (bool) {
+        return _isBlacklisted(to);
+    }
+
+    /// @notice How many addresses are blacklisted.
+    function globalBlacklistCount() external view returns (uint256) {
+        return _blacklistCount;
+    }
+
+    /// @notice Whether `to` is on the vault-wide destination list (production name).
+    function globalDestinationWhitelist(address to) external view returns (bool) {
+        return _globalDestinations.contains(to);
+    }
+
+    /// @notice Whether `to` is on `bot`'s destination list (production name).
+    function botDestinationWhitelist(address bot, address to) external view returns (bool) {
+        return _botDestinations[bot].contains(to);
+    }
+
+    /// @notice The vault-wide destination list.
+    function getGlobalDestinations() external view returns (address[] memory) {
+        return _globalDestinations.values();
+    }
+
+    /// @notice `bot`'s destination list.
+    function getBotDestinations(address bot) external view returns (address[] memory) {
+        return _botDestinations[bot].values();
+    }
+
     /// @notice Size of the vault-wide destination list.
     function globalDestinationCount() external view returns (uint256) {
         return _globalDestinations.length();
@@ -219,18 +187,34 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
     /// @notice Approves `protocol` for executeProtocol on this vault (owner only).
     function approveProtocol(address protocol) external onlyOwner {
         if (protocol == address(0)) revert ZeroAddress();
-        _protocols[protocol] = true;
+        if (!_protocols[protocol]) {
+            _protocols[protocol] = true;
+            ++_approvedProtocolCount;
+        }
         emit ProtocolApproved(protocol);
     }
 
     /// @notice Revokes this vault's approval of `protocol` (owner only).
     function revokeProtocol(address protocol) external onlyOwner {
-        _protocols[protocol] = false;
+        if (_protocols[protocol]) {
+            _protocols[protocol] = false;
+            --_approvedProtocolCount;
+        }
         emit ProtocolRevoked(protocol);
+    }
+
+    /// @notice How many protocols this vault's owner approved (production name).
+    function approvedProtocolCount() external view returns (uint256) {
+        return _approvedProtocolCount;
     }
 
     /// @notice Whether this vault's owner approved `protocol`.
     function isProtocolApprovedByVault(address protocol) external view returns (bool) {
+        return _protocols[protocol];
+    }
+
+    /// @notice Whether this vault's owner approved `protocol` (production name).
+    function approvedProtocols(address protocol) external view returns (bool) {
         return _protocols[protocol];
     }
 
@@ -268,6 +252,11 @@ abstract contract VaultPolicyAdmin is VaultPolicy {
 
     /// @notice Whether `token` is on this vault's own rebalance whitelist.
     function isRebalanceToken(address token) external view returns (bool) {
+        return _rebalanceTokens.contains(token);
+    }
+
+    /// @notice Whether `token` is on this vault's own rebalance whitelist (production name).
+    function rebalanceTokenWhitelist(address token) external view returns (bool) {
         return _rebalanceTokens.contains(token);
     }
 

@@ -3,7 +3,7 @@ pragma solidity 0.8.30;
 
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 import {IServiceRegistry} from "../interfaces/IServiceRegistry.sol";
-import {BotConfigParams, SpendingLimit} from "../lib/VaultTypes.sol";
+import {BotConfigParams, OperatorCeilings, SpendingLimit} from "../lib/VaultTypes.sol";
 
 /// @title VaultStorage
 /// @notice Every state variable of a ServiceVault, declared once, and the role checks that read
@@ -21,6 +21,9 @@ abstract contract VaultStorage {
     /// @dev An immutable, so in code, not storage: the vault and its extension are each built with
     /// the same registry (ServiceVault's constructor builds its extension).
     IServiceRegistry internal immutable _registry;
+
+    /// @dev The swap tolerance until the owner sets one (_swapSlippageBpsPlusOne): 1%.
+    uint256 internal constant DEFAULT_SWAP_SLIPPAGE_BPS = 100;
 
     // ------------------------------------------------------------ roles (slots 0-1)
     address internal _owner;
@@ -66,7 +69,19 @@ abstract contract VaultStorage {
     // validBefore. isValidSignature (ERC-1271) accepts exactly these digests, until then.
     mapping(bytes32 => uint256) internal _x402Digests;
 
-    // (OpenZeppelin's EIP712 follows, slots 28-29: _nameFallback and _versionFallback.)
+    // ------------------------------------------------------------ owners' lifecycle (slots 28-37)
+    // The address transferOwnership named, until it calls acceptOwnership (two-step transfer).
+    address internal _pendingOwner;
+    // What the operator may add (setOperatorCeilings); the operator's bots and how many there are.
+    OperatorCeilings internal _operatorCeilings;
+    mapping(address => address) internal _botAddedByOperator;
+    uint256 internal _operatorBotCount;
+    // The block timestamp each active bot was added at (getBotConfig's registeredAt).
+    mapping(address => uint256) internal _botRegisteredAt;
+    // How many protocols this vault's owner approved (approvedProtocolCount).
+    uint256 internal _approvedProtocolCount;
+
+    // (OpenZeppelin's EIP712 follows, slots 38-39: _nameFallback and _versionFallback.)
 
     /// @dev Locks this contract's own storage: only clones (fresh storage) can be initialized, and
     /// with no owner or operator here, no owner function passes when called on this contract itself.

@@ -105,7 +105,7 @@ export async function startAgents(options: AgentsOptions): Promise<RunningAgents
       read<boolean>(vault, vaultAbi, "usedIntents", [intentHash]),
       read<boolean>(vault, vaultAbi, "cancelledIntents", [intentHash]),
       read<readonly Address[]>(vault, vaultAbi, "scanners"),
-      read<{ maxPerTxAmount: bigint; aiTriggerThreshold: bigint; spendingLimits: readonly { amount: bigint; windowSeconds: bigint }[] }>(vault, vaultAbi, "getBotConfig", [bot]),
+      read<{ maxPerTxAmount: bigint; aiTriggerThreshold: bigint; spendingLimits: readonly { amount: bigint; windowSeconds: bigint }[] }>(vault, vaultAbi, "getBotPolicy", [bot]),
       read<Address>(vault, vaultAbi, "registry"),
     ]);
     if (!active) throw relayError("BOT_NOT_ACTIVE", `bot ${bot} is not active on vault ${vault}`);

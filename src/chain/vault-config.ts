@@ -8,7 +8,7 @@ export interface SpendingLimit {
   windowSeconds: bigint;
 }
 
-/** A bot's configuration on a vault (`addBot`, `updateBotConfig`, `getBotConfig`). */
+/** A bot's configuration on a vault in relay's shape (`addBotWithPolicy`, `updateBotPolicy`, `getBotPolicy`). */
 export interface BotConfigParams {
   maxPerTxAmount: bigint;
   maxRebalanceAmount: bigint;

@@ -45,8 +45,8 @@ export async function seedVault(options: SeedOptions): Promise<Address> {
   const vault = vaultFromReceipt(receipt.logs);
 
   await owner.call(vault, "ServiceVault", "setOperator", [options.operator]);
-  await owner.call(vault, "ServiceVault", "addBot", [options.bots.default, PERMISSIVE_LIMITS]);
-  await owner.call(vault, "ServiceVault", "addBot", [options.bots.reviewed, { ...PERMISSIVE_LIMITS, requireHumanReview: true }]);
+  await owner.call(vault, "ServiceVault", "addBotWithPolicy", [options.bots.default, PERMISSIVE_LIMITS]);
+  await owner.call(vault, "ServiceVault", "addBotWithPolicy", [options.bots.reviewed, { ...PERMISSIVE_LIMITS, requireHumanReview: true }]);
   if (options.scanners) await owner.call(vault, "ServiceVault", "setScanners", [options.scanners]);
 
   for (const token of TOKENS) {

@@ -39,7 +39,7 @@ describe("two instances on one database and one chain", () => {
 
   async function newBot(config: Partial<BotConfigParams> = {}) {
     const bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
     return bot;
   }
 

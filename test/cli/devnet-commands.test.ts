@@ -135,7 +135,7 @@ describe("relay owner and relay fund", () => {
 
     const updated = await relay(["owner", "bot", "update", newBot, "--require-review"]);
     expect(updated.code).toBe(0);
-    const config = (await vaultRead("getBotConfig", [newBot])) as { maxPerTxAmount: bigint; requireHumanReview: boolean; spendingLimits: unknown[] };
+    const config = (await vaultRead("getBotPolicy", [newBot])) as { maxPerTxAmount: bigint; requireHumanReview: boolean; spendingLimits: unknown[] };
     expect(config).toMatchObject({ maxPerTxAmount: 500_000_000n, requireHumanReview: true });
     expect(config.spendingLimits).toEqual([{ amount: 2_000_000_000n, maxCount: 0n, windowSeconds: 86_400n }]);
 

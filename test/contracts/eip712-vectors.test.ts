@@ -44,7 +44,7 @@ describe("EIP-712 golden vectors through the vault", () => {
       f.chain.provider.request({ method: "hardhat_setCode", params: [address, code] } as never);
     await setCode(vault, `0x363d3d373d3d3d363d73${impl.slice(2).toLowerCase()}5af43d82803e903d91602b57fd5bf3`);
     await f.write(f.owner, vault, "ServiceVault", "initialize", [review.signer]);
-    await f.write(account(0), vault, "ServiceVault", "addBot", [payment.signer, emptyConfig()]);
+    await f.write(account(0), vault, "ServiceVault", "addBotWithPolicy", [payment.signer, emptyConfig()]);
     // the devnet's way of putting USDC at its canonical address
     await setCode(usdc, readArtifact("mocks/MockERC20").deployedBytecode);
     await f.write(f.owner, usdc, "mocks/MockERC20", "initialize", ["USD Coin", "USDC", 6]);

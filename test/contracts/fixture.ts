@@ -40,6 +40,7 @@ const ARTIFACTS = [
   "mocks/MockLendingPool",
   "mocks/MockAllowanceTransfer",
   "mocks/MockMulticallToken",
+  "mocks/MockERC1155",
 ] as const;
 export type ArtifactName = (typeof ARTIFACTS)[number];
 
@@ -201,7 +202,7 @@ export async function setupFixture(options: { chainId?: number; domainName?: str
     return deployed!.args.vault as Address;
   };
   const vault = await newVault(owner);
-  await write(owner, vault, "ServiceVault", "addBot", [bot.address, emptyConfig()]);
+  await write(owner, vault, "ServiceVault", "addBotWithPolicy", [bot.address, emptyConfig()]);
   await write(owner, tokens.usdc, "mocks/MockERC20", "mint", [vault, USD(10_000)]);
   await write(owner, tokens.weth, "mocks/MockERC20", "mint", [vault, 10n ** 19n]);
   await clients.walletFor(owner).sendTransaction({ to: vault, value: 10n ** 19n }).then((hash) => pc.waitForTransactionReceipt({ hash }));
@@ -270,6 +271,12 @@ export function emptyConfig(over: Partial<BotConfig> = {}): BotConfig {
 }
 
 export type BotConfig = BotConfigParams;
+
+/** The production vault's BotLimits (its addBot / updateBotConfig): `config` without requireHumanReview. */
+export function limitsOf(config: BotConfig): Omit<BotConfig, "requireHumanReview"> {
+  const { requireHumanReview: _, ...limits } = config;
+  return limits;
+}
 
 /** An ExecuteIntent for `callData` on `protocol`, with its calldataHash filled in. */
 export function executeIntent(

@@ -18,10 +18,31 @@ describe("ServiceRegistry and mocks", () => {
       ["removeDefaultToken", [f.tokens.usdc]], ["approveProtocol", [f.lending]], ["revokeProtocol", [f.lending]],
       ["addSwapRouter", [f.stranger.address]], ["removeSwapRouter", [f.router]], ["setPriceFeed", [f.tokens.usdc, zeroAddress]],
       ["addDefaultRebalanceToken", [f.tokens.wbtc]], ["removeDefaultRebalanceToken", [f.tokens.usdc]],
+      ["revokeDefaultToken", [f.tokens.usdc]], ["transferOwnership", [f.stranger.address]],
     ] as const) {
       const r = await revertOf(() => f.simulate(f.stranger, f.registry, "ServiceRegistry", fn, args));
       expect([fn, r.name]).toEqual([fn, "OwnableUnauthorizedAccount"]);
     }
+  });
+
+  it("ownership moves in two steps and is never renounced; revokeDefaultToken is removeDefaultToken by the production name", async () => {
+    expect(await f.read(f.registry, "ServiceRegistry", "VERSION")).toBe(1n);
+    const next = account(15);
+    await f.write(f.owner, f.registry, "ServiceRegistry", "transferOwnership", [next.address]);
+    expect(await f.read(f.registry, "ServiceRegistry", "owner")).toBe(f.owner.address);
+    expect(await f.read(f.registry, "ServiceRegistry", "pendingOwner")).toBe(next.address);
+    expect((await revertOf(() => f.simulate(f.stranger, f.registry, "ServiceRegistry", "acceptOwnership"))).name).toBe("OwnableUnauthorizedAccount");
+    await f.write(next, f.registry, "ServiceRegistry", "acceptOwnership");
+    expect(await f.read(f.registry, "ServiceRegistry", "owner")).toBe(next.address);
+    await f.write(next, f.registry, "ServiceRegistry", "transferOwnership", [f.owner.address]);
+    await f.write(f.owner, f.registry, "ServiceRegistry", "acceptOwnership");
+    expect(await f.read(f.registry, "ServiceRegistry", "owner")).toBe(f.owner.address);
+    expect((await revertOf(() => f.simulate(f.owner, f.registry, "ServiceRegistry", "renounceOwnership"))).name).toBe("OwnershipCannotBeRenounced");
+    const x = account(16).address;
+    await f.write(f.owner, f.registry, "ServiceRegistry", "approveDefaultToken", [x]);
+    const receipt = await f.write(f.owner, f.registry, "ServiceRegistry", "revokeDefaultToken", [x]);
+    expect(f.events(receipt, "ServiceRegistry", "DefaultTokenRevoked")).toHaveLength(1);
+    expect(await f.read(f.registry, "ServiceRegistry", "isDefaultToken", [x])).toBe(false);
   });
 
   it("relayers, default tokens, protocols and routers can be added and removed", async () => {

@@ -1,6 +1,6 @@
 import { zeroAddress, type Address, type Hex } from "viem";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { account, calldata, emptyConfig, executeIntent, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
+import { account, calldata, emptyConfig, executeIntent, limitsOf, revertOf, setupFixture, USD, type Fixture } from "./fixture.ts";
 
 describe("ServiceVault administration", () => {
   let f: Fixture;
@@ -25,8 +25,8 @@ describe("ServiceVault administration", () => {
 
   describe("owner/operator permissions", () => {
     const ownerOnly: [string, readonly unknown[]][] = [
-      ["addBot", [account(9).address, emptyConfig()]],
-      ["updateBotConfig", [account(1).address, emptyConfig()]],
+      ["updateBotPolicy", [account(1).address, emptyConfig()]],
+      ["updateBotConfig", [account(1).address, limitsOf(emptyConfig())]],
       ["setVaultSpendingLimits", [[]]],
       ["addGlobalDestination", [account(9).address]],
       ["removeGlobalDestination", [account(9).address]],
@@ -40,8 +40,12 @@ describe("ServiceVault administration", () => {
       ["setOperator", [account(9).address]],
       ["transferOwnership", [account(9).address]],
       ["unpause", []],
-      ["deposit", [zeroAddress, 0n]],
       ["withdraw", [zeroAddress, 0n, account(9).address]],
+      ["withdrawERC721", [account(9).address, 1n, account(9).address]],
+      ["withdrawERC1155", [account(9).address, 1n, 1n, account(9).address]],
+      ["setOperatorCeilings", [{ maxPerTxAmount: 0n, maxBotDailyLimit: 0n, maxOperatorBots: 9n, vaultDailyAggregate: 0n, minAiTriggerFloor: 0n }]],
+      ["setErc1271Bots", [false]],
+      ["setMaxSwapSlippageBps", [100n]],
     ];
 
     it("owner-only functions refuse the operator, a bot and a stranger with NotOwner", async () => {
@@ -60,18 +64,21 @@ describe("ServiceVault administration", () => {
     it("the operator may blacklist and remove bots", async () => {
       await f.write(f.operator, f.vault, "ServiceVault", "addGlobalBlacklist", [account(9).address]);
       expect(await f.read(f.vault, "ServiceVault", "isBlacklisted", [account(9).address])).toBe(true);
-      await f.write(f.owner, f.vault, "ServiceVault", "addBot", [f.bot2.address, emptyConfig()]);
+      await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [f.bot2.address, emptyConfig()]);
       await f.write(f.operator, f.vault, "ServiceVault", "removeBot", [f.bot2.address]);
       expect(await f.read(f.vault, "ServiceVault", "isBotActive", [f.bot2.address])).toBe(false);
     });
 
-    it("transferOwnership hands every owner right to the new owner", async () => {
+    it("transferOwnership then acceptOwnership hands every owner right to the new owner", async () => {
       const next = account(9);
       await f.write(f.owner, f.vault, "ServiceVault", "transferOwnership", [next.address]);
+      expect(await f.read(f.vault, "ServiceVault", "owner")).toBe(f.owner.address);
+      await f.write(next, f.vault, "ServiceVault", "acceptOwnership");
       expect(await f.read(f.vault, "ServiceVault", "owner")).toBe(next.address);
       expect(await refused(f.owner, "approveProtocol", [f.lending])).toBe("NotOwner");
       await f.write(next, f.vault, "ServiceVault", "transferOwnership", [f.owner.address]);
-      expect(await refused(f.owner, "transferOwnership", [zeroAddress])).toBe("ZeroAddress");
+      await f.write(f.owner, f.vault, "ServiceVault", "acceptOwnership");
+      expect(await f.read(f.vault, "ServiceVault", "owner")).toBe(f.owner.address);
     });
   });
 
@@ -104,27 +111,27 @@ describe("ServiceVault administration", () => {
     const config = emptyConfig({ maxPerTxAmount: USD(50), maxRebalanceAmount: USD(500), spendingLimits: limits, aiTriggerThreshold: USD(20), requireAiVerification: true });
 
     it("stores and returns the full configuration, and lists active bots", async () => {
-      await f.write(f.owner, f.vault, "ServiceVault", "addBot", [f.bot2.address, config]);
-      expect(await f.read(f.vault, "ServiceVault", "getBotConfig", [f.bot2.address])).toEqual(config);
+      await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [f.bot2.address, config]);
+      expect(await f.read(f.vault, "ServiceVault", "getBotPolicy", [f.bot2.address])).toEqual(config);
       expect(await f.read(f.vault, "ServiceVault", "getBots")).toEqual([f.bot.address, f.bot2.address]);
       const updated = { ...config, spendingLimits: [limits[1]!], requireHumanReview: true };
-      const receipt = await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot2.address, updated]);
-      expect(f.events(receipt, "ServiceVault", "BotUpdated")).toHaveLength(1);
-      expect(await f.read(f.vault, "ServiceVault", "getBotConfig", [f.bot2.address])).toEqual(updated);
+      const receipt = await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot2.address, updated]);
+      expect(f.events(receipt, "ServiceVault", "BotConfigUpdated")).toHaveLength(1);
+      expect(await f.read(f.vault, "ServiceVault", "getBotPolicy", [f.bot2.address])).toEqual(updated);
     });
 
     it("refuses a duplicate, the zero address and more than 5 spending limits", async () => {
-      expect(await refused(f.owner, "addBot", [f.bot2.address, config])).toBe("BotAlreadyActive");
-      expect(await refused(f.owner, "addBot", [zeroAddress, config])).toBe("ZeroAddress");
+      expect(await refused(f.owner, "addBotWithPolicy", [f.bot2.address, config])).toBe("BotAlreadyActive");
+      expect(await refused(f.owner, "addBotWithPolicy", [zeroAddress, config])).toBe("ZeroAddress");
       const six = Array.from({ length: 6 }, () => limits[0]!);
-      expect(await refused(f.owner, "addBot", [account(10).address, { ...config, spendingLimits: six }])).toBe("TooManySpendingLimits");
-      expect(await refused(f.owner, "updateBotConfig", [account(10).address, config])).toBe("BotNotActive");
+      expect(await refused(f.owner, "addBotWithPolicy", [account(10).address, { ...config, spendingLimits: six }])).toBe("TooManySpendingLimits");
+      expect(await refused(f.owner, "updateBotPolicy", [account(10).address, config])).toBe("BotNotActive");
     });
 
     it("removing a bot deactivates it and zeroes its configuration", async () => {
       await f.write(f.owner, f.vault, "ServiceVault", "removeBot", [f.bot2.address]);
       expect(await f.read(f.vault, "ServiceVault", "isBotActive", [f.bot2.address])).toBe(false);
-      expect(await f.read(f.vault, "ServiceVault", "getBotConfig", [f.bot2.address])).toEqual(emptyConfig());
+      expect(await f.read(f.vault, "ServiceVault", "getBotPolicy", [f.bot2.address])).toEqual(emptyConfig());
       expect(await f.read(f.vault, "ServiceVault", "getBots")).toEqual([f.bot.address]);
       expect(await refused(f.owner, "removeBot", [f.bot2.address])).toBe("BotNotActive");
     });
@@ -162,7 +169,7 @@ describe("ServiceVault administration", () => {
     it("the owner deposits and withdraws tokens and native ETH", async () => {
       await f.write(f.owner, f.tokens.dai, "mocks/MockERC20", "mint", [f.owner.address, 10n ** 18n]);
       await f.write(f.owner, f.tokens.dai, "mocks/MockERC20", "approve", [f.vault, 10n ** 18n]);
-      await f.write(f.owner, f.vault, "ServiceVault", "deposit", [f.tokens.dai, 10n ** 18n]);
+      await f.write(f.owner, f.vault, "ServiceVault", "deposit", [f.tokens.dai, 10n ** 18n, f.ref("owner's deposit")]);
       expect(await f.balanceOf(f.tokens.dai, f.vault)).toBe(10n ** 18n);
       const to = account(13).address;
       await f.write(f.owner, f.vault, "ServiceVault", "withdraw", [f.tokens.dai, 4n * 10n ** 17n, to]);

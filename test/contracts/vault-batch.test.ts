@@ -16,8 +16,8 @@ describe("ServiceVault batches: the rules per item", () => {
   const roomy = account(9); // a bot with a $1,000 per-tx cap
   beforeAll(async () => {
     f = await setupFixture();
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [capped.address, emptyConfig({ maxPerTxAmount: USD(10) })]);
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [roomy.address, emptyConfig({ maxPerTxAmount: USD(1000) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [capped.address, emptyConfig({ maxPerTxAmount: USD(10) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [roomy.address, emptyConfig({ maxPerTxAmount: USD(1000) })]);
   });
   afterAll(async () => f?.chain.close());
 

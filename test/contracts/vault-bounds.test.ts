@@ -15,8 +15,8 @@ describe("ServiceVault: the owner's policy binds a relayer key", () => {
 
   beforeAll(async () => {
     f = await setupFixture();
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [reviewBot.address, emptyConfig({ requireHumanReview: true })]);
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [cappedBot.address, emptyConfig({ maxPerTxAmount: USD(1_000) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [reviewBot.address, emptyConfig({ requireHumanReview: true })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [cappedBot.address, emptyConfig({ maxPerTxAmount: USD(1_000) })]);
     await f.write(f.owner, f.vault, "ServiceVault", "setOperator", [f.operator.address]);
     await f.write(f.owner, f.tokens.usdc, "mocks/MockERC20", "mint", [f.vault, USD(20_000)]); // 30,000 USDC in all
     await f.write(f.owner, f.vault, "ServiceVault", "approveProtocol", [f.lending]);
@@ -338,7 +338,7 @@ describe("ServiceVault: the owner's policy binds a relayer key", () => {
 
     it("the owner sets a bot's swap volume window; removeBot clears it", async () => {
       const extra = account(10).address;
-      await f.write(f.owner, f.vault, "ServiceVault", "addBot", [extra, emptyConfig()]);
+      await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [extra, emptyConfig()]);
       expect((await revertOf(() => f.simulate(f.relayer, f.vault, "ServiceVault", "setBotSwapLimit", [extra, USD(500), 86_400n]))).name).toBe("NotOwner");
       const receipt = await f.write(f.owner, f.vault, "ServiceVault", "setBotSwapLimit", [extra, USD(500), 86_400n]);
       expect(f.events(receipt, "ServiceVault", "BotSwapLimitSet")[0]!.args).toEqual({ bot: extra, amount: USD(500), windowSeconds: 86_400n });

@@ -73,7 +73,7 @@ describe("ServiceVault spend buckets", () => {
       await fresh();
       t0 = clock + 10n;
       await at(t0);
-      await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(X, W)] })]);
+      await owner("addBotWithPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(X, W)] })]);
     });
 
     it("starts full: exactly the cap passes, one unit more in the same second does not", async () => {
@@ -136,11 +136,11 @@ describe("ServiceVault spend buckets", () => {
     it("a cap change never refills: level = min(refilled, new cap)", async () => {
       const t = clock + 10n;
       await at(t);
-      await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
+      await owner("addBotWithPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
       expect(await payAt(t + 1n, botA, USD(80))).toBeUndefined();
       // Raised to $1,000 a day: the level carries (≈ $20 and a second's refill), it is not refilled to the cap.
       await at(t + 2n);
-      await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(1_000), DAY)] })]);
+      await owner("updateBotPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(1_000), DAY)] })]);
       const [[raised]] = await buckets(botA.address);
       expect(raised![1]).toBe(USD(1_000));
       expect(raised![2]).toBeGreaterThanOrEqual(USD(20));
@@ -148,12 +148,12 @@ describe("ServiceVault spend buckets", () => {
       expect((await payAt(t + 3n, botA, USD(25)))?.name).toBe("ExceedsSpendWindow");
       // Lowered to $10: the level is the new cap.
       await at(t + 4n);
-      await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(10), DAY)] })]);
+      await owner("updateBotPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(10), DAY)] })]);
       expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(10), USD(10), USD(10) * DAY]]);
       expect(await payAt(t + 5n, botA, USD(10))).toBeUndefined();
       // Raised again: still empty but for what refilled since.
       await at(t + 6n);
-      await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY), limit(USD(3), 0n), limit(0n, 60n, 3n)] })]);
+      await owner("updateBotPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY), limit(USD(3), 0n), limit(0n, 60n, 3n)] })]);
       const [[again]] = await buckets(botA.address);
       expect(again![2]).toBeLessThan(USD(1) / 100n);
       expect((await buckets(botA.address))[0]).toHaveLength(1); // no window, or a count-only limit: no bucket
@@ -162,7 +162,7 @@ describe("ServiceVault spend buckets", () => {
     it("a limit with a window of its own starts full; the same window keeps its level whatever its place in the list", async () => {
       const t = clock + 10n;
       await at(t);
-      await owner("updateBotConfig", [botA.address, emptyConfig({ spendingLimits: [limit(USD(50), 3_600n), limit(USD(100), DAY)] })]);
+      await owner("updateBotPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(50), 3_600n), limit(USD(100), DAY)] })]);
       const [list] = await buckets(botA.address);
       expect(list[0]).toEqual([3_600n, USD(50), USD(50), USD(50) * 3_600n]);
       expect(list[1]![2]).toBeLessThan(USD(1)); // the daily bucket: still nearly empty
@@ -172,14 +172,14 @@ describe("ServiceVault spend buckets", () => {
       await owner("setBotSwapLimit", [botA.address, USD(500), DAY]);
       await owner("removeBot", [botA.address]);
       expect(await buckets(botA.address)).toEqual([[], [], [0n, 0n, 0n, 0n]]);
-      await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
+      await owner("addBotWithPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
       expect((await buckets(botA.address))[0]).toEqual([[DAY, USD(100), USD(100), USD(100) * DAY]]);
     });
 
     it("limits out of the packed word's range are refused with a clear error; count-only and window-less ones are no bucket", async () => {
       const refuse = (fn: string, args: readonly unknown[]) => revertOf(() => f.simulate(f.owner, vault, "ServiceVault", fn, args));
       expect(await refuse("setVaultSpendingLimits", [[limit(1n << 64n, DAY)]])).toEqual({ name: "InvalidSpendingLimit", args: [1n << 64n, DAY] });
-      expect(await refuse("addBot", [botB.address, emptyConfig({ spendingLimits: [limit(USD(1), 1n << 32n)] })])).toEqual({ name: "InvalidSpendingLimit", args: [USD(1), 1n << 32n] });
+      expect(await refuse("addBotWithPolicy", [botB.address, emptyConfig({ spendingLimits: [limit(USD(1), 1n << 32n)] })])).toEqual({ name: "InvalidSpendingLimit", args: [USD(1), 1n << 32n] });
       expect(await refuse("setBotSwapLimit", [botB.address, 1n << 64n, DAY])).toEqual({ name: "InvalidSpendingLimit", args: [1n << 64n, DAY] });
       await owner("setVaultSpendingLimits", [[limit((1n << 64n) - 1n, (1n << 32n) - 1n), limit(0n, DAY, 5n)]]);
       expect((await buckets(botB.address))[1]).toEqual([[(1n << 32n) - 1n, (1n << 64n) - 1n, (1n << 64n) - 1n, ((1n << 64n) - 1n) * ((1n << 32n) - 1n)]]);
@@ -191,12 +191,13 @@ describe("ServiceVault spend buckets", () => {
       for (const who of [f.relayer, botA]) {
         for (const [fn, args] of [
           ["setVaultSpendingLimits", [[]]],
-          ["updateBotConfig", [botA.address, emptyConfig()]],
+          ["updateBotPolicy", [botA.address, emptyConfig()]],
           ["setBotSwapLimit", [botA.address, 0n, 0n]],
-          ["addBot", [botC.address, emptyConfig()]],
         ] as const) {
           expect((await revertOf(() => f.simulate(who, vault, "ServiceVault", fn, args))).name).toBe("NotOwner");
         }
+        // Adding is the owner's or the operator's (within its ceilings): neither key is either.
+        expect((await revertOf(() => f.simulate(who, vault, "ServiceVault", "addBotWithPolicy", [botC.address, emptyConfig()]))).name).toBe("NotOwnerOrOperator");
         expect((await revertOf(() => f.simulate(who, vault, "ServiceVault", "removeBot", [botA.address]))).name).toBe("NotOwnerOrOperator");
       }
     });
@@ -205,8 +206,8 @@ describe("ServiceVault spend buckets", () => {
   describe("batches", () => {
     beforeAll(async () => {
       await fresh();
-      await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
-      await owner("addBot", [botB.address, emptyConfig({ spendingLimits: [limit(USD(50), 3_600n)] })]);
+      await owner("addBotWithPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
+      await owner("addBotWithPolicy", [botB.address, emptyConfig({ spendingLimits: [limit(USD(50), 3_600n)] })]);
       await owner("setVaultSpendingLimits", [[limit(USD(120), DAY)]]);
       await owner("addGlobalBlacklist", [account(11).address]);
     });
@@ -240,7 +241,7 @@ describe("ServiceVault spend buckets", () => {
     });
 
     it("an owner-approved payment is debited like any other (the owner's approval is not a way around a window)", async () => {
-      await owner("addBot", [botC.address, emptyConfig({ requireHumanReview: true, spendingLimits: [limit(USD(10), DAY)] })]);
+      await owner("addBotWithPolicy", [botC.address, emptyConfig({ requireHumanReview: true, spendingLimits: [limit(USD(10), DAY)] })]);
       await owner("setVaultSpendingLimits", [[]]); // the vault-wide day is spent: only the bot's bucket here
       const reviewed = async (amount: bigint) => {
         const { intent, signature } = await item(botC, amount);
@@ -261,7 +262,7 @@ describe("ServiceVault spend buckets", () => {
     beforeAll(async () => {
       await fresh();
       await f.write(f.owner, f.tokens.weth, "mocks/MockERC20", "mint", [vault, 10n ** 18n]);
-      await owner("addBot", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
+      await owner("addBotWithPolicy", [botA.address, emptyConfig({ spendingLimits: [limit(USD(100), DAY)] })]);
       await owner("approveProtocol", [f.tokens.usdc]);
       await owner("addGlobalDestination", [recipient]);
     });

@@ -51,7 +51,7 @@ describe("ServiceVault native ETH under the 0xEeee… marker", () => {
   });
 
   it("the per-tx cap applies at the ETH price, and moves with the ETH feed", async () => {
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(3500) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(3500) })]);
     const one = await signed({ token: ETH_MARKER, amount: ETHER }); // $3000
     await f.simulate(f.relayer, f.vault, "ServiceVault", "executePayment", [one, sig(one)]);
     const over = await signed({ token: ETH_MARKER, amount: (ETHER * 6n) / 5n }); // 1.2 ETH = $3600
@@ -61,7 +61,7 @@ describe("ServiceVault native ETH under the 0xEeee… marker", () => {
     expect(await payRevert(one)).toEqual({ name: "ExceedsPerTxLimit", args: [USD(4000), USD(3500)] });
     await f.write(f.owner, f.feeds.eth, "mocks/MockPriceFeed", "setPrice", [PRICE(3000)]);
     expect(await ethOf(f.vault)).toBe(vaultBefore);
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 
   it("balance: more ETH than the vault holds is refused with InsufficientBalance naming the marker", async () => {

@@ -50,10 +50,10 @@ describe("the vault's extension", () => {
   });
 
   it("checks callers through the vault's address: owner only, owner or operator", async () => {
-    expect((await revertOf(() => f.simulate(f.stranger, f.vault, "ServiceVault", "addBot", [account(9).address, emptyConfig()]))).name).toBe("NotOwner");
+    expect((await revertOf(() => f.simulate(f.stranger, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]))).name).toBe("NotOwner");
     expect((await revertOf(() => f.simulate(f.relayer, f.vault, "ServiceVault", "setOperator", [f.relayer.address]))).name).toBe("NotOwner");
     expect((await revertOf(() => f.simulate(f.bot, f.vault, "ServiceVault", "removeBot", [f.bot.address]))).name).toBe("NotOwnerOrOperator");
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [account(9).address, emptyConfig({ maxPerTxAmount: USD(7) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [account(9).address, emptyConfig({ maxPerTxAmount: USD(7) })]);
     expect(await f.read(f.vault, "ServiceVault", "isBotActive", [account(9).address])).toBe(true);
   });
 
@@ -62,7 +62,7 @@ describe("the vault's extension", () => {
       revertOf(() => f.clients.publicClient.simulateContract({ account: from, address: extension, abi: [...extensionAbi, ...readArtifact("ServiceVault").abi.filter((i) => i.type === "error")], functionName, args }));
     // Its own storage has no owner or operator: the vault's owner is nobody here.
     expect((await call(f.owner, "transferOwnership", [f.stranger.address])).name).toBe("NotOwner");
-    expect((await call(f.owner, "addBot", [f.stranger.address, emptyConfig()])).name).toBe("NotOwner");
+    expect((await call(f.owner, "addBotWithPolicy", [f.stranger.address, emptyConfig()])).name).toBe("NotOwnerOrOperator");
     expect((await call(f.owner, "removeBot", [f.bot.address])).name).toBe("NotOwnerOrOperator");
     const read = (functionName: string, args: readonly unknown[] = []) =>
       f.clients.publicClient.readContract({ address: extension, abi: extensionAbi, functionName, args });
@@ -79,7 +79,7 @@ describe("the vault's extension", () => {
   describe("extsload", () => {
     beforeAll(async () => {
       await f.write(f.owner, f.vault, "ServiceVault", "setOperator", [f.operator.address]);
-      await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [
+      await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [
         f.bot.address,
         emptyConfig({ maxPerTxAmount: USD(50), maxRebalanceAmount: USD(20), aiTriggerThreshold: USD(30), requireAiVerification: true }),
       ]);
@@ -105,7 +105,7 @@ describe("the vault's extension", () => {
       const first = elements(slotOf("_bots"));
       for (let i = 0; i < bots.length; i++) expect(getAddress(`0x${(await word(first + BigInt(i))).slice(26)}`)).toBe(bots[i]);
       const config = await f.read<{ maxPerTxAmount: bigint; maxRebalanceAmount: bigint; aiTriggerThreshold: bigint; requireAiVerification: boolean; requireHumanReview: boolean }>(
-        f.vault, "ServiceVault", "getBotConfig", [f.bot.address]);
+        f.vault, "ServiceVault", "getBotPolicy", [f.bot.address]);
       const base = mapped(f.bot.address, slotOf("_botConfigs"), "address");
       // BotConfigParams: maxPerTxAmount, maxRebalanceAmount, spendingLimits (length), aiTriggerThreshold, two bools packed.
       expect([await uint(base), await uint(base + 1n), await uint(base + 3n)]).toEqual([config.maxPerTxAmount, config.maxRebalanceAmount, config.aiTriggerThreshold]);

@@ -48,7 +48,7 @@ describe("ServiceVault payments", () => {
   it("bot active: an unknown bot and a removed bot are refused with BotNotActive", async () => {
     const unknown = await f.payment({ bot: f.bot2.address });
     expect(await payRevert(unknown, await f.signPayment(f.bot2, unknown))).toEqual({ name: "BotNotActive", args: [f.bot2.address] });
-    await f.write(f.owner, f.vault, "ServiceVault", "addBot", [f.bot2.address, emptyConfig()]);
+    await f.write(f.owner, f.vault, "ServiceVault", "addBotWithPolicy", [f.bot2.address, emptyConfig()]);
     const intent = await f.payment({ bot: f.bot2.address });
     const sig = await f.signPayment(f.bot2, intent);
     await f.simulate(f.relayer, f.vault, "ServiceVault", "executePayment", [intent, sig]);
@@ -126,7 +126,7 @@ describe("ServiceVault payments", () => {
   });
 
   it("per-tx cap: USD value through the feeds; moving the price moves the cap", async () => {
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(3500) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(3500) })]);
     const intent = await f.payment({ token: f.tokens.weth, amount: 10n ** 18n }); // 1 WETH at $3000
     const sig = await f.signPayment(f.bot, intent);
     await f.simulate(f.relayer, f.vault, "ServiceVault", "executePayment", [intent, sig]);
@@ -139,7 +139,7 @@ describe("ServiceVault payments", () => {
     expect((await payRevert(over, await f.signPayment(f.bot, over))).name).toBe("ExceedsPerTxLimit");
     const exact = await f.payment({ amount: USD(3500) });
     await f.simulate(f.relayer, f.vault, "ServiceVault", "executePayment", [exact, await f.signPayment(f.bot, exact)]);
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 
   it("balance: paying more than the vault holds is refused with InsufficientBalance", async () => {

@@ -156,13 +156,13 @@ describe("ServiceVault protocol execution", () => {
   });
 
   it("per-tx cap: the USD sum of tokens and native value counts", async () => {
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(100) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(100) })]);
     // 60 USDC + 0.02 ETH ($60 at $3000) = $120 > $100
     const intent = await supplyIntent(USD(60), { value: 2n * 10n ** 16n });
     expect(await refused(intent, supplyCall(USD(60)))).toEqual({ name: "ExceedsPerTxLimit", args: [USD(120), USD(100)] });
     const fits = await supplyIntent(USD(60));
     await run(fits, supplyCall(USD(60)));
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 
   it("balance: approving more than the vault holds is refused with InsufficientBalance", async () => {

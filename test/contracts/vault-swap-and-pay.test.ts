@@ -14,7 +14,7 @@ describe("ServiceVault swap-and-pay", () => {
   beforeAll(async () => {
     f = await setupFixture();
     vault = await f.newVault(f.owner);
-    await f.write(f.owner, vault, "ServiceVault", "addBot", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, vault, "ServiceVault", "addBotWithPolicy", [f.bot.address, emptyConfig()]);
     await f.write(f.owner, f.tokens.weth, "mocks/MockERC20", "mint", [vault, ETH]);
   });
   afterAll(async () => f?.chain.close());
@@ -108,10 +108,10 @@ describe("ServiceVault swap-and-pay", () => {
   });
 
   it("the payment's per-tx cap applies, after the swap, and undoes it", async () => {
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(20) })]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxPerTxAmount: USD(20) })]);
     const p = await pair();
     expect(await refused(await args(p))).toEqual({ name: "ExceedsPerTxLimit", args: [USD(25), USD(20)] });
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 
   it("output floor: the swap's minimum output and the vault's slippage floor hold", async () => {
@@ -128,7 +128,7 @@ describe("ServiceVault swap-and-pay", () => {
     const mismatch = { name: "SwapPaymentMismatch", args: [] };
     expect(await refused(await args(await pair({ toToken: f.tokens.dai })))).toEqual(mismatch);
     expect(await refused(await args(await pair({ minToAmount: USD(24) })))).toEqual(mismatch);
-    await f.write(f.owner, vault, "ServiceVault", "addBot", [f.bot2.address, emptyConfig()]);
+    await f.write(f.owner, vault, "ServiceVault", "addBotWithPolicy", [f.bot2.address, emptyConfig()]);
     const p = await pair({ bot: f.bot2.address });
     const mixed = [p.swap, await f.signSwap(f.bot2, p.swap, vault), p.payment, await f.signPayment(f.bot, p.payment, vault), f.router, routerCall(p.swap), NONE];
     expect(await refused(mixed)).toEqual(mismatch);
@@ -142,9 +142,9 @@ describe("ServiceVault swap-and-pay", () => {
     await f.write(f.owner, f.router, "mocks/MockSwapRouter", "setPairEnabled", [f.tokens.weth, f.tokens.wbtc, true]);
     const wbtc = await pair({}, { token: f.tokens.wbtc, amount: 10_000n });
     expect(await refused(await args(wbtc))).toEqual({ name: "RebalanceTokenNotAllowed", args: [f.tokens.wbtc] });
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxRebalanceAmount: USD(10) })]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxRebalanceAmount: USD(10) })]);
     expect((await refused(await args(await pair()))).name).toBe("ExceedsRebalanceLimit");
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
     const late = await pair({ deadline: (await f.now()) - 1n });
     expect((await refused(await args(late))).name).toBe("DeadlineExpired");
   });
@@ -162,7 +162,7 @@ describe("ServiceVault swap-and-pay", () => {
   });
 
   it("held for review: refused on the bot's signatures alone, executed with the owner's approval of the payment's hash", async () => {
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ requireHumanReview: true })]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ requireHumanReview: true })]);
     const p = await pair({ deadline: (await f.now()) + 30n }, { deadline: (await f.now()) + 30n });
     const { swapHash, paymentHash } = await hashes(p);
     const a = await args(p);
@@ -188,6 +188,6 @@ describe("ServiceVault swap-and-pay", () => {
     const qSig = await f.signReview(f.owner, qh.paymentHash, approvalDeadline, vault);
     const qa = await args(q);
     expect(await revertOf(() => f.simulate(f.relayer, vault, "ServiceVault", "executeSwapAndPayment", approved(qa, approvalDeadline, qSig)))).toEqual({ name: "IntentCancelled", args: [qh.swapHash] });
-    await f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 });

@@ -121,12 +121,12 @@ describe("ServiceVault swaps", () => {
   });
 
   it("rebalance cap: usdValue(fromToken, maxFromAmount) above maxRebalanceAmount is refused", async () => {
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ maxRebalanceAmount: USD(1000), maxPerTxAmount: USD(1) })]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ maxRebalanceAmount: USD(1000), maxPerTxAmount: USD(1) })]);
     expect(await refused(await intentFor({ maxFromAmount: USD(1500) }))).toEqual({ name: "ExceedsRebalanceLimit", args: [USD(1500), USD(1000)] });
     // at the cap it runs; the per-tx cap (for money leaving the vault) does not apply to swaps
     const a = await args(await intentFor({ maxFromAmount: USD(1000) }));
     await f.write(f.relayer, f.vault, "ServiceVault", "executeSwap", a);
-    await f.write(f.owner, f.vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig()]);
+    await f.write(f.owner, f.vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig()]);
   });
 
   it("balance: swapping more than the vault holds is refused", async () => {

@@ -21,7 +21,7 @@ describe("ServiceVault AI holds: scanners' verdicts or the owner's approval", ()
     f = await setupFixture();
     scanners = [account(7), account(8), account(9)].sort((a, b) => (BigInt(a.address) < BigInt(b.address) ? -1 : 1));
     vault = await f.newVault(f.owner);
-    await f.write(f.owner, vault, "ServiceVault", "addBot", [f.bot.address, emptyConfig({ aiTriggerThreshold: THRESHOLD })]);
+    await f.write(f.owner, vault, "ServiceVault", "addBotWithPolicy", [f.bot.address, emptyConfig({ aiTriggerThreshold: THRESHOLD })]);
     await f.write(f.owner, f.tokens.usdc, "mocks/MockERC20", "mint", [vault, USD(10_000)]);
     await f.write(f.owner, f.tokens.weth, "mocks/MockERC20", "mint", [vault, 10n ** 19n]);
     await f.write(f.owner, vault, "ServiceVault", "approveProtocol", [f.lending]);
@@ -30,7 +30,7 @@ describe("ServiceVault AI holds: scanners' verdicts or the owner's approval", ()
   afterAll(async () => f?.chain.close());
 
   const setConfig = (over: Partial<BotConfig>) =>
-    f.write(f.owner, vault, "ServiceVault", "updateBotConfig", [f.bot.address, emptyConfig({ aiTriggerThreshold: THRESHOLD, ...over })]);
+    f.write(f.owner, vault, "ServiceVault", "updateBotPolicy", [f.bot.address, emptyConfig({ aiTriggerThreshold: THRESHOLD, ...over })]);
 
   const verdict = async (signer: LocalAccount, intentHash: Hex, deadline: bigint): Promise<Hex> =>
     signer.signTypedData({ domain: await f.domainOf(vault), types: verdictTypes, primaryType: "AiVerdict", message: { intentHash, deadline } });

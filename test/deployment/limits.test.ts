@@ -29,7 +29,7 @@ const paymentsAt = (i: number) => `${env.cluster!.instances[i % env.cluster!.ins
 
 async function newBot(config: Partial<BotConfigParams> = {}) {
   const bot = privateKeyToAccount(generatePrivateKey());
-  await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
+  await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
   return bot;
 }
 

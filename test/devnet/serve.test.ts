@@ -65,7 +65,7 @@ describe("relay serve (devnet mode)", () => {
     const active = (bot: string) => publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "isBotActive", args: [bot as Address] });
     expect(await active(manifest.accounts.bots.default.address)).toBe(true);
     expect(await active(manifest.accounts.bots.reviewed.address)).toBe(true);
-    const reviewed = (await publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "getBotConfig", args: [manifest.accounts.bots.reviewed.address as Address] })) as { requireHumanReview: boolean };
+    const reviewed = (await publicClient.readContract({ address: vault, abi: vaultAbi, functionName: "getBotPolicy", args: [manifest.accounts.bots.reviewed.address as Address] })) as { requireHumanReview: boolean };
     expect(reviewed.requireHumanReview).toBe(true);
   });
 

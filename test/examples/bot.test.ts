@@ -207,7 +207,7 @@ describe("examples/bot.mjs, installed beside the package and run under Node 20",
     const config = (await live.clients.publicClient.readContract({
       address: vault,
       abi: readArtifact("ServiceVault").abi,
-      functionName: "getBotConfig",
+      functionName: "getBotPolicy",
       args: [manifest.accounts.bots.default!.address as Address],
     })) as { maxPerTxAmount: bigint };
     // The cap is in USD with 6 decimals; the devnet prices USDC at $1, so one more whole USDC is over it.

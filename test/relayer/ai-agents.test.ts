@@ -33,7 +33,7 @@ describe("relay agents: the panel in its own process", () => {
   beforeAll(async () => {
     env = await startEnv();
     bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
     agentsDir = tempDir("relay-agents-");
     agents = spawnRelay(["agents", "--rpc-url", env.devnet.rpc.url, "--state-dir", agentsDir, "--port", "0", "--json"]);
     await agents.waitFor(/agents ready/);

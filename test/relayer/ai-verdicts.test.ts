@@ -58,7 +58,7 @@ describe("AI holds through the relayer, the panel in its process", () => {
     env = await startEnv();
     bot = privateKeyToAccount(generatePrivateKey());
     lending = env.manifest.contracts.lending as Address;
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
     await ownerCall(env, "approveProtocol", [lending]);
   });
   afterAll(() => env?.close());

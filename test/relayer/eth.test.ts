@@ -24,7 +24,7 @@ describe("native ETH", () => {
 
   async function newBot(config: Partial<BotConfigParams> = {}) {
     const bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
     return bot;
   }
 

@@ -27,7 +27,7 @@ export async function fundedSender(env: Env): Promise<Sender> {
 /** A new bot on the vault with `config` over the seed's permissive limits. */
 export async function newBot(env: Env, config: Partial<BotConfigParams> = {}): Promise<PrivateKeyAccount> {
   const bot = privateKeyToAccount(generatePrivateKey());
-  await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
+  await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
   return bot;
 }
 

@@ -23,7 +23,7 @@ describe("POST /v1/payments", () => {
   /** A new bot on the vault with `config` (permissive by default). */
   async function newBot(config: Partial<BotConfigParams> = {}) {
     const bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, ...config }]);
     return bot;
   }
 

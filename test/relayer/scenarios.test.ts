@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import type { Address } from "viem";
+import { createSender } from "../../src/chain/sender.ts";
 import { PERMISSIVE_LIMITS } from "../../src/devnet/seed.ts";
 import { balanceOf, fresh, get, ownerCall, paymentBody, post, startEnv, type Env } from "./harness.ts";
 
@@ -100,7 +101,7 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
   it("rpc-error-once: the first submission is RPC_ERROR (retryable) and stores and reserves nothing; the retry with the same key is approved, paid once", async () => {
     // A daily limit of $3: had the failed first try reserved its $2, the retry would exceed it.
     const bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, spendingLimits: [{ amount: USDC(3), maxCount: 0n, windowSeconds: 86_400n }] }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, spendingLimits: [{ amount: USDC(3), maxCount: 0n, windowSeconds: 86_400n }] }]);
     // The forced failure is remembered by the process that forced it (scenarios.ts FailedOnce, in
     // memory, as a flaky node of that process would be): in the cluster run the first try and the
     // retry go to one instance directly, and the replay below goes through the proxy.
@@ -164,8 +165,12 @@ describe("metadata.scenario on a devnet: every outcome on demand", () => {
 
   // Last: it hands the vault to an owner whose key is no development key.
   it("review-approve is refused with 400 INVALID_REQUEST when the vault's owner is not a development account (the relayer may not sign for it)", async () => {
-    const newOwner = privateKeyToAccount(generatePrivateKey());
+    const newKey = generatePrivateKey();
+    const newOwner = privateKeyToAccount(newKey);
     await ownerCall(env, "transferOwnership", [newOwner.address]);
+    // Two-step: the vault is the new owner's once it accepts.
+    await env.clients.publicClient.request({ method: "hardhat_setBalance" as never, params: [newOwner.address, "0xde0b6b3a7640000"] as never });
+    await createSender(env.clients, newKey).call(env.vault, "ServiceVault", "acceptOwnership", []);
     const { to, vaultBefore, res } = await pay("review-approve");
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: "INVALID_REQUEST", details: expect.stringMatching(/review-approve needs the owner's ReviewApproval.*is not$/) });

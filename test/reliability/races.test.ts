@@ -178,7 +178,7 @@ describe("races", () => {
       const { generatePrivateKey, privateKeyToAccount } = await import("viem/accounts");
       const { PERMISSIVE_LIMITS } = await import("../../src/devnet/seed.ts");
       const bot = privateKeyToAccount(generatePrivateKey());
-      await env.owner.call(vault, "ServiceVault", "addBot", [bot.address, PERMISSIVE_LIMITS]);
+      await env.owner.call(vault, "ServiceVault", "addBotWithPolicy", [bot.address, PERMISSIVE_LIMITS]);
       return bot;
     }
 

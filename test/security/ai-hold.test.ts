@@ -28,7 +28,7 @@ describe("an AI-held payment, sent to the vault directly with a leaked relayer k
     env = await startEnv();
     usdc = env.token("USDC");
     bot = privateKeyToAccount(generatePrivateKey());
-    await ownerCall(env, "addBot", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
+    await ownerCall(env, "addBotWithPolicy", [bot.address, { ...PERMISSIVE_LIMITS, aiTriggerThreshold: USDC(50) }]);
   });
   afterAll(() => env?.close());
 

@@ -44,7 +44,7 @@ describe("execute is valued by what moves", () => {
     side = await pricedToken(env, 1_00000000n, SIDE(1_000_000));
     await ownerCall(env, "approveProtocol", [usdc]);
     await ownerCall(env, "approveProtocol", [side]);
-    await ownerCall(env, "updateBotConfig", [env.bot.address, { ...PERMISSIVE_LIMITS, maxPerTxAmount: usd(100) }]);
+    await ownerCall(env, "updateBotPolicy", [env.bot.address, { ...PERMISSIVE_LIMITS, maxPerTxAmount: usd(100) }]);
     await ownerCall(env, "addGlobalDestination", [W]);
     lending = env.manifest.contracts.lending as Address;
     await ownerCall(env, "approveProtocol", [lending]);

@@ -99,3 +99,19 @@ export {
   type VaultDomain,
   type X402Intent,
 } from "./intent-types.ts";
+export {
+  NATIVE_ETH,
+  VaultOwner,
+  botPolicyParams,
+  deployVault,
+  predictVaultAddress,
+  readVaultState,
+  type BotPolicy,
+  type BotPolicyInput,
+  type OperatorCeilingsInput,
+  type OwnerWallet,
+  type SpendingLimitInput,
+  type TokenAmount,
+  type VaultState,
+} from "./owner.ts";
+export { ownerFactoryAbi, ownerVaultAbi } from "./owner-abi.ts";

@@ -417,7 +417,7 @@ async function readPolicy(context: Context) {
   const clients = await connectChain(context.settings);
   const { abi } = readArtifact("ServiceVault");
   const read = (functionName: string, args: readonly unknown[]) => clients.publicClient.readContract({ address: context.vault, abi, functionName, args });
-  const config = (await read("getBotConfig", [context.bot])) as BotConfigParams;
+  const config = (await read("getBotPolicy", [context.bot])) as BotConfigParams;
   const active = (await read("isBotActive", [context.bot])) as boolean;
   const info = await context.client.vaultInfo(context.vault, context.settings.chainId);
   const usd = (amount: bigint) => (amount === 0n ? null : formatUnits(amount, 6));

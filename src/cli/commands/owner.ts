@@ -1,13 +1,14 @@
 // Actions of `relay owner …` (vault configuration sent on-chain with the owner's key) and `relay fund`
 // (minting devnet mock tokens). Each transaction is simulated first, so that a refusal is one line
 // naming the contract's error, and then sent and awaited to its receipt.
-import { BaseError, erc20Abi, type Address, type Hex } from "viem";
+import { BaseError, erc20Abi, zeroHash, type Address, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { decodeRevert, revertDataOf } from "../../chain/revert-decode.ts";
 import type { Clients } from "../../chain/clients.ts";
 import { createSender } from "../../chain/sender.ts";
 import type { BotConfigParams } from "../../chain/vault-config.ts";
+import { refFromString } from "../../../packages/client/src/sign.ts";
 import { formatUnits } from "../../../packages/client/src/units.ts";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
@@ -16,16 +17,16 @@ import { settingsFor, type SettingsOptions } from "../register/common.ts";
 import { connectChain, resolveAddress, withDecimals } from "./chain.ts";
 import { applyLimitFlags, describeConfig, parseDuration, parseUsd, UNLIMITED, type BotLimitFlags } from "./limits.ts";
 
-type Options = SettingsOptions & { ownerKey?: string };
+export type Options = SettingsOptions & { ownerKey?: string };
 
-interface Context {
+export interface Context {
   settings: Settings;
   clients: Clients;
   vault: Address;
   key: Hex;
 }
 
-async function context(options: Options, io: CliIO): Promise<Context> {
+export async function context(options: Options, io: CliIO): Promise<Context> {
   const settings = await settingsFor(options, io);
   const vault = requireVault(settings);
   const key = requireOwnerKey(settings);
@@ -59,10 +60,10 @@ function revertReason(error: unknown, token: ResolvedToken | undefined): string 
 }
 
 /** Run one vault function as the owner and print what was done. */
-async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string): Promise<void> {
+export async function vaultCall(options: Options, io: CliIO, functionName: string, args: readonly unknown[], done: string, action = functionName): Promise<void> {
   const { clients, vault, key } = await context(options, io);
   const txHash = await transact(clients, key, vault, "ServiceVault", functionName, args);
-  printResult(io, options, { action: functionName, vault, txHash }, [
+  printResult(io, options, { action, vault, txHash }, [
     ["done", done],
     ["txHash", txHash],
   ]);
@@ -70,21 +71,21 @@ async function vaultCall(options: Options, io: CliIO, functionName: string, args
 
 async function readBotConfig(ctx: Context, bot: Address): Promise<BotConfigParams> {
   const { abi } = readArtifact("ServiceVault");
-  return (await ctx.clients.publicClient.readContract({ address: ctx.vault, abi, functionName: "getBotConfig", args: [bot] })) as BotConfigParams;
+  return (await ctx.clients.publicClient.readContract({ address: ctx.vault, abi, functionName: "getBotPolicy", args: [bot] })) as BotConfigParams;
 }
 
 export async function botAdd(botText: string, options: Options & BotLimitFlags, io: CliIO): Promise<void> {
   const settings = await settingsFor(options, io);
   const bot = resolveAddress(settings, botText, "bot");
   const config = applyLimitFlags(UNLIMITED, options);
-  await vaultCall(options, io, "addBot", [bot, config], `added bot ${bot}`);
+  await vaultCall(options, io, "addBotWithPolicy", [bot, config], `added bot ${bot}`, "addBot");
 }
 
 export async function botUpdate(botText: string, options: Options & BotLimitFlags, io: CliIO): Promise<void> {
   const ctx = await context(options, io);
   const bot = resolveAddress(ctx.settings, botText, "bot");
   const config = applyLimitFlags(await readBotConfig(ctx, bot), options);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "updateBotConfig", [bot, config]);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "updateBotPolicy", [bot, config]);
   printResult(io, options, { action: "updateBotConfig", vault: ctx.vault, bot, txHash }, [["done", `updated bot ${bot}`], ["txHash", txHash], ...describeConfig(config)]);
 }
 
@@ -184,13 +185,19 @@ export async function rebalanceTokens(action: "add" | "remove", texts: string[],
   await vaultCall(options, io, fn, [tokens.map((t) => t.address)], `${action === "add" ? "added" : "removed"} rebalance tokens ${tokens.map(tokenLabel).join(", ")}`);
 }
 
+/** A deposit's reference: 0x + 64 hex as given, other text hashed, none: zero. */
+function depositRef(text: string | undefined): Hex {
+  if (text === undefined) return zeroHash;
+  return /^0x[0-9a-fA-F]{64}$/.test(text) ? (text.toLowerCase() as Hex) : refFromString(text);
+}
+
 /** Approve the vault for `amount` and deposit it from the owner's wallet. */
-export async function deposit(options: Options & { token: string; amount: string; baseUnits?: boolean }, io: CliIO): Promise<void> {
+export async function deposit(options: Options & { token: string; amount: string; baseUnits?: boolean; ref?: string }, io: CliIO): Promise<void> {
   const ctx = await context(options, io);
   const token = await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
   const amount = parseAmount(ctx.settings, token, options.amount, { baseUnits: options.baseUnits });
   await transact(ctx.clients, ctx.key, token.address, "mocks/MockERC20", "approve", [ctx.vault, amount], token);
-  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount], token);
+  const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "deposit", [token.address, amount, depositRef(options.ref)], token);
   printResult(io, options, { action: "deposit", vault: ctx.vault, token: token.address, amount: amount.toString(), txHash }, [
     ["done", `deposited ${human(amount, token.decimals)} ${tokenLabel(token)}`],
     ["txHash", txHash],

@@ -114,8 +114,59 @@ export function registerOwnerCommands(program: Command, io: CliIO): void {
     .requiredOption("--token <token>", "token symbol or address")
     .requiredOption("--amount <amount>", "amount in human units (see --base-units)")
     .option("--base-units", "the amount is in base units")
-    .description("Deposit tokens from the owner's wallet into the vault")
+    .option("--ref <text>", "a reference for the Deposited event (text is hashed; 0x + 64 hex kept)")
+    .description("Deposit tokens from the owner's wallet into the vault (anyone may deposit)")
     .action(async (o) => (await load()).deposit(o, io));
+
+  const life = () => import("../commands/owner-lifecycle.ts");
+  sub(owner, "withdraw")
+    .requiredOption("--token <token>", "token symbol or address, or ETH")
+    .requiredOption("--amount <amount>", "amount in human units (see --base-units)")
+    .requiredOption("--to <address>", "recipient")
+    .option("--base-units", "the amount is in base units")
+    .description("Send tokens or ETH out of the vault (owner only)")
+    .action(async (o) => (await life()).withdraw(o, io));
+  sub(owner, "withdraw-nft")
+    .argument("<nft>", "the ERC-721 or ERC-1155 contract")
+    .argument("<tokenId>", "the token id")
+    .requiredOption("--to <address>", "recipient")
+    .option("--amount <n>", "ERC-1155: how many units (without it: an ERC-721)")
+    .description("Send an NFT (ERC-721, or --amount of an ERC-1155) out of the vault (owner only)")
+    .action(async (nft: string, id: string, o) => (await life()).withdrawNft(nft, id, o, io));
+
+  const operator = owner.command("operator").description("The vault's operator and what it may add");
+  sub(operator, "set")
+    .argument("<address>", "the operator (may pause, remove bots, blacklist, and add bots within the ceilings)")
+    .description("Set the operator")
+    .action(async (address: string, o) => (await life()).setOperator(address, o, io));
+  sub(operator, "clear").description("Remove the operator").action(async (o) => (await life()).setOperator(undefined, o, io));
+  sub(operator, "ceilings")
+    .option("--max-bots <n>", "how many bots the operator may add (default 0: none)")
+    .option("--max-per-tx <usd>", "each of its bots needs a per-tx cap within this")
+    .option("--max-bot-daily <usd>", "each of its bots' spend per day (from its limits) within this")
+    .option("--vault-daily <usd>", "all its bots' spend per day together within this")
+    .option("--ai-floor <usd>", "each of its bots has an AI trigger at or below this")
+    .description("Set what the operator may add (flags not given: no bound)")
+    .action(async (o) => (await life()).operatorCeilings(o, io));
+
+  sub(owner, "transfer-ownership")
+    .argument("<address>", "the next owner (it must accept)")
+    .description("Name the vault's next owner; nothing changes until it runs accept-ownership")
+    .action(async (address: string, o) => (await life()).transferOwnership(address, o, io));
+  sub(owner, "accept-ownership")
+    .description("Take over the vault, with the pending owner's key (--owner-key)")
+    .action(async (o) => (await life()).acceptOwnership(o, io));
+  sub(owner, "deploy")
+    .option("--factory <address>", "the vault factory (default: the devnet manifest's)")
+    .description("Deploy a vault owned by the owner key, at the address `relay owner predict` gives")
+    .action(async (o) => (await life()).deploy(o, io));
+  sub(owner, "predict")
+    .option("--factory <address>", "the vault factory (default: the devnet manifest's)")
+    .option("--owner <address>", "whose vault (default: the owner key's)")
+    .option("--nonce <n>", "which of its vaults, from 0 (default: its next)")
+    .description("The address an owner's vault gets, before it is deployed")
+    .action(async (o) => (await life()).predict(o, io));
+  sub(owner, "state").description("The vault's roles, bots, limits and lists in one read").action(async (o) => (await life()).state(o, io));
 
   withOwnerOptions(withSettingsOptions(program.command("fund")))
     .requiredOption("--token <token>", "mock token symbol or address")
