@@ -354,6 +354,8 @@ abstract contract VaultExecution is VaultBase, VaultPolicy, VaultSignatures {
                 )
             )
         );
+        // The same authorization signed again (its nonce, another deadline) is recorded once and debited once.
+        if (_x402Digests[digest] != 0) revert X402NonceUsed(i.nonce);
         _x402Digests[digest] = validBefore;
         emit X402Authorized(intentHash, i.bot, i.payTo, token, i.amount, digest);
     }

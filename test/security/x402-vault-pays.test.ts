@@ -117,6 +117,24 @@ describe("x402 vault-pays: only what an executed intent recorded", () => {
       await refusedBoth(await signed(bot, merchant, held + 1n), "INSUFFICIENT_BALANCE", "InsufficientBalance");
     });
 
+    it("the same authorization signed again with another deadline: 409 X402_NONCE_USED, the vault refuses it, and its spend is debited once", async () => {
+      const bot = await newBot(env, { spendingLimits: [{ amount: usd(3), maxCount: 0n, windowSeconds: DAY }] });
+      const first = await signed(bot, merchant, USDC(1));
+      expect((await post(`${env.url}/v1/x402`, first.body)).body).toMatchObject({ status: "approved" });
+      const { nonce, validAfter, validBefore, deadline } = first.intent;
+      const again = await signed(bot, merchant, USDC(1), { nonce, validAfter, validBefore, deadline: deadline + 1n });
+      expect(vaultDigest(env, again.intent)).toBe(vaultDigest(env, first.intent));
+      const before = await balances(env, usdc, [env.vault, merchant]);
+      expect((await post(`${env.url}/v1/x402`, again.body)).body).toMatchObject({ code: "X402_NONCE_USED" });
+      expect(await asRelayer(env, "executeX402", [again.intent, again.signature, UNREVIEWED])).toEqual({ refusal: "X402NonceUsed", status: "reverted" });
+      expect(await used(again.intent)).toBe(false);
+      expect(await recorded(env, vaultDigest(env, first.intent))).toBe(validBefore);
+      expect(await balances(env, usdc, [env.vault, merchant])).toEqual(before);
+      // Debited once: $2 of the $3 window is still there for another purchase.
+      const other = await signed(bot, merchant, USDC(2));
+      expect((await post(`${env.url}/v1/x402`, other.body)).body).toMatchObject({ status: "approved" });
+    });
+
     it("a \"token\" answering USDC's domain separator cannot have the vault vouch for a USDC transfer, even for a bot without limits", async () => {
       // The digest is computed from the token's own DOMAIN_SEPARATOR(): a contract the bot names as
       // the token, mimicking USDC's, would make it USDC's digest, valued as nothing by any rule.

@@ -1,6 +1,7 @@
 // An x402 request's authorization, as the token will see it (before the policy rules spend a read
 // on it): its validity window still open by the chain's clock (400 X402_AUTHORIZATION_EXPIRED), its
-// EIP-3009 nonce unused by the vault on the token (409 X402_NONCE_USED), and its digest, computed
+// EIP-3009 nonce unused by the vault on the token and the authorization not recorded already (409
+// X402_NONCE_USED), and its digest, computed
 // from the token's DOMAIN_SEPARATOR() at the pinned block as the vault computes it on-chain: the
 // value recorded and answered (`digest`). A token without EIP-3009, or one the registry prices not
 // (the vault refuses it: NoPriceFeed), is 400 INVALID_X402_REQUIREMENT.
@@ -13,6 +14,7 @@ import type { PolicySnapshot } from "../chain/snapshot.ts";
 import { rpcFailure } from "../rpc-errors.ts";
 
 const eip3009Abi = readArtifact("mocks/MockUSDC").abi;
+const vaultAbi = readArtifact("ServiceVault").abi;
 
 /** keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)"). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPEHASH = "0x7c7c6cdb67a18743f49ec6fa9b35f50d52ed05cbed4cc592e13b44501c1a2267" as const;
@@ -50,5 +52,11 @@ export async function checkX402Authorization(chain: ChainRuntime, request: Relay
     throw relayError("INVALID_X402_REQUIREMENT", `token ${token} does not answer EIP-3009's DOMAIN_SEPARATOR() and authorizationState()`);
   }
   if (used) throw relayError("X402_NONCE_USED", `nonce ${nonce} was already used or cancelled by the vault on token ${token}`);
-  request.digest = x402Digest(request, domainSeparator);
+  const digest = x402Digest(request, domainSeparator);
+  // The same authorization recorded already (signed again with another deadline): the vault refuses it too.
+  const recorded = (await rpcFailure(() =>
+    chain.clients.publicClient.readContract({ address: request.vaultAddress, abi: vaultAbi, functionName: "x402Authorizations", args: [digest], blockNumber } as never),
+  )) as bigint;
+  if (recorded !== 0n) throw relayError("X402_NONCE_USED", `the vault already recorded this authorization (nonce ${nonce} on token ${token})`);
+  request.digest = digest;
 }
