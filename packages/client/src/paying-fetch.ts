@@ -18,6 +18,7 @@
 // owner's decision is awaited: the authorization is made only after the vault's payment executed.
 import { erc20Abi, type Address, type Client, type Hex } from "viem";
 import { getBlock, readContract, waitForTransactionReceipt } from "viem/actions";
+import { definedOnly } from "./defined.ts";
 import type { RelayClient, WaitOptions } from "./relay-client.ts";
 import { parseUnits } from "./units.ts";
 import { readVaultDomain, type TypedDataSigner } from "./sign.ts";
@@ -228,8 +229,4 @@ function safeError(response: Response): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

@@ -35,10 +35,11 @@ export async function authorizationFor(
 export function offChainFields({ options, url, required }: ModeContext): { memo?: string; metadata?: Metadata; resourceUrl?: string } {
   const description = required.resource?.description;
   const memo = options.memo ?? (description ? `x402: ${description}`.slice(0, 1000) : undefined);
+  const resourceUrl = shownUrl(url);
   return {
     ...(memo === undefined ? {} : { memo }),
     ...(options.metadata === undefined ? {} : { metadata: options.metadata }),
-    ...(shownUrl(url) === undefined ? {} : { resourceUrl: shownUrl(url)! }),
+    ...(resourceUrl === undefined ? {} : { resourceUrl }),
   };
 }
 

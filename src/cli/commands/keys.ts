@@ -5,6 +5,7 @@ import { CliError, EXIT, type CliIO } from "../io.ts";
 import { printResult } from "../output.ts";
 import { deleteProfile, readProfiles, saveProfile, type Profile } from "../state.ts";
 import { resolveSettings } from "../settings.ts";
+import { definedOnly } from "../../../packages/client/src/defined.ts";
 
 export function keysNew(options: { json?: boolean }, io: CliIO): void {
   const privateKey = generatePrivateKey();
@@ -28,7 +29,7 @@ export async function profileSave(name: string, options: ProfileOptions, io: Cli
     delete given.ownerKey;
     io.stderr.write(`relay: the owner key was not stored in profile ${name}; pass it with each owner command (or RELAY_OWNER_KEY), or save it with --store-owner-key\n`);
   }
-  const profile = Object.fromEntries(Object.entries(given).filter(([, v]) => v !== undefined)) as ProfileOptions;
+  const profile = definedOnly(given) as ProfileOptions;
   // Validate what is saved the way it will be read (values only, no manifest needed).
   resolveSettings(profile, {}, io.cwd);
   const saved: Profile = { ...profile, ...(profile.chainId === undefined ? {} : { chainId: Number(profile.chainId) }) };

@@ -179,6 +179,8 @@ const idempotencyKeyInput = z
   .max(200)
   .optional()
   .describe("Any text naming this request. The same text from this bot is the same request: a retried call with it never pays twice. Without it every call is a new request.");
+/** A decimal amount in a token's units ("5", "0.25"): every amount a tool takes. */
+const DECIMAL = /^\d+(\.\d+)?$/;
 const memoInput = z.string().max(1000).optional().describe("A note for the vault owner's review (not signed, not on-chain)");
 
 // No output schema is declared: a refusal's structured content is `{code, details?, retryable}`, not
@@ -197,7 +199,7 @@ function buildServer(context: Context): McpServer {
         "Without `idempotencyKey` each call is a new payment, so retrying a call without one may pay twice; give an `idempotencyKey` to make retries safe.",
       inputSchema: {
         to: z.string().describe("Recipient address (0x…)"),
-        amount: z.string().regex(/^\d+(\.\d+)?$/, "a decimal number, e.g. 5 or 0.25").describe("Amount in token units as a decimal string, e.g. \"5\" or \"0.25\""),
+        amount: z.string().regex(DECIMAL, "a decimal number, e.g. 5 or 0.25").describe("Amount in token units as a decimal string, e.g. \"5\" or \"0.25\""),
         token: z.string().describe("Token symbol (USDC, WETH, …) or address"),
         memo: memoInput,
         idempotencyKey: idempotencyKeyInput,
@@ -221,10 +223,10 @@ function buildServer(context: Context): McpServer {
         protocol: z.string().describe("Contract address to call (0x…)"),
         calldata: z.string().regex(/^0x([0-9a-fA-F]{2})*$/, "0x-prefixed hex of whole bytes").describe("ABI-encoded call data, 0x…"),
         spend: z
-          .array(z.object({ token: z.string().describe("Token symbol or address"), amount: z.string().regex(/^\d+(\.\d+)?$/).describe("Decimal amount in token units") }))
+          .array(z.object({ token: z.string().describe("Token symbol or address"), amount: z.string().regex(DECIMAL).describe("Decimal amount in token units") }))
           .optional()
           .describe("Tokens the call may spend, each with the most it may take"),
-        value: z.string().regex(/^\d+(\.\d+)?$/).optional().describe("ETH sent with the call, in ETH (decimal string)"),
+        value: z.string().regex(DECIMAL).optional().describe("ETH sent with the call, in ETH (decimal string)"),
         protocolName: z.string().max(100).optional().describe("Label shown to the owner"),
         memo: memoInput,
         idempotencyKey: idempotencyKeyInput,
@@ -260,9 +262,9 @@ function buildServer(context: Context): McpServer {
         "Without `idempotencyKey` each call is a new swap.",
       inputSchema: {
         fromToken: z.string().describe("Token the vault gives up (symbol or address)"),
-        maxFromAmount: z.string().regex(/^\d+(\.\d+)?$/).describe("Most of fromToken to spend, decimal in token units"),
+        maxFromAmount: z.string().regex(DECIMAL).describe("Most of fromToken to spend, decimal in token units"),
         toToken: z.string().describe("Token the vault receives (symbol or address)"),
-        minToAmount: z.string().regex(/^\d+(\.\d+)?$/).describe("Least of toToken to accept, decimal in token units"),
+        minToAmount: z.string().regex(DECIMAL).describe("Least of toToken to accept, decimal in token units"),
         memo: memoInput,
         idempotencyKey: idempotencyKeyInput,
       },

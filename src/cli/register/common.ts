@@ -3,6 +3,7 @@ import { Option, type Command } from "commander";
 import { CliError, EXIT, type CliIO } from "../io.ts";
 import type { Settings, SettingsFlags } from "../settings.ts";
 import { resolveStateDir, stateDirOption } from "../state-dir.ts";
+import { definedOnly } from "../../../packages/client/src/defined.ts";
 
 /** The options every command that talks to a relayer or a chain accepts; `--json` unless it prints no result (`relay mcp`). */
 export function withSettingsOptions(command: Command, { json = true }: { json?: boolean } = {}): Command {
@@ -71,8 +72,4 @@ export async function settingsFor(options: SettingsOptions, io: CliIO): Promise<
 
 function resolveSettingsDir(options: SettingsOptions, io: CliIO): string {
   return resolveStateDir(options.stateDir, io.env, io.cwd);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
