@@ -72,8 +72,6 @@ import type { PolicySnapshot } from "./chain/snapshot.ts";
 import type { Clocks } from "./clock.ts";
 import { checkBalance, checkBotAndVault, checkDeadline, checkSignature, checkVaultExists, intentHashOf } from "./intake/checks.ts";
 import { checkPolicy, checkValue } from "./policy/index.ts";
-import { checkFundingMerchant } from "./policy/x402-merchant.ts";
-import { checkX402Authorization } from "./policy/x402-authorization.ts";
 import { unpricedTokens, type Outflow } from "./chain/outflows.ts";
 import type { RelayerConfig } from "./config.ts";
 import type { SwapRoute } from "./chain/intents.ts";
@@ -336,10 +334,8 @@ export class Relayer {
     let swapLeg: CheckedSwapLeg | undefined;
     try {
       checkPolicy(request, snapshot);
-      // A funding payment's merchant, as a payee (policy/x402-merchant.ts): one read, only with a payTo.
-      await checkFundingMerchant(chain, request, blockNumber);
-      // An x402 authorization's window and nonce, as the token will see them, and its digest.
-      await checkX402Authorization(chain, request, snapshot, nowSeconds);
+      // What the kind checks on the chain beyond the snapshot (kinds/: a funding payment's merchant, an x402 authorization).
+      await kind.chainChecks?.(chain, request, snapshot, blockNumber, nowSeconds);
       // A swap-and-pay's payment is paid from what its swap brings in: the swap's own checks stand
       // for the balance check (and the vault checks the payment's balance after the swap).
       swapLeg = isSwapAndPay(request)

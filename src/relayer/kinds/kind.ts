@@ -92,6 +92,11 @@ export interface KindDescriptor<R extends RelayRequest = RelayRequest> {
    * estimated. Undefined for every other request, which is simulated with a gas estimate.
    */
   batched?(request: R): PaymentRequest | undefined;
+  /**
+   * Checks of this kind that read the chain beyond the policy snapshot, at the pinned block, after the
+   * policy rules (a funding payment's merchant, an x402 authorization's window, nonce and digest).
+   */
+  chainChecks?(chain: ChainRuntime, request: R, snapshot: PolicySnapshot, blockNumber: bigint, nowSeconds: bigint): Promise<void>;
   /** Simulated on its own as soon as the block is known (execute), rather than after the checks (once a swap's route is chosen). */
   readonly simulatesEarly: boolean;
   /** The swap route it needs, chosen after the checks (422 NO_SWAP_ROUTE, SWAP_SLIPPAGE_EXCEEDED). */

@@ -8,6 +8,7 @@ import type { PaymentRequest } from "../../api/validate.ts";
 import { vaultAbi, type OwnerApproval, type SwapRoute } from "../chain/intents.ts";
 import { paymentCalldata } from "../chain/payment-calldata.ts";
 import { reservePaymentWindows } from "../policy/spend-windows.ts";
+import { checkFundingMerchant } from "../policy/x402-merchant.ts";
 import { findSwapOptions, swapRequiredReason } from "./swap-required.ts";
 import type { KindDescriptor } from "./kind.ts";
 import { x402ReviewOf } from "./x402-review.ts";
@@ -33,6 +34,8 @@ export const payment: KindDescriptor<PaymentRequest> = {
   },
   // A swap-and-pay needs its route first; it is never batched with plain payments: it is its own vault call.
   batched: (request) => (request.swap ? undefined : request),
+  // A funding payment's merchant, as a payee (policy/x402-merchant.ts): one read, only with a payTo.
+  chainChecks: (chain, request, _snapshot, blockNumber) => checkFundingMerchant(chain, request, blockNumber),
   simulatesEarly: false,
   async coverShortfall(chain, request, snapshot, blockNumber) {
     const options = await findSwapOptions(chain, request, blockNumber);

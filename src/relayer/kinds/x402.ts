@@ -9,6 +9,7 @@ import { intentPaths } from "../../../packages/client/src/intent-types.ts";
 import type { X402Request } from "../../api/validate.ts";
 import { vaultAbi } from "../chain/intents.ts";
 import { reservePaymentWindows } from "../policy/spend-windows.ts";
+import { checkX402Authorization } from "../policy/x402-authorization.ts";
 import type { KindDescriptor } from "./kind.ts";
 import { x402ReviewOf } from "./x402-review.ts";
 
@@ -28,6 +29,8 @@ export const x402: KindDescriptor<X402Request> = {
   calldata(request, _route, approval) {
     return encodeFunctionData({ abi: vaultAbi, functionName: "executeX402", args: [request.intent, request.signature, approval ?? UNREVIEWED] });
   },
+  // Its window and nonce, as the token will see them, and its digest (policy/x402-authorization.ts).
+  chainChecks: (chain, request, snapshot, _blockNumber, nowSeconds) => checkX402Authorization(chain, request, snapshot, nowSeconds),
   simulatesEarly: false,
   reserve: reservePaymentWindows,
   summary: (request, usd, human) => `authorize an x402 payment of ${human(request.intent.token, request.intent.amount)} (${usd}) to ${request.intent.payTo}`,

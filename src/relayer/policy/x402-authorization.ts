@@ -6,7 +6,7 @@
 // value recorded and answered (`digest`). A token without EIP-3009, or one the registry prices not
 // (the vault refuses it: NoPriceFeed), is 400 INVALID_X402_REQUIREMENT.
 import { encodeAbiParameters, keccak256, concat, type Hex } from "viem";
-import type { RelayRequest, X402Request } from "../../api/validate.ts";
+import type { X402Request } from "../../api/validate.ts";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { relayError } from "../../errors.ts";
 import type { ChainRuntime } from "../chain/chain-runtime.ts";
@@ -31,9 +31,8 @@ export function x402Digest(request: X402Request, domainSeparator: Hex): Hex {
   return keccak256(concat(["0x1901", domainSeparator, structHash]));
 }
 
-/** Checks an x402 request's authorization and sets its `digest`; nothing for other kinds. */
-export async function checkX402Authorization(chain: ChainRuntime, request: RelayRequest, snapshot: PolicySnapshot, nowSeconds: bigint): Promise<void> {
-  if (request.kind !== "x402") return;
+/** Checks an x402 request's authorization and sets its `digest`. */
+export async function checkX402Authorization(chain: ChainRuntime, request: X402Request, snapshot: PolicySnapshot, nowSeconds: bigint): Promise<void> {
   const blockNumber = snapshot.blockNumber;
   // A stale feed is PRICE_FEED_STALE (policy/prices.ts, earlier); a token without a feed is none an x402 may pay in.
   if (!snapshot.priced) throw relayError("INVALID_X402_REQUIREMENT", `token ${request.intent.token} has no price feed in the registry: the vault authorizes only tokens it can value`);
