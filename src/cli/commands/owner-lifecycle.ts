@@ -11,9 +11,8 @@ import { parseAmount, requireOwnerKey, requireVault, resolveToken, tokenLabel } 
 import { settingsFor } from "../register/common.ts";
 import { connectChain, resolveAddress, withDecimals } from "./chain.ts";
 import { parseUsd } from "./limits.ts";
+import { ETH_MARKER, ETH_TOKEN } from "../../chain/eth.ts";
 import { context, transact, vaultCall, type Options } from "./owner.ts";
-
-const ETH = "0xEeeeeEeeeEeEeeEeEeEeeEEEeeeeEeeeeeeeEEeE";
 
 function parseId(text: string, what: string): bigint {
   if (!/^\d{1,78}$/.test(text)) throw new CliError(`${what} must be a whole number, got "${text}"`, EXIT.USAGE);
@@ -25,7 +24,7 @@ export async function withdraw(options: Options & { token: string; amount: strin
   const ctx = await context(options, io);
   const to = resolveAddress(ctx.settings, options.to, "--to");
   const eth = options.token.toUpperCase() === "ETH";
-  const token = eth ? { address: ETH as Address, decimals: 18, symbol: "ETH" } : await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
+  const token = eth ? { address: ETH_MARKER, ...ETH_TOKEN } : await withDecimals(ctx.clients, resolveToken(ctx.settings, options.token));
   const amount = parseAmount(ctx.settings, token, options.amount, { baseUnits: options.baseUnits });
   const txHash = await transact(ctx.clients, ctx.key, ctx.vault, "ServiceVault", "withdraw", [token.address, amount, to], token);
   const label = eth ? "ETH" : tokenLabel(token);
