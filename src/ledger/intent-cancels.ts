@@ -148,9 +148,10 @@ export class IntentCancels {
     this.#finish.run(this.#db.now(), ...keyOf(key));
   }
 
-  /** The cancel failed: back to pending, sent again no sooner than `notBefore`. */
-  retry(key: CancelKey, error: string, notBefore: number): void {
-    this.#retry.run(error.slice(0, 500), notBefore, this.#db.now(), ...keyOf(key));
+  /** The cancel failed: back to pending, sent again no sooner than `waitMs` after its `updated_at`. */
+  retry(key: CancelKey, error: string, waitMs: number): void {
+    const now = this.#db.now();
+    this.#retry.run(error.slice(0, 500), now + waitMs, now, ...keyOf(key));
   }
 
   /** Gives this process's claim up, the cancel as it is (a sent one waiting for its block). */

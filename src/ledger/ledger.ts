@@ -429,8 +429,8 @@ export class Ledger implements Store {
     return this.#run((o) => o.finishCancel(key));
   }
 
-  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void> {
-    return this.#run((o) => o.retryCancel(key, error, notBefore));
+  retryCancel(key: CancelKey, error: string, waitMs: number): Promise<void> {
+    return this.#run((o) => o.retryCancel(key, error, waitMs));
   }
 
   releaseCancel(key: CancelKey): Promise<void> {

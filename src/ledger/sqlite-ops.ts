@@ -260,9 +260,9 @@ export class SqliteOps {
     this.#cancels.finish(key);
   }
 
-  /** The cancel failed: pending again, not sent before `notBefore` (the store's wall clock). */
-  retryCancel(key: CancelKey, error: string, notBefore: number): void {
-    this.#cancels.retry(key, error, notBefore);
+  /** The cancel failed: pending again, not sent for `waitMs` from now (the store's wall clock). */
+  retryCancel(key: CancelKey, error: string, waitMs: number): void {
+    this.#cancels.retry(key, error, waitMs);
   }
 
   /** Gives up this process's claim on a cancel, leaving it as it is. */

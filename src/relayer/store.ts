@@ -138,8 +138,11 @@ export interface StoreOps {
   recordCancelSubmission(key: CancelKey, submission: Submission): Promise<CancelSubmissionResult>;
   /** The chain shows the intent cancelled (or used): the cancel is done. */
   finishCancel(key: CancelKey): Promise<void>;
-  /** The cancel failed: `pending` again, not sent before `notBefore` (the store's wall clock); the claim is given up. */
-  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void>;
+  /**
+   * The cancel failed: `pending` again, not sent for `waitMs` from now (the store's wall clock, the same
+   * reading as its `updatedAt`); the claim is given up.
+   */
+  retryCancel(key: CancelKey, error: string, waitMs: number): Promise<void>;
   /** Gives up this process's claim on a cancel, leaving it as it is. */
   releaseCancel(key: CancelKey): Promise<void>;
   /**

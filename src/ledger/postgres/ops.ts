@@ -216,8 +216,9 @@ export class PostgresOps implements StoreOps {
     return this.session.atomic((q) => cancels.finishCancel(q, key, this.#clock.now()));
   }
 
-  retryCancel(key: CancelKey, error: string, notBefore: number): Promise<void> {
-    return this.session.atomic((q) => cancels.retryCancel(q, key, error, notBefore, this.#clock.now()));
+  retryCancel(key: CancelKey, error: string, waitMs: number): Promise<void> {
+    const now = this.#clock.now();
+    return this.session.atomic((q) => cancels.retryCancel(q, key, error, now + waitMs, now));
   }
 
   releaseCancel(key: CancelKey): Promise<void> {

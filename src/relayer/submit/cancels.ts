@@ -137,7 +137,7 @@ export class CancelSender {
           await store.releaseCancel(key);
         } else {
           // Lost (reverted, or its nonce taken): pending again, sent anew by the pass that follows this one.
-          await store.retryCancel(key, "its transaction was lost", store.now());
+          await store.retryCancel(key, "its transaction was lost", 0);
           this.#again = true;
         }
         return;
@@ -165,7 +165,7 @@ export class CancelSender {
       if (error instanceof LeaseLostError) return void (await store.releaseCancel(key).catch(() => {}));
       const attempts = claimed.attempts + 1;
       const waitMs = BACKOFF_MS[Math.min(attempts, BACKOFF_MS.length) - 1]!;
-      await store.retryCancel(key, firstLine(error), store.now() + waitMs).catch(() => {});
+      await store.retryCancel(key, firstLine(error), waitMs).catch(() => {});
       this.#result(claimed, "failed");
       this.#deps.log?.(
         `cancelling intent ${claimed.intentHash} of rejected request ${claimed.requestId} on-chain failed (attempt ${attempts}, next in ${waitMs / 1000} s): ${firstLine(error)}`,
