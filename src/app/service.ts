@@ -33,7 +33,7 @@ import { ChainDirectory } from "../relayer/chain/chains.ts";
 import type { ChainConfig, RelayerConfig } from "../relayer/config.ts";
 import { nodeKind } from "../chain/dev-node.ts";
 import { isDevKey } from "../devnet/accounts.ts";
-import { privateKeyToAddress } from "viem/accounts";
+import { addressOfKey } from "../crypto/key-address.ts";
 import type { Hex } from "viem";
 import { Dispatcher } from "../relayer/submit/dispatcher.ts";
 import { VaultReads } from "../relayer/chain/reads.ts";
@@ -313,7 +313,7 @@ async function checkDevnetClaims(chains: readonly ChainConfig[], options: StartR
       if (!chain.devnet && devKeys.length === 0) return chain;
       const kind = await nodeKind(chain.rpcUrl, chain.chainId, chain.rpcTimeoutMs);
       if (kind === "other" && devKeys.length > 0 && !options.allowDevKeys) {
-        const address = privateKeyToAddress(devKeys[0] as Hex);
+        const address = addressOfKey(devKeys[0] as Hex);
         throw new Error(
           `chain ${chain.chainId}: relayer key ${address} is a well-known development key (public) and the node is not a development node; use your own key, or pass --allow-dev-keys`,
         );
@@ -454,7 +454,7 @@ function lazyAuth(get: () => OwnerAuth | undefined): OwnerAuth {
 function verdictPanel(config: RelayerConfig, scanner: Scanner, devnetsOnly: boolean, log: (line: string) => void): VerdictPanel {
   if (config.ai.agentsUrl) return remotePanel(config.ai.agentsUrl, { timeoutMs: config.ai.timeoutMs });
   const keys = scannerKeysFor({ configured: config.ai.scannerKeys as Hex[] | undefined, devnetsOnly, stateDir: config.stateDir });
-  const relayers = new Set(config.chains.flatMap((c) => c.relayerKeys.map((k) => privateKeyToAddress(k as Hex).toLowerCase())));
+  const relayers = new Set(config.chains.flatMap((c) => c.relayerKeys.map((k) => addressOfKey(k as Hex).toLowerCase())));
   const panel = localPanel(scanner, keys);
   const clash = panel.addresses.find((a) => relayers.has(a.toLowerCase()));
   if (clash) throw new Error(`invalid relayer configuration: ai.scannerKeys: ${clash} is also a relayer key; the vault refuses a relayer key's verdicts`);

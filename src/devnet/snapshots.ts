@@ -10,6 +10,10 @@
 // stopped nothing writes: the chains are snapshotted (evm_snapshot) or reverted (evm_revert), and the
 // ledger is copied out (VACUUM INTO) or its rows put back (one transaction), both through
 // SQLite's own locking (a checkpoint worker of the stopped relayer may still hold a connection).
+// Both go through one connection of this module's, opened at the first snapshot and kept until
+// close(): the relayer's stop is then not the ledger's last close (which would checkpoint the
+// write-ahead log and delete it, for its next start to create again), and neither call pays for
+// opening the ledger and reading its schema.
 //
 // EDR's evm_revert consumes the snapshot it reverts to and every later one. A snapshot id here stays
 // valid after a revert to it (the chain is snapshotted again at once), so a suite can revert to the
@@ -67,6 +71,8 @@ export class DevnetSnapshots {
   /** One snapshot or revert at a time, each from start to end. */
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
+  /** This module's connection to the ledger (see the header); undefined until the first snapshot. */
+  #ledger: DatabaseSync | undefined;
 
   constructor(target: SnapshotTarget) {
     this.#target = target;
@@ -80,7 +86,7 @@ export class DevnetSnapshots {
       const ledgerCopy = path.join(this.#target.dir, `${id}.sqlite`);
       await this.#withRelayerStopped(async () => {
         const chains = await this.#snapshotChains();
-        copyDatabase(this.#target.ledgerFile, ledgerCopy);
+        copyDatabase(this.#ledgerConnection(), ledgerCopy);
         this.#snapshots.set(id, { chains, ledgerCopy });
       });
       return id;
@@ -99,7 +105,7 @@ export class DevnetSnapshots {
         }
         // evm_revert used the chains' snapshots up: take them again, so that this id can be reverted to again.
         snapshot.chains = await this.#snapshotChains();
-        restoreDatabase(snapshot.ledgerCopy, this.#target.ledgerFile);
+        restoreDatabase(snapshot.ledgerCopy, this.#ledgerConnection());
         this.#dropAfter(id);
       });
     });
@@ -143,6 +149,8 @@ export class DevnetSnapshots {
   async close(): Promise<void> {
     this.#closed = true;
     await this.#queue.catch(() => {});
+    this.#ledger?.close();
+    this.#ledger = undefined;
     this.#snapshots.clear();
     rmSync(this.#target.dir, { recursive: true, force: true });
   }
@@ -174,6 +182,31 @@ export class DevnetSnapshots {
     return chains;
   }
 
+  /**
+   * The connection copies and restores go through. synchronous=OFF: what a restore writes goes to the
+   * ledger's write-ahead log, which the relayer's next commit (synchronous=FULL) fsyncs with it, so
+   * it is on disk no later than anything the restarted relayer records; and a devnet's ledger lasts
+   * no longer than its in-memory chains (`relay serve` deletes it at every start). It never
+   * checkpoints (wal_autocheckpoint=0): the relayer's own connection does, with its fsyncs. The
+   * copies need no fsync either: close() removes them, and they describe chains that die with the
+   * process.
+   */
+  #ledgerConnection(): DatabaseSync {
+    if (this.#ledger === undefined) {
+      const db = new DatabaseSync(this.#target.ledgerFile);
+      try {
+        db.exec("PRAGMA busy_timeout = 10000");
+        db.exec("PRAGMA synchronous = OFF");
+        db.exec("PRAGMA wal_autocheckpoint = 0");
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      this.#ledger = db;
+    }
+    return this.#ledger;
+  }
+
   #provider(chainId: number): EIP1193Provider {
     return this.#target.providers.get(chainId)!;
   }
@@ -192,32 +225,25 @@ export class DevnetSnapshots {
 }
 
 /**
- * Copies the SQLite database `from` into a new file `to` with VACUUM INTO: one read transaction, so a
- * consistent copy, which waits (busy_timeout) for a connection the stopped relayer may still hold.
+ * Copies the database `source` is connected to into a new file `to` with VACUUM INTO: one read
+ * transaction, so a consistent copy, which waits (busy_timeout) for a connection the stopped relayer
+ * may still hold.
  */
-function copyDatabase(from: string, to: string): void {
+function copyDatabase(source: DatabaseSync, to: string): void {
   rmSync(to, { force: true });
-  const source = new DatabaseSync(from);
-  try {
-    source.exec("PRAGMA busy_timeout = 10000");
-    source.prepare("VACUUM INTO ?").run(to);
-  } finally {
-    source.close();
-  }
+  source.prepare("VACUUM INTO ?").run(to);
 }
 
 /**
- * Puts the rows of the copy `from` back into the ledger `into`, table by table in one transaction.
- * Not a file copy or SQLite's backup API: replacing a whole file needs it to be free of every other
- * connection, and the stopped relayer's checkpoint worker may still hold one for a moment; a
- * transaction waits for it (busy_timeout) like any writer. Both files have the same schema (the copy
- * was taken of this ledger).
+ * Puts the rows of the copy `from` back into the database `db` is connected to, table by table in
+ * one transaction. Not a file copy or SQLite's backup API: replacing a whole file needs it to be free
+ * of every other connection, and the stopped relayer's checkpoint worker may still hold one for a
+ * moment; a transaction waits for it (busy_timeout) like any writer. Both files have the same schema
+ * (the copy was taken of this ledger).
  */
-function restoreDatabase(from: string, into: string): void {
-  const db = new DatabaseSync(into);
+function restoreDatabase(from: string, db: DatabaseSync): void {
+  db.prepare("ATTACH DATABASE ? AS snapshot").run(from);
   try {
-    db.exec("PRAGMA busy_timeout = 10000");
-    db.prepare("ATTACH DATABASE ? AS snapshot").run(from);
     const tables = db.prepare("SELECT name FROM snapshot.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' OR name = 'sqlite_sequence'").all() as Array<{ name: string }>;
     db.exec("BEGIN IMMEDIATE");
     try {
@@ -227,12 +253,11 @@ function restoreDatabase(from: string, into: string): void {
       }
       db.exec("COMMIT");
     } catch (error) {
-      db.exec("ROLLBACK");
+      if (db.isTransaction) db.exec("ROLLBACK");
       throw error;
     }
-    db.exec("DETACH DATABASE snapshot");
   } finally {
-    db.close();
+    db.exec("DETACH DATABASE snapshot");
   }
 }
 

@@ -3,9 +3,10 @@
 // request unknown to the relayer, the relayer's nonces and devnet clock following the chain back),
 // an id stays valid after a revert to it, and only the holder of the token startRelay() passed can
 // call relay_snapshot or relay_revert: a stranger on loopback is refused and nothing moves.
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { createPublicClient, erc20Abi, http, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -135,6 +136,50 @@ describe("snapshot() and revert(id)", () => {
     await expect(revert("0xfff")).rejects.toThrow(/no snapshot 0xfff/);
     await expect(relay.revert("not an id")).rejects.toThrow(/snapshot id/);
   }, 120_000);
+});
+
+describe("the ledger a relay leaves", () => {
+  it("is whole after snapshots and reverts: at stop() it is checkpointed, intact, and holds what the reverts kept, not what they dropped", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "relay-snapshots-ledger-"));
+    const own = await startRelay({ stateDir: dir });
+    try {
+      const ownChain = createPublicClient({ transport: http(own.rpcUrl) });
+      const ownClient = new RelayClient({ baseUrl: own.relayerUrl, chainId: own.manifest.chainId });
+      const bot = privateKeyToAccount(own.manifest.accounts.bots.default.privateKey);
+      const domain = await readVaultDomain(ownChain, own.manifest.contracts.vault);
+      const payOwn = async () => {
+        const intent = { bot: bot.address, to: freshRecipient(), token: own.manifest.tokens.USDC!.address, amount: 1_000_000n, deadline: defaultDeadline(), ref: randomRef() };
+        const answer = await ownClient.submitPayment(await signPaymentRequest(bot, domain, intent));
+        expect(answer.status).toBe("approved");
+        return answer.requestId;
+      };
+      const before = await payOwn();
+      const id = await own.snapshot();
+      const dropped = [await payOwn(), await payOwn()];
+      await own.snapshot();
+      await own.revert(id);
+      const kept = await payOwn();
+      await own.revert(id);
+      const last = await payOwn();
+      await own.stop();
+
+      // Everything is in the file itself: the write-ahead log was checkpointed into it at stop.
+      const ledger = path.join(dir, "ledger.sqlite");
+      expect(!existsSync(`${ledger}-wal`) || statSync(`${ledger}-wal`).size === 0).toBe(true);
+      const db = new DatabaseSync(ledger, { readOnly: true });
+      try {
+        expect(db.prepare("PRAGMA integrity_check").get()).toEqual({ integrity_check: "ok" });
+        const ids = (db.prepare("SELECT id FROM requests").all() as Array<{ id: string }>).map((row) => row.id);
+        expect(ids.sort()).toEqual([before, last].sort());
+        for (const gone of [...dropped, kept]) expect(ids).not.toContain(gone);
+      } finally {
+        db.close();
+      }
+    } finally {
+      await own.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
 
 describe("who may snapshot or revert", () => {

@@ -9,7 +9,8 @@
 //   request; the agents check it against the chain themselves, judge it and sign. The relayer's
 //   host holds no scanner key.
 import type { Address, Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
+import { privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { addressOfKey } from "../../crypto/key-address.ts";
 import type { VaultDomain } from "../../../packages/client/src/intent-types.ts";
 import type { RelayRequest } from "../../api/validate.ts";
 import { verdictDigest, type SignedVerdict } from "../../eip712/verdict.ts";
@@ -44,13 +45,18 @@ export interface VerdictPanel {
 /** The relayer's own scanner and three keys, one per agent (agentNames order). */
 export function localPanel(scanner: Scanner, keys: readonly Hex[]): VerdictPanel & { addresses: Address[] } {
   if (keys.length !== agentNames.length) throw new Error(`the AI panel needs ${agentNames.length} scanner keys, one per agent`);
-  const accounts = keys.map((key) => privateKeyToAccount(key));
+  // The addresses now (native libsecp256k1, crypto/key-address.ts), the signing accounts at the first
+  // verdict: viem's pure-JS derivation costs ~1 ms a key, at every start of a relayer that may never
+  // sign one (relay/testing restarts it around each snapshot and revert).
+  const addresses = keys.map((key) => addressOfKey(key));
+  let accounts: PrivateKeyAccount[] | undefined;
   return {
     where: "in-process",
-    addresses: accounts.map((a) => a.address),
+    addresses,
     async judge(judgement) {
       const result = await scanner.scan(judgement.input, { scenario: judgement.scenario });
       if (!result.approved) return { result, verdicts: [] };
+      accounts ??= keys.map((key) => privateKeyToAccount(key));
       return { result, verdicts: await signVerdicts(accounts, result, judgement) };
     },
   };
