@@ -1,20 +1,13 @@
 // How a relayer key's transactions get their fees (submitter.ts #feeData): never older than a second
 // when signed, and read again in the background once half a second old, so that under steady
 // traffic no payment waits for the node's fee answers. `relay serve` as its own process on anvil,
-// behind the recording proxy of the node-fault tests, which holds the node's tip answer back: a
-// payment that waited for a fee read would take at least that long. Every payment is read back
-// from the chain.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, parseTransaction, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { clientsFor, type Clients } from "../../src/chain/clients.ts";
-import type { Manifest } from "../../src/devnet/manifest.ts";
-import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
-import { startRelayProcess, type RelayProcess } from "../../bench/support/relay-process.ts";
-import { startAnvil, type Anvil } from "../support/anvil.ts";
-import { startRpcProxy, type RpcProxy } from "../reliability/support/rpc-proxy.ts";
+// behind the recording proxy of the node-fault tests (support/proxied-anvil.ts), which holds the
+// node's tip answer back: a payment that waited for a fee read would take at least that long.
+// Every payment is read back from the chain.
+import { describe, expect, it } from "vitest";
+import { parseTransaction, type Address, type Hex } from "viem";
 import { until } from "../reliability/support/node-faults-env.ts";
+import { proxiedAnvil } from "./support/proxied-anvil.ts";
 
 /** viem's estimateFeesPerGas asks the node for its suggested tip with this method (after the latest block). */
 const TIP = "eth_maxPriorityFeePerGas";
@@ -24,42 +17,17 @@ const HELD_MS = 1_500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 describe("fee reads on a relayer key's path", () => {
-  let anvil: Anvil;
-  let proxy: RpcProxy;
-  let relay: RelayProcess;
-  let manifest: Manifest;
-  let chain: Clients;
-
-  beforeAll(async () => {
-    anvil = await startAnvil();
-    proxy = await startRpcProxy(anvil.url);
-    relay = await startRelayProcess({ rpcUrl: anvil.url, serveRpcUrl: proxy.url });
-    manifest = relay.manifest;
-    chain = clientsFor(anvil.url, manifest.chainId);
-  }, 180_000);
-  afterAll(async () => {
-    await relay?.stop();
-    await proxy?.close();
-    await anvil?.stop();
-  });
-
-  /** One payment of `amount` to `to`: its answer and how long it took (ms). */
+  const env = proxiedAnvil();
+  /** One payment of `amount` to `to`, which must be approved: its answer and how long it took (ms). */
   async function pay(to: Address, amount: bigint): Promise<{ body: Record<string, any>; ms: number }> {
-    const bot = privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex);
-    const domain = manifest.domain as never;
-    const intent = { bot: bot.address, to, token: manifest.tokens.USDC!.address as Address, amount, deadline: defaultDeadline(), ref: randomRef() };
-    const body = JSON.stringify(paymentRequestBody(domain, intent, await signPaymentIntent(bot, domain, intent), { idempotencyKey: crypto.randomUUID() }));
-    const started = performance.now();
-    const res = await fetch(`${relay.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body });
-    const answer = (await res.json()) as Record<string, any>;
-    expect(res.status).toBe(200);
-    expect(answer.status).toBe("approved");
-    return { body: answer, ms: performance.now() - started };
+    const { status, body, ms } = await env.pay(to, amount);
+    expect(status).toBe(200);
+    expect(body.status).toBe("approved");
+    return { body, ms };
   }
-  const balance = (who: Address) => chain.publicClient.readContract({ address: manifest.tokens.USDC!.address as Address, abi: erc20Abi, functionName: "balanceOf", args: [who] });
-  const tipReads = () => proxy.calls(TIP).length;
+  const tipReads = () => env.proxy.calls(TIP).length;
   /** The fee cap of each transaction relay sent so far, in order. */
-  const feeCaps = () => proxy.seen.filter((c) => c.method.startsWith("eth_sendRawTransaction")).map((c) => parseTransaction(c.params[0] as Hex).maxFeePerGas);
+  const feeCaps = () => env.proxy.seen.filter((c) => c.method.startsWith("eth_sendRawTransaction")).map((c) => parseTransaction(c.params[0] as Hex).maxFeePerGas);
 
   it("fees half a second old sign at once and are read again meanwhile; fees a second old are read before signing", async () => {
     const payees = [0x71, 0x72, 0x73].map((n) => `0x${n.toString(16).repeat(20)}` as Address);
@@ -76,7 +44,7 @@ describe("fee reads on a relayer key's path", () => {
     // Half a second old: the payment does not wait for the (held) read it starts.
     let second: Awaited<ReturnType<typeof pay>> | undefined;
     let third: Awaited<ReturnType<typeof pay>> | undefined;
-    proxy.fault(TIP, { delayMs: HELD_MS });
+    env.proxy.fault(TIP, { delayMs: HELD_MS });
     try {
       await sleep(begun + 800 - performance.now());
       reads = tipReads();
@@ -94,11 +62,11 @@ describe("fee reads on a relayer key's path", () => {
       expect(tipReads()).toBe(reads + 1);
       expect(third.ms).toBeGreaterThanOrEqual(HELD_MS - 50);
     } finally {
-      proxy.clearFaults();
+      env.proxy.clearFaults();
     }
 
     // On the chain: each payee paid once, each transaction mined.
-    for (const payee of payees) expect(await balance(payee)).toBe(1_000n);
-    for (const answer of [second!, third!]) expect((await chain.publicClient.getTransactionReceipt({ hash: answer.body.txHash })).status).toBe("success");
+    for (const payee of payees) expect(await env.balance(payee)).toBe(1_000n);
+    for (const answer of [second!, third!]) expect((await env.chain.publicClient.getTransactionReceipt({ hash: answer.body.txHash })).status).toBe("success");
   }, 60_000);
 });
