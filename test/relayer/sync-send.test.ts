@@ -8,7 +8,7 @@
 //   the in-process Hardhat chain of `relay devnet` (which does not), as in the node-fault tests.
 // Every outcome is also read from the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
+import { erc20Abi, keccak256, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
 import type { SeenCall } from "../reliability/support/rpc-proxy.ts";
 import { proxiedAnvil } from "./support/proxied-anvil.ts";
 import { paymentTo, postPayment, startFaultEnv, until, type FaultEnv } from "../reliability/support/node-faults-env.ts";
@@ -78,6 +78,36 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
       fromBlock: 0n,
     });
     for (const payee of payees) expect(executed.filter((log) => String(log.args.to).toLowerCase() === payee.toLowerCase())).toHaveLength(1);
+  });
+
+  it("a lone synchronous send waiting for its block asks the node nothing meanwhile; a second after it, whether the node has it", async () => {
+    const payee = `0x${"5d".repeat(20)}` as Address;
+    await rpc("evm_setAutomine", [false]);
+    let answer: ReturnType<typeof pay> | undefined;
+    try {
+      const from = env.proxy.seen.length;
+      const calls = () => env.proxy.seen.slice(from);
+      const looks = () => calls().filter((c) => c.method === "eth_getTransactionByHash");
+      answer = pay(payee, 1_000n);
+      await once("the synchronous send", () => calls().some(isSend));
+      const sentAt = performance.now();
+      const send = calls().find(isSend)!;
+      expect(send.method).toBe(SYNC);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(looks()).toHaveLength(0);
+      await once("the look a second after the send", () => looks().length > 0);
+      const lookedAfter = performance.now() - sentAt;
+      expect(lookedAfter).toBeGreaterThan(800);
+      expect(lookedAfter).toBeLessThan(2_500); // woken when the send turned late, not by anything later
+      expect(looks()[0]!.params[0]).toBe(keccak256(send.params[0] as Hex));
+      await rpc("evm_mine");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    const res = await answer;
+    expect(res.body.status).toBe("approved");
+    expect((await env.chain.publicClient.getTransactionReceipt({ hash: res.body.txHash })).status).toBe("success");
+    expect(await balance(payee)).toBe(1_000n);
   });
 
   it("a synchronous send answered after later transactions went out does not turn the nonce back: each nonce is sent once, in order, with no gap", async () => {
