@@ -3,19 +3,14 @@
 // node offers it, and the payment is settled from the receipt that comes back with it; a node without
 // the method is asked once, then everything goes by eth_sendRawTransaction. Real nodes behind the
 // recording proxy of the node-fault tests, and `relay serve` as its own process:
-//   anvil (which offers the method): `relay deploy` onto it, then `relay serve` through the proxy;
+//   anvil (which offers the method): `relay deploy` onto it, then `relay serve` through the proxy
+//   (support/proxied-anvil.ts);
 //   the in-process Hardhat chain of `relay devnet` (which does not), as in the node-fault tests.
 // Every outcome is also read from the chain.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { erc20Abi, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
-import { privateKeyToAccount } from "viem/accounts";
-import { clientsFor, type Clients } from "../../src/chain/clients.ts";
-import type { Manifest } from "../../src/devnet/manifest.ts";
-import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
-import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
-import { startRelayProcess, type RelayProcess } from "../../bench/support/relay-process.ts";
-import { startAnvil, type Anvil } from "../support/anvil.ts";
-import { startRpcProxy, type RpcProxy, type SeenCall } from "../reliability/support/rpc-proxy.ts";
+import { erc20Abi, keccak256, parseAbiItem, parseTransaction, type Address, type Hex } from "viem";
+import type { SeenCall } from "../reliability/support/rpc-proxy.ts";
+import { proxiedAnvil } from "./support/proxied-anvil.ts";
 import { paymentTo, postPayment, startFaultEnv, until, type FaultEnv } from "../reliability/support/node-faults-env.ts";
 
 const SYNC = "eth_sendRawTransactionSync";
@@ -27,44 +22,19 @@ const nonceOf = (call: SeenCall) => Number(parseTransaction(call.params[0] as He
 const once = (what: string, check: () => boolean) => until(what, () => check() || undefined);
 
 describe("on anvil, which offers eth_sendRawTransactionSync", () => {
-  let anvil: Anvil;
-  let proxy: RpcProxy;
-  let relay: RelayProcess;
-  let manifest: Manifest;
-  let chain: Clients;
-
-  beforeAll(async () => {
-    anvil = await startAnvil();
-    proxy = await startRpcProxy(anvil.url);
-    relay = await startRelayProcess({ rpcUrl: anvil.url, serveRpcUrl: proxy.url });
-    manifest = relay.manifest;
-    chain = clientsFor(anvil.url, manifest.chainId);
-  }, 180_000);
-  afterAll(async () => {
-    await relay?.stop();
-    await proxy?.close();
-    await anvil?.stop();
-  });
-
-  async function pay(to: Address, amount: bigint): Promise<{ status: number; body: Record<string, any> }> {
-    const bot = privateKeyToAccount(manifest.accounts.bots.default.privateKey as Hex);
-    const domain = manifest.domain as never;
-    const intent = { bot: bot.address, to, token: manifest.tokens.USDC!.address as Address, amount, deadline: defaultDeadline(), ref: randomRef() };
-    const body = paymentRequestBody(domain, intent, await signPaymentIntent(bot, domain, intent), { idempotencyKey: crypto.randomUUID() });
-    const res = await fetch(`${relay.url}/v1/payments`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
-  }
-  const balance = (who: Address) => chain.publicClient.readContract({ address: manifest.tokens.USDC!.address as Address, abi: erc20Abi, functionName: "balanceOf", args: [who] });
-  const rpc = (method: string, params: unknown[] = []) => chain.publicClient.request({ method, params } as never);
+  const env = proxiedAnvil();
+  const pay = env.pay;
+  const balance = env.balance;
+  const rpc = (method: string, params: unknown[] = []) => env.chain.publicClient.request({ method, params } as never);
 
   it("a lone payment is one synchronous send, settled from the receipt it answers with: no receipt look, no plain send", async () => {
     const payee = `0x${"5e".repeat(20)}` as Address;
-    const from = proxy.seen.length;
+    const from = env.proxy.seen.length;
     const res = await pay(payee, 2_500n);
     expect(res.status).toBe(200);
     expect(res.body.status).toBe("approved");
 
-    const calls = proxy.seen.slice(from);
+    const calls = env.proxy.seen.slice(from);
     const sends = calls.filter(isSend);
     expect(sends.map((c) => c.method)).toEqual([SYNC]);
     expect((sends[0]!.response?.result as { transactionHash: string; status: string }).status).toBe("0x1");
@@ -72,7 +42,7 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     expect(calls.filter((c) => c.method === "eth_getTransactionReceipt")).toHaveLength(0);
 
     // On the chain: mined, and the payee was paid once.
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: res.body.txHash });
+    const receipt = await env.chain.publicClient.getTransactionReceipt({ hash: res.body.txHash });
     expect(receipt.status).toBe("success");
     expect(await balance(payee)).toBe(2_500n);
   });
@@ -81,8 +51,8 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     const payees = [1, 2, 3, 4].map((n) => `0x${n.toString(16).padStart(2, "0").repeat(20)}` as Address);
     await rpc("evm_setAutomine", [false]);
     try {
-      const from = proxy.seen.length;
-      const sent = () => proxy.seen.slice(from).filter(isSend);
+      const from = env.proxy.seen.length;
+      const sent = () => env.proxy.seen.slice(from).filter(isSend);
       // Alone in the queue: a synchronous send, which waits for a block that does not come yet.
       const first = pay(payees[0]!, 1_000n);
       await once("the first send", () => sent().length === 1);
@@ -100,14 +70,44 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     } finally {
       await rpc("evm_setAutomine", [true]);
     }
-    // Each payee paid exactly once on the chain.
+    // Each payee paid exactly once on the env.chain.
     for (const payee of payees) expect(await balance(payee)).toBe(1_000n);
-    const executed = await chain.publicClient.getLogs({
-      address: manifest.contracts.vault as Address,
+    const executed = await env.chain.publicClient.getLogs({
+      address: env.manifest.contracts.vault as Address,
       event: parseAbiItem("event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)"),
       fromBlock: 0n,
     });
     for (const payee of payees) expect(executed.filter((log) => String(log.args.to).toLowerCase() === payee.toLowerCase())).toHaveLength(1);
+  });
+
+  it("a lone synchronous send waiting for its block asks the node nothing meanwhile; a second after it, whether the node has it", async () => {
+    const payee = `0x${"5d".repeat(20)}` as Address;
+    await rpc("evm_setAutomine", [false]);
+    let answer: ReturnType<typeof pay> | undefined;
+    try {
+      const from = env.proxy.seen.length;
+      const calls = () => env.proxy.seen.slice(from);
+      const looks = () => calls().filter((c) => c.method === "eth_getTransactionByHash");
+      answer = pay(payee, 1_000n);
+      await once("the synchronous send", () => calls().some(isSend));
+      const sentAt = performance.now();
+      const send = calls().find(isSend)!;
+      expect(send.method).toBe(SYNC);
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(looks()).toHaveLength(0);
+      await once("the look a second after the send", () => looks().length > 0);
+      const lookedAfter = performance.now() - sentAt;
+      expect(lookedAfter).toBeGreaterThan(800);
+      expect(lookedAfter).toBeLessThan(2_500); // woken when the send turned late, not by anything later
+      expect(looks()[0]!.params[0]).toBe(keccak256(send.params[0] as Hex));
+      await rpc("evm_mine");
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    const res = await answer;
+    expect(res.body.status).toBe("approved");
+    expect((await env.chain.publicClient.getTransactionReceipt({ hash: res.body.txHash })).status).toBe("success");
+    expect(await balance(payee)).toBe(1_000n);
   });
 
   it("a synchronous send answered after later transactions went out does not turn the nonce back: each nonce is sent once, in order, with no gap", async () => {
@@ -117,8 +117,8 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     // used (the node refuses it as too low) or, with a group being signed meanwhile, leaves a nonce
     // unsent, and every later transaction waits in the node's pool behind the gap.
     const payees = [7, 8, 9, 10, 11, 12].map((n) => `0x${n.toString(16).padStart(2, "0").repeat(20)}` as Address);
-    const from = proxy.seen.length;
-    const sent = () => proxy.seen.slice(from).filter(isSend);
+    const from = env.proxy.seen.length;
+    const sent = () => env.proxy.seen.slice(from).filter(isSend);
     const answers: Promise<{ status: number; body: Record<string, any> }>[] = [];
     await rpc("evm_setAutomine", [false]);
     try {
@@ -141,8 +141,8 @@ describe("on anvil, which offers eth_sendRawTransactionSync", () => {
     const nonces = sent().map(nonceOf);
     expect(sent().filter((call) => call.response?.error)).toEqual([]);
     expect(nonces).toEqual(nonces.map((_, i) => nonces[0]! + i));
-    const relayer = (await chain.publicClient.getTransaction({ hash: (sent()[0]!.response!.result as { transactionHash: Hex }).transactionHash })).from;
-    expect(await chain.publicClient.getTransactionCount({ address: relayer, blockTag: "latest" })).toBe(nonces.at(-1)! + 1);
+    const relayer = (await env.chain.publicClient.getTransaction({ hash: (sent()[0]!.response!.result as { transactionHash: Hex }).transactionHash })).from;
+    expect(await env.chain.publicClient.getTransactionCount({ address: relayer, blockTag: "latest" })).toBe(nonces.at(-1)! + 1);
     for (const payee of payees) expect(await balance(payee)).toBe(1_000n);
   });
 });

@@ -61,11 +61,9 @@ interface Queued {
 
 const BATCH_ITEM_GAS = 30_000n;
 
-/** How often a transaction queued behind a synchronous send asks whether the node has the first one: 1 ms, doubling to 50. */
+/** How often a transaction queued behind a synchronous send asks whether the node has the first one: at once, then after 1 ms, doubling to 50. */
 const KNOWN_POLL_MS = 1;
 const KNOWN_POLL_MAX_MS = 50;
-/** Meanwhile, how often it looks whether anything waits to follow it (no node call). */
-const IDLE_LOOK_MS = 4;
 /**
  * A transaction still waiting for its block after this long: its requests are marked submitted (once
  * the node has it, for a synchronous send), so that the stuck watch looks after them. One mined
@@ -74,6 +72,18 @@ const IDLE_LOOK_MS = 4;
 const MARK_SUBMITTED_AFTER_MS = 1_000;
 /** After a synchronous send's wait ran out (the node's, or the relayer's RPC timeout): plain sends for this long. */
 const SYNC_RETRY_MS = 60_000;
+/**
+ * Fees are never signed older than FEES_MAX_AGE_MS (from when their read began). Once they are
+ * FEES_REFRESH_MS old, the next transaction signs with them and has them read again meanwhile, so
+ * that under steady traffic no transaction waits for the node's fee answers (two calls).
+ */
+const FEES_REFRESH_MS = 500;
+const FEES_MAX_AGE_MS = 1_000;
+
+interface Fees {
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
 
 /** What became of a broadcast: the hash, whether the node took it, and the receipt if it came with the answer. */
 interface Sent {
@@ -108,7 +118,9 @@ export class Submitter {
   #lastNonce: bigint | undefined;
   /** The nonce reservation under way (#serially). */
   #reserving: Promise<unknown> = Promise.resolve();
-  #fees: { at: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint } | undefined;
+  #fees: (Fees & { at: number }) | undefined;
+  /** The fee read under way, if any, and when it began (#feeData). */
+  #feesReading: { at: number; fees: Promise<Fees> } | undefined;
   #onTransaction: (result: TransactionEvent) => void;
   readonly #onStep: OnStep | undefined;
   /** With several instances on one database: the key's lease, without which nothing is signed (key-lease.ts). */
@@ -118,6 +130,8 @@ export class Submitter {
   readonly #coming = new Map<string, Set<{ arrived: boolean }>>();
   /** Wakes the group waiting in #gather (one at a time: one pump per key). */
   #onArrival: (() => void) | undefined;
+  /** Wakes a synchronous send's #taken idling while nothing waits to follow it: a job was queued, or the send turned late. */
+  #nudge: (() => void) | undefined;
 
   constructor(
     chain: ChainRuntime,
@@ -156,6 +170,7 @@ export class Submitter {
   submit(job: Job): Promise<JobOutcome> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ job, resolve, reject });
+      this.#nudge?.();
       void this.#pump();
     });
   }
@@ -387,6 +402,7 @@ export class Submitter {
     const timer = setTimeout(() => {
       late = true;
       mark();
+      this.#nudge?.();
     }, MARK_SUBMITTED_AFTER_MS);
     timer.unref?.();
     void done.finally(() => clearTimeout(timer));
@@ -405,13 +421,32 @@ export class Submitter {
    */
   async #taken(sending: () => Prepared | undefined, done: Promise<void>, wanted: () => boolean, onKnown: (version: Prepared) => void): Promise<void> {
     let over = false;
-    void done.then(() => (over = true));
-    for (let wait = KNOWN_POLL_MS; !over; wait = Math.min(2 * wait, KNOWN_POLL_MAX_MS)) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
+    let wake: (() => void) | undefined;
+    void done.then(() => {
+      over = true;
+      wake?.();
+    });
+    let wait = KNOWN_POLL_MS;
+    let sleep = false; // first look at once: a lone send idles straight away
+    while (!over) {
+      if (sleep) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        wait = Math.min(2 * wait, KNOWN_POLL_MAX_MS);
+      }
+      sleep = true;
       const version = sending();
       if (over || !version) continue;
       if (!wanted()) {
-        wait = Math.min(wait, IDLE_LOOK_MS / 2); // nobody waits yet: look again soon, without asking the node
+        // Nobody waits to follow it: no timer and no node call until a job is queued or the send
+        // turns late (#nudge), or it is over; then the node is asked at once.
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          this.#nudge = resolve;
+        });
+        if (this.#nudge === wake) this.#nudge = undefined;
+        wake = undefined;
+        wait = KNOWN_POLL_MS;
+        sleep = false;
         continue;
       }
       const known = await this.#chain.clients.publicClient.request({ method: "eth_getTransactionByHash", params: [version.txHash] }).catch(() => null);
@@ -604,13 +639,39 @@ export class Submitter {
     return this.#chainNonce;
   }
 
-  /** Fees: twice the latest base fee plus the node's suggested tip, refreshed at most once a second. */
-  async #feeData(): Promise<{ maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }> {
-    const now = Date.now();
-    if (this.#fees && now - this.#fees.at < 1000) return this.#fees;
-    const estimate = await this.#chain.clients.publicClient.estimateFeesPerGas();
-    this.#fees = { at: now, maxFeePerGas: estimate.maxFeePerGas!, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas! };
-    return this.#fees;
+  /**
+   * Fees (viem's estimateFeesPerGas: the latest base fee with headroom, plus the node's suggested
+   * tip), never older than FEES_MAX_AGE_MS; read again in the background once FEES_REFRESH_MS old.
+   */
+  async #feeData(): Promise<Fees> {
+    const fees = this.#fees;
+    const age = fees ? Date.now() - fees.at : Infinity;
+    if (fees && age < FEES_REFRESH_MS) return fees;
+    const reading = this.#readFees();
+    if (fees && age < FEES_MAX_AGE_MS) {
+      reading.catch(() => {}); // a failed read is tried again by the next transaction; these fees still serve
+      return fees;
+    }
+    return reading;
+  }
+
+  /**
+   * Reads the fees; they count as read when the read began. A read under way is joined while it
+   * began less than FEES_MAX_AGE_MS ago (a read that has not answered for longer is not waited for).
+   */
+  #readFees(): Promise<Fees> {
+    const at = Date.now();
+    const under = this.#feesReading;
+    if (under && at - under.at < FEES_MAX_AGE_MS) return under.fees;
+    const fees = this.#chain.clients.publicClient.estimateFeesPerGas().then((estimate) => {
+      const read = { at, maxFeePerGas: estimate.maxFeePerGas!, maxPriorityFeePerGas: estimate.maxPriorityFeePerGas! };
+      if (!this.#fees || at >= this.#fees.at) this.#fees = read;
+      return read;
+    }).finally(() => {
+      if (this.#feesReading?.fees === fees) this.#feesReading = undefined;
+    });
+    this.#feesReading = { at, fees };
+    return fees;
   }
 }
 
