@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
 import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
+import { parseJsonBody } from "./json-body.ts";
 
 declare module "fastify" {
   interface FastifyInstance {
@@ -68,6 +69,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Bodies are JSON only: without this, Fastify's built-in text/plain parser would hand routes a
   // string and a text/plain request would be a 400 instead of 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser("text/plain");
+  // JSON bodies through json-body.ts: the same refusals as Fastify's parser, for less work per body.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, parseJsonBody);
   app.decorate("servedChainIds", Object.freeze([...options.chainIds]));
 
   app.get("/healthz", async () => ({ status: "ok", chainIds: options.chainIds }));

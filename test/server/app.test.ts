@@ -53,6 +53,36 @@ describe("relayer HTTP server: error envelope", () => {
     expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is not valid JSON" });
   });
 
+  it("an empty JSON body: 400 INVALID_REQUEST", async () => {
+    const res = await post("");
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is empty" });
+  });
+
+  // Prototype poisoning: such bodies are refused as Fastify's own parser refuses them, spelled out
+  // or hidden behind \u escapes, at any depth, and never reach a route.
+  it.each([
+    ['{"__proto__":{"polluted":true}}'],
+    ['{"memo":"x","metadata":{"__proto__":{"a":"1"}}}'],
+    ['{"\\u005f_proto__":{"polluted":true}}'],
+    ['{"a":[1,{"b":[{"__pro\\u0074o__":{}}]}]}'],
+    ['{"constructor":{"prototype":{"polluted":true}}}'],
+    ['[{"x":{"constructor":{"\\u0070rototype":{}}}}]'],
+  ])("a prototype-poisoning body %s: 400 INVALID_REQUEST", async (body) => {
+    const res = await post(body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is not valid JSON" });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("keys that only resemble the poisoning ones, and \\u escapes elsewhere, pass through as parsed", async () => {
+    for (const body of ['{"constructor":"x","memo":"__proto__ constructor"}', '{"constructor":{"name":"x"}}', '{"memo":"caf\\u00e9 \\u2603","proto":{}}']) {
+      const res = await post(body);
+      expect(res.statusCode, body).toBe(200);
+      expect(res.json(), body).toEqual(JSON.parse(body));
+    }
+  });
+
   it("a RelayError keeps its code and sets Retry-After", async () => {
     const res = await app.inject({ method: "GET", url: "/limited" });
     expect(res.statusCode).toBe(429);
