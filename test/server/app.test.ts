@@ -10,6 +10,7 @@ describe("relayer HTTP server: error envelope", () => {
   beforeAll(async () => {
     app = buildApp({ chainIds: [84532] });
     app.post("/probe", async (request) => request.body);
+    app.get<{ Params: { id: string } }>("/items/:id", async (request) => ({ id: request.params.id }));
     app.get("/limited", async () => {
       throw relayError("RATE_LIMITED", "bot", { retryAfterSeconds: 3 });
     });
@@ -33,6 +34,27 @@ describe("relayer HTTP server: error envelope", () => {
     const res = await app.inject({ method: "GET", url: "/v1/nope?x=1" });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ error: "Not found", code: "NOT_FOUND", details: "no route GET /v1/nope" });
+  });
+
+  it("routes match by path, parameters decoded; a trailing slash or another case is another route", async () => {
+    const ok = await app.inject({ method: "GET", url: "/items/a%20b?x=1" });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ id: "a b" });
+    for (const url of ["/items/a/", "/Items/a", "/items/a/b"]) {
+      const res = await app.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toMatchObject({ code: "NOT_FOUND" });
+    }
+    expect((await app.inject({ method: "POST", url: "/items/a" })).statusCode).toBe(404);
+  });
+
+  it("a URL that is not validly percent-encoded, or a path segment over the length limit: 400 INVALID_REQUEST", async () => {
+    const bad = await app.inject({ method: "GET", url: "/items/%E0%A4%A" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "the URL is not validly percent-encoded" });
+    const long = await app.inject({ method: "GET", url: `/items/${"a".repeat(101)}` });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "a path segment of the URL is too long" });
   });
 
   it("body over the limit: 413 PAYLOAD_TOO_LARGE", async () => {
