@@ -1,6 +1,6 @@
 // The relayer's HTTP server. Every reply that is not a success, the framework's own included, is
 // the `{error, code, details?}` envelope of SPEC.md, built by the one error family in errors.ts.
-import Fastify, { type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyReply } from "fastify";
 import { isRelayError, relayError, toRelayError, type ErrorCode, type RelayError } from "../errors.ts";
 import { envelopeClientErrors } from "./client-errors.ts";
 import { parseJsonBody } from "./json-body.ts";
@@ -44,7 +44,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     logger: false,
     // Nothing is logged per request (errors are logged where they are handled): without this,
     // Fastify would still build each request's "incoming request" and "request completed" entries.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // Each method's routes as generated code, matched without walking the tree (same matching).
     routerOptions: { compile: true },
     schemaController: { compilersFactory: { buildValidator: noRouteSchemas, buildSerializer: noRouteSchemas } },
