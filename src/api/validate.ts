@@ -199,7 +199,7 @@ function envelope(
   };
   if (body.memo !== undefined && body.memo !== null) out.memo = body.memo;
   if (body.metadata !== undefined && body.metadata !== null) out.metadata = body.metadata;
-  return { ...out, ...offChainFieldsOf(body as OffChainFields) };
+  return Object.assign(out, offChainFieldsOf(body as OffChainFields));
 }
 
 function buildPayment(body: PaymentBody, headers: HeaderBag | undefined, options?: ValidateOptions): PaymentRequest {
@@ -223,10 +223,10 @@ const SWAP_FIELDS = ["swapSignature", "swapFromToken", "swapMaxFromAmount", "swa
 
 /** A swap-and-pay's swap: all seven swap fields or none; its output must be the payment's token, enough of it. */
 function swapOfPayment(body: PaymentBody, payment: PaymentIntent): SignedSwap | undefined {
-  const present = SWAP_FIELDS.filter((field) => body[field] !== undefined);
-  if (present.length === 0) return undefined;
+  const first = SWAP_FIELDS.find((field) => body[field] !== undefined);
+  if (first === undefined) return undefined;
   const missing = SWAP_FIELDS.find((field) => body[field] === undefined);
-  if (missing !== undefined) throw relayError("INVALID_REQUEST", `${missing} is required with ${present[0]} (a swap-and-pay sends all seven swap fields)`);
+  if (missing !== undefined) throw relayError("INVALID_REQUEST", `${missing} is required with ${first} (a swap-and-pay sends all seven swap fields)`);
   const intent: SwapIntent = {
     bot: payment.bot,
     toToken: body.swapToToken!,

@@ -59,6 +59,7 @@
 import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
 import { requestFingerprint } from "../api/fingerprint.ts";
+import { stringifyWithBigints } from "../api/bigint-json.ts";
 import { relayError, isRelayError, sanitizeDetails, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { RequestRecord } from "../ledger/index.ts";
@@ -832,18 +833,15 @@ function storedBody(checked: Checked): string {
   const { request, route, outflows, unpriced, swapRequired } = checked;
   const kind = kindOf(request);
   const call = kind.call?.(request);
-  return JSON.stringify(
-    {
-      ...request,
-      counterparty: kind.counterparty(request).toLowerCase(),
-      selector: call ? selectorOf(call.data) : undefined,
-      route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
-      outflows,
-      unpriced,
-      swapRequired: swapRequired ? { options: swapRequired.options } : undefined,
-    },
-    (_key, value) => (typeof value === "bigint" ? value.toString() : value),
-  );
+  return stringifyWithBigints({
+    ...request,
+    counterparty: kind.counterparty(request).toLowerCase(),
+    selector: call ? selectorOf(call.data) : undefined,
+    route: route ? { router: route.router, swapCalldata: route.swapCalldata, quotedOut: route.quotedOut } : undefined,
+    outflows,
+    unpriced,
+    swapRequired: swapRequired ? { options: swapRequired.options } : undefined,
+  });
 }
 
 /** The innermost cause's name and message, cleaned like a client's details (no URLs, bounded). */

@@ -122,11 +122,26 @@ export function createRelayerMetrics(): RelayerMetrics {
     residentMemory,
     startTime,
     up,
-    countIntent: (kind, outcome) => intents.inc({ kind, outcome }),
-    countTransaction: (chainId, result) => transactions.inc({ chain_id: chainId, result }),
+    countIntent: boundOnce((kind: IntentKind, outcome: IntentOutcome) => intents.labels({ kind, outcome })),
+    countTransaction: boundOnce((chainId: number, result: TransactionResult) => transactions.labels({ chain_id: chainId, result })),
     countAiScan: (result) => aiScans.inc({ result }),
     countCancel: (chainId, result) => intentCancels.inc({ chain_id: chainId, result }),
     timeStep: (step: Step, seconds: number) => stepSeries.get(step)!.observe(seconds),
+  };
+}
+
+/**
+ * A counter's increment by label values, each series bound (labels()) the first time its values are
+ * seen rather than its key being worked out at every count: intents and transactions are counted
+ * per request, over a few kinds, outcomes, chains and results.
+ */
+function boundOnce<A extends [string | number, string]>(bind: (...values: A) => { inc(): void }): (...values: A) => void {
+  const bound = new Map<string, { inc(): void }>();
+  return (...values) => {
+    const key = `${values[0]}\u0000${values[1]}`;
+    let series = bound.get(key);
+    if (series === undefined) bound.set(key, (series = bind(...values)));
+    series.inc();
   };
 }
 

@@ -75,6 +75,10 @@ export class RateLimiter implements Limiter {
 
   /** Takes one token from every named bucket atomically: all or none. */
   take(keys: ReadonlyArray<RateLimitKey>): TakeResult {
+    // One key (each request's client bucket) or none limited: the same outcome without the
+    // map and arrays that pooling several keys needs.
+    if (keys.length === 1) return this.#takeOne(keys[0]!);
+    if (keys.every(({ scope }) => this.#unlimited(scope))) return { ok: true };
     const now = this.#now();
     const wanted = this.#wanted(keys);
 
@@ -96,12 +100,29 @@ export class RateLimiter implements Limiter {
     return { ok: true };
   }
 
+  /** take([key]): its bucket's token, or the refusal. */
+  #takeOne({ scope, key }: RateLimitKey): TakeResult {
+    if (this.#unlimited(scope)) return { ok: true };
+    const now = this.#now();
+    const id = this.#idOf(scope, key);
+    if (!this.#buckets.has(id) && this.#buckets.size + 1 > this.#maxKeys) this.#evict(now, 1, new Set([id]));
+    const bucket = this.#refilled(id, scope, now);
+    const wait = this.#waitFor(scope, bucket.tokens, 1);
+    if (wait !== undefined) return { ok: false, scope, retryAfterSeconds: wait };
+    bucket.tokens = Math.max(0, bucket.tokens - 1);
+    return { ok: true };
+  }
+
+  #idOf(scope: RateLimitScope, key: string): string {
+    return `${scope}:${ADDRESS_SCOPES.has(scope) ? key.toLowerCase() : key}`;
+  }
+
   /** Tokens needed per bucket id ("scope:key"), limited scopes only: the same bucket named twice needs two. */
   #wanted(keys: ReadonlyArray<RateLimitKey>): Map<string, { scope: RateLimitScope; count: number }> {
     const wanted = new Map<string, { scope: RateLimitScope; count: number }>();
     for (const { scope, key } of keys) {
       if (this.#unlimited(scope)) continue;
-      const id = `${scope}:${ADDRESS_SCOPES.has(scope) ? key.toLowerCase() : key}`;
+      const id = this.#idOf(scope, key);
       const entry = wanted.get(id);
       if (entry === undefined) wanted.set(id, { scope, count: 1 });
       else entry.count++;
@@ -141,7 +162,7 @@ export class RateLimiter implements Limiter {
    * Frees room for `fresh` new buckets: full-again ones first, then least recently used ones (never
    * one the current call names), down to 90% of maxKeys so that sweeps stay rare.
    */
-  #evict(now: number, fresh: number, current: ReadonlyMap<string, unknown>): void {
+  #evict(now: number, fresh: number, current: { has(id: string): boolean }): void {
     const target = Math.max(0, Math.min(this.#maxKeys - fresh, this.#maxKeys - Math.max(1, Math.floor(this.#maxKeys / 10))));
     for (const [id, bucket] of this.#buckets) {
       const scope = id.slice(0, id.indexOf(":")) as RateLimitScope;
@@ -164,10 +185,18 @@ const UNLIMITED_PATHS: ReadonlySet<string> = new Set(["/healthz", "/readyz", "/m
  * for /healthz, /readyz and /metrics. Over the limit, the request ends with 429 RATE_LIMITED.
  */
 export function registerClientRateLimit(app: FastifyInstance, limiter: Limiter): void {
-  app.addHook("onRequest", async (request) => {
-    const path = request.url.split("?", 1)[0] ?? "";
-    if (UNLIMITED_PATHS.has(path)) return;
-    const taking = takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
-    if (taking) await taking;
+  // A callback hook: the in-process limiter answers at once, and an async hook would cost every
+  // request a promise and a turn of the microtask queue; a shared limiter's promise ends it later.
+  app.addHook("onRequest", (request, _reply, done) => {
+    const query = request.url.indexOf("?");
+    if (UNLIMITED_PATHS.has(query === -1 ? request.url : request.url.slice(0, query))) return done();
+    let taking: void | Promise<void>;
+    try {
+      taking = takeOrThrow(limiter, [{ scope: "client", key: request.ip }]);
+    } catch (error) {
+      return done(error as Error);
+    }
+    if (taking) taking.then(() => done(), (error: Error) => done(error));
+    else done();
   });
 }

@@ -10,6 +10,7 @@ describe("relayer HTTP server: error envelope", () => {
   beforeAll(async () => {
     app = buildApp({ chainIds: [84532] });
     app.post("/probe", async (request) => request.body);
+    app.get<{ Params: { id: string } }>("/items/:id", async (request) => ({ id: request.params.id }));
     app.get("/limited", async () => {
       throw relayError("RATE_LIMITED", "bot", { retryAfterSeconds: 3 });
     });
@@ -35,6 +36,27 @@ describe("relayer HTTP server: error envelope", () => {
     expect(res.json()).toEqual({ error: "Not found", code: "NOT_FOUND", details: "no route GET /v1/nope" });
   });
 
+  it("routes match by path, parameters decoded; a trailing slash or another case is another route", async () => {
+    const ok = await app.inject({ method: "GET", url: "/items/a%20b?x=1" });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ id: "a b" });
+    for (const url of ["/items/a/", "/Items/a", "/items/a/b"]) {
+      const res = await app.inject({ method: "GET", url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.json(), url).toMatchObject({ code: "NOT_FOUND" });
+    }
+    expect((await app.inject({ method: "POST", url: "/items/a" })).statusCode).toBe(404);
+  });
+
+  it("a URL that is not validly percent-encoded, or a path segment over the length limit: 400 INVALID_REQUEST", async () => {
+    const bad = await app.inject({ method: "GET", url: "/items/%E0%A4%A" });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "the URL is not validly percent-encoded" });
+    const long = await app.inject({ method: "GET", url: `/items/${"a".repeat(101)}` });
+    expect(long.statusCode).toBe(400);
+    expect(long.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "a path segment of the URL is too long" });
+  });
+
   it("body over the limit: 413 PAYLOAD_TOO_LARGE", async () => {
     const res = await post(JSON.stringify({ memo: "x".repeat(BODY_LIMIT_BYTES) }));
     expect(res.statusCode).toBe(413);
@@ -51,6 +73,36 @@ describe("relayer HTTP server: error envelope", () => {
     const res = await post("{not json");
     expect(res.statusCode).toBe(400);
     expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is not valid JSON" });
+  });
+
+  it("an empty JSON body: 400 INVALID_REQUEST", async () => {
+    const res = await post("");
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is empty" });
+  });
+
+  // Prototype poisoning: such bodies are refused as Fastify's own parser refuses them, spelled out
+  // or hidden behind \u escapes, at any depth, and never reach a route.
+  it.each([
+    ['{"__proto__":{"polluted":true}}'],
+    ['{"memo":"x","metadata":{"__proto__":{"a":"1"}}}'],
+    ['{"\\u005f_proto__":{"polluted":true}}'],
+    ['{"a":[1,{"b":[{"__pro\\u0074o__":{}}]}]}'],
+    ['{"constructor":{"prototype":{"polluted":true}}}'],
+    ['[{"x":{"constructor":{"\\u0070rototype":{}}}}]'],
+  ])("a prototype-poisoning body %s: 400 INVALID_REQUEST", async (body) => {
+    const res = await post(body);
+    expect(res.statusCode).toBe(400);
+    expect(res.json()).toEqual({ error: "Invalid request", code: "INVALID_REQUEST", details: "body is not valid JSON" });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it("keys that only resemble the poisoning ones, and \\u escapes elsewhere, pass through as parsed", async () => {
+    for (const body of ['{"constructor":"x","memo":"__proto__ constructor"}', '{"constructor":{"name":"x"}}', '{"memo":"caf\\u00e9 \\u2603","proto":{}}']) {
+      const res = await post(body);
+      expect(res.statusCode, body).toBe(200);
+      expect(res.json(), body).toEqual(JSON.parse(body));
+    }
   });
 
   it("a RelayError keeps its code and sets Retry-After", async () => {

@@ -9,6 +9,25 @@ const TOKEN = "a-metrics-token-for-tests-0123";
 const operator = { authorization: `Bearer ${TOKEN}` };
 
 describe("relayer metrics", () => {
+  it("counts intents and transactions per label values, across repeats and a reset", async () => {
+    const metrics = createRelayerMetrics();
+    for (let i = 0; i < 3; i++) metrics.countIntent("payment", "approved");
+    metrics.countIntent("execute", "approved");
+    metrics.countTransaction(84532, "mined");
+    metrics.countTransaction(84532, "mined");
+    metrics.countTransaction(1, "mined");
+    let { samples } = parse(await metrics.registry.expose());
+    expect(find(samples, "relay_intents_total", { kind: "payment", outcome: "approved" })[0]?.value).toBe(3);
+    expect(find(samples, "relay_intents_total", { kind: "execute", outcome: "approved" })[0]?.value).toBe(1);
+    expect(find(samples, "relay_transactions_total", { chain_id: "84532", result: "mined" })[0]?.value).toBe(2);
+    expect(find(samples, "relay_transactions_total", { chain_id: "1", result: "mined" })[0]?.value).toBe(1);
+    metrics.intents.reset();
+    metrics.countIntent("payment", "approved");
+    ({ samples } = parse(await metrics.registry.expose()));
+    expect(find(samples, "relay_intents_total", { kind: "payment", outcome: "approved" })[0]?.value).toBe(1);
+    expect(find(samples, "relay_intents_total", { kind: "execute", outcome: "approved" })).toEqual([]);
+  });
+
   it("exposes every relayer metric with its type", async () => {
     const metrics = createRelayerMetrics();
     metrics.countIntent("payment", "approved");

@@ -120,6 +120,22 @@ describe("RateLimiter", () => {
     expect(limiter.size).toBe(0);
   });
 
+  it("one key alone is taken, refused and left unlimited as it is among several", () => {
+    const t = clock();
+    const limiter = new RateLimiter(config({ bot: { capacity: 2, refillPerSecond: 0.5 }, vault: { capacity: 0, refillPerSecond: 1 } }), t.now);
+    const bot = { scope: "bot", key: BOT } as const;
+    expect(limiter.take([bot])).toEqual({ ok: true });
+    expect(limiter.take([bot, bot])).toEqual({ ok: false, scope: "bot", retryAfterSeconds: 2 }); // one left, two wanted
+    expect(limiter.take([bot])).toEqual({ ok: true });
+    expect(limiter.take([bot])).toEqual({ ok: false, scope: "bot", retryAfterSeconds: 2 });
+    t.advance(2000);
+    expect(limiter.take([{ scope: "bot", key: BOT.toLowerCase() }])).toEqual({ ok: true });
+    const before = limiter.size;
+    for (let i = 0; i < 100; i++) expect(limiter.take([{ scope: "vault", key: VAULT }])).toEqual({ ok: true });
+    expect(limiter.take([{ scope: "vault", key: VAULT }, { scope: "vault", key: VAULT }])).toEqual({ ok: true });
+    expect(limiter.size).toBe(before);
+  });
+
   it("keeps at most maxKeys buckets, dropping full-again buckets before recently used ones", () => {
     const t = clock();
     const limiter = new RateLimiter(config({ bot: { capacity: 1, refillPerSecond: 1 } }), t.now, 10);
