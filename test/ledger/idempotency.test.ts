@@ -43,6 +43,28 @@ describe.each(storeFactories)("idempotency ($name)", (factory) => {
     expect(await store.claimIdempotency("payment", key, "fp", "req_c")).toMatchObject({ outcome: "replay", response: '{"ok":1}' });
   });
 
+  it("a lookup reads a key's state as a claim would find it, and claims nothing", async () => {
+    const { store } = await freshStore(factory);
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "free" });
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "free" });
+    expect(await store.claimIdempotency("payment", key, "fp", "req_a")).toEqual({ outcome: "new" });
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "in_flight", requestId: "req_a" });
+    expect(await store.lookupIdempotency("payment", key, "other")).toEqual({ outcome: "conflict" });
+    expect(await store.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "free" });
+    await store.completeIdempotency("payment", key, '{"a": 1}');
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "replay", response: '{"a": 1}', requestId: "req_a" });
+    expect(await store.lookupIdempotency("payment", key, "other")).toEqual({ outcome: "conflict" });
+    // Inside a transaction: the transaction's own claim is seen, and gone with it when it is undone.
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.claimIdempotency("swap", key, "fp", "req_s");
+        expect(await tx.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "in_flight", requestId: "req_s" });
+        throw new Error("undo");
+      }),
+    ).rejects.toThrow("undo");
+    expect(await store.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "free" });
+  });
+
   it("prune never removes entries younger than 24 hours", async () => {
     const { store, clock } = await freshStore(factory);
     await store.claimIdempotency("payment", "old", "fp", "req_old");

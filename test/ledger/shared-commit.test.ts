@@ -109,6 +109,45 @@ describe("shared commits", () => {
     expect(visible("req_b")).toBe(true);
   });
 
+  it("an idempotency lookup queued while a commit is shared joins the line: it sees what the members before it wrote, leaves the group open for those after it, and is answered once their commit is done", async () => {
+    const { ledger, visible } = open();
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    const seen: Record<string, boolean> = {};
+    const first = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      await tx.claimIdempotency("payment", "key-a", "fp", "req_a");
+      await gate;
+    }, relaxed);
+    const lookup = ledger.lookupIdempotency("payment", "key-a", "fp").then((state) => ({ state, committed: visible("req_a") }));
+    const last = ledger.transaction(async (tx) => {
+      seen.aFromOther = visible("req_a"); // still uncommitted: the lookup did not end the group
+      await tx.createRequest(newRequest({ id: "req_c" }));
+    }, relaxed);
+    letFirstEnd();
+    await Promise.all([first, last]);
+    expect(await lookup).toEqual({ state: { outcome: "in_flight", requestId: "req_a" }, committed: true });
+    expect(seen).toEqual({ aFromOther: false });
+    expect(["req_a", "req_c"].map(visible)).toEqual([true, true]);
+  });
+
+  it("an idempotency lookup in line behind a transaction that is undone does not see its claim", async () => {
+    const { ledger } = open();
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    // The first member's claim is undone with the whole transaction (it throws with nobody joined
+    // yet); a lookup in line behind it must not report that claim.
+    const first = ledger.transaction(async (tx) => {
+      await tx.claimIdempotency("payment", "key-b", "fp", "req_b");
+      await gate;
+      throw new Error("undone");
+    }, relaxed);
+    const lookup = ledger.lookupIdempotency("payment", "key-b", "fp");
+    letFirstEnd();
+    await expect(first).rejects.toThrow("undone");
+    expect(await lookup).toEqual({ outcome: "free" });
+  });
+
   it("a member that throws is undone alone; the others commit", async () => {
     const { ledger, visible } = open();
     let letFirstEnd!: () => void;

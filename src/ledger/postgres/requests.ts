@@ -58,31 +58,50 @@ export async function createRequest(q: Query, input: NewRequest, arrived: number
   const status = input.status ?? "received";
   if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
   if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
-  const rows = await q(
+  // The record is what the row now holds: built here rather than read back (RETURNING *).
+  const record: RequestRecord = {
+    id: input.id ?? newRequestId(),
+    kind: input.kind,
+    chainId: input.chainId,
+    vault: lower(input.vault),
+    bot: lower(input.bot),
+    intentHash: lower(input.intentHash),
+    idempotencyKey: input.idempotencyKey,
+    fingerprint: input.fingerprint,
+    status,
+    usdValue: input.usdValue,
+    body: input.body,
+    createdAt: arrived,
+    updatedAt: now,
+    deadline: input.deadline,
+  };
+  if (input.heldBecause !== undefined) record.heldBecause = input.heldBecause;
+  if (input.reviewExpiresAt !== undefined) record.reviewExpiresAt = input.reviewExpiresAt;
+  await q(
     `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status,
        usd_value, body, held_because, created_at, updated_at, deadline, review_expires_at, instance)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17, $14, $15, $16) RETURNING *`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17, $14, $15, $16)`,
     [
-      input.id ?? newRequestId(),
-      input.kind,
-      input.chainId,
-      lower(input.vault),
-      lower(input.bot),
-      lower(input.intentHash),
-      input.idempotencyKey,
-      input.fingerprint,
+      record.id,
+      record.kind,
+      record.chainId,
+      record.vault,
+      record.bot,
+      record.intentHash,
+      record.idempotencyKey,
+      record.fingerprint,
       status,
-      input.usdValue.toString(),
-      input.body,
-      input.heldBecause ?? null,
+      record.usdValue.toString(),
+      record.body,
+      record.heldBecause ?? null,
       arrived,
-      input.deadline.toString(),
-      input.reviewExpiresAt ?? null,
+      record.deadline.toString(),
+      record.reviewExpiresAt ?? null,
       instance,
       now,
     ],
   );
-  return requestFromRow(rows[0]!);
+  return record;
 }
 
 /** The request with this id; `forUpdate` locks its row until the transaction ends. */
