@@ -10,15 +10,17 @@ import type { Db } from "./db.ts";
 /**
  * The statement's rows, ranked: 0 the intent's own refusal, 1 a refusal of a request it is linked
  * to (that request's own intent refused for that request), 2 a live request of its own, 3 a live
- * request it is linked to. ?1 chain, ?2 vault, ?3 intent hash (lower-case).
+ * request it is linked to. ?1 chain, ?2 vault, ?3 intent hash (lower-case). The linked refusal's
+ * joins are CROSS JOINs so that SQLite reads them in that order (the intent's links, their requests,
+ * those requests' refusals, each by its key) rather than every refusal of the vault; PostgreSQL
+ * plans them as inner joins.
  */
 export const replaySql = (p: { chain: string; vault: string; intent: string }): string => `
   SELECT 0 AS tier, request_id, reason, at FROM refused_intents WHERE chain_id = ${p.chain} AND vault = ${p.vault} AND intent_hash = ${p.intent}
   UNION ALL
-  SELECT 1, f.request_id, f.reason, f.at FROM linked_intents l
-    JOIN requests r ON r.id = l.request_id
-    JOIN refused_intents f ON f.chain_id = ${p.chain} AND f.vault = ${p.vault} AND f.intent_hash = r.intent_hash AND f.request_id = l.request_id
-    WHERE l.chain_id = ${p.chain} AND l.vault = ${p.vault} AND l.intent_hash = ${p.intent}
+  SELECT 1, f.request_id, f.reason, f.at FROM linked_intents l CROSS JOIN requests r CROSS JOIN refused_intents f
+    WHERE l.chain_id = ${p.chain} AND l.vault = ${p.vault} AND l.intent_hash = ${p.intent} AND r.id = l.request_id
+      AND f.chain_id = ${p.chain} AND f.vault = ${p.vault} AND f.intent_hash = r.intent_hash AND f.request_id = l.request_id
   UNION ALL
   SELECT 2, id, NULL, NULL FROM requests WHERE chain_id = ${p.chain} AND vault = ${p.vault} AND intent_hash = ${p.intent} AND status <> 'rejected'
   UNION ALL
