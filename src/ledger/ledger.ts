@@ -315,11 +315,13 @@ export class Ledger implements Store {
   /**
    * Runs one synchronous read: at once when nobody holds the connection. While non-durable
    * transactions share an open commit, it waits in line as they do and runs between two of them
-   * (never inside one, whose writes may yet be undone), so that it neither ends their group early,
-   * as a standalone operation does, nor is answered from an uncommitted state: its result is given
-   * once the group's commit is done, and should that commit fail it reads again.
+   * (never inside one, whose writes may yet be undone), so that it does not end their group early,
+   * as a standalone operation does. A result that shows what the group wrote is given only once the
+   * group's commit is done (nothing is answered from an uncommitted state), and read again should
+   * that commit fail; `answersNow(value)`: the result may be given at once (it needs no commit, as a
+   * free idempotency key: what takes the key is its claim, which checks again).
    */
-  #read<T>(op: (ops: SqliteOps) => T): Promise<T> {
+  #read<T>(op: (ops: SqliteOps) => T, answersNow: (value: T) => boolean = () => false): Promise<T> {
     if (!this.#held) return this.#run(op);
     return this.#acquire(true).then(async (group) => {
       if (!group) {
@@ -336,10 +338,11 @@ export class Ledger implements Store {
       } finally {
         this.#passOn(group);
       }
+      if (answersNow(value)) return value;
       try {
         await group.committed;
       } catch {
-        return this.#read(op);
+        return this.#read(op, answersNow);
       }
       return value;
     });
@@ -502,9 +505,13 @@ export class Ledger implements Store {
     return this.#run((o) => o.claimIdempotency(kind, key, fingerprint, requestId));
   }
 
-  /** See Idempotency.lookup: a read that does not end a commit group under way (see #read). */
+  /**
+   * See Idempotency.lookup: a read that does not end a commit group under way (see #read). A free
+   * key is answered at once: the relayer claims it only in its record's transaction, which finds any
+   * claim made meanwhile; a taken one once the state it was read from is committed.
+   */
   lookupIdempotency(kind: string, key: string, fingerprint: string): Promise<KeyState> {
-    return this.#read((o) => o.lookupIdempotency(kind, key, fingerprint));
+    return this.#read((o) => o.lookupIdempotency(kind, key, fingerprint), (state) => state.outcome === "free");
   }
 
   /** Stores the exact 200 response text for a key. */

@@ -131,6 +131,21 @@ describe("shared commits", () => {
     expect(["req_a", "req_c"].map(visible)).toEqual([true, true]);
   });
 
+  it("an idempotency lookup that finds the key free is answered without waiting for the group's commit (what takes a key is its claim, which looks again)", async () => {
+    const { ledger, visible } = open();
+    let letFirstEnd!: () => void;
+    const gate = new Promise<void>((resolve) => (letFirstEnd = resolve));
+    const first = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      await gate;
+    }, relaxed);
+    const lookup = ledger.lookupIdempotency("payment", "key-free", "fp").then((state) => ({ state, committed: visible("req_a") }));
+    letFirstEnd();
+    expect(await lookup).toEqual({ state: { outcome: "free" }, committed: false });
+    await first;
+    expect(visible("req_a")).toBe(true);
+  });
+
   it("an idempotency lookup in line behind a transaction that is undone does not see its claim", async () => {
     const { ledger } = open();
     let letFirstEnd!: () => void;
