@@ -69,18 +69,4 @@ describe.each(storeFactories)("replayOf ($name)", (factory) => {
     expect(await replayOf(store, carrier.intentHash)).toMatchObject({ refusal: { requestId: again.id } });
     expect(await replayOf(store, LINKED)).toBeUndefined();
   });
-
-  it("in a transaction, concurrent claims of one intent (replayOf, then create) record it once", async () => {
-    const { store } = await freshStore(factory);
-    const intentHash = `0x${"c2".repeat(32)}`;
-    const claim = () =>
-      store.transaction(async (tx) => {
-        if (await tx.replayOf(84532, vault, intentHash)) return "replay";
-        await tx.createRequest(newRequest({ intentHash }));
-        return "created";
-      });
-    const outcomes = await Promise.all(Array.from({ length: 10 }, claim));
-    expect(outcomes.filter((o) => o === "created")).toHaveLength(1);
-    expect(outcomes.filter((o) => o === "replay")).toHaveLength(9);
-  });
 });
