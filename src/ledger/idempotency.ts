@@ -1,15 +1,30 @@
 // The `idempotency` table (one row per (kind, key)) and the in-process InFlight helper.
 import type { StatementSync } from "node:sqlite";
-import type { ClaimOutcome } from "../relayer/store.ts";
+import type { ClaimOutcome, KeyState } from "../relayer/store.ts";
 import type { Db } from "./db.ts";
 
 /** Entries are kept at least this long (DESIGN §7): 24 hours. */
 export const idempotencyRetentionMs = 24 * 60 * 60 * 1000;
 
 /** Declared by the relayer, which consumes it (src/relayer/store.ts). */
-export type { ClaimOutcome };
+export type { ClaimOutcome, KeyState };
 
-type Row = { fingerprint: string; request_id: string; response: string | null };
+/** A key's stored row: the request it was claimed for, and that request's answer once given. */
+export interface KeyRow {
+  fingerprint: string;
+  request_id: string;
+  response: string | null;
+}
+
+/**
+ * A taken key as `fingerprint`'s request finds it (both stores): another request's data under it is
+ * a conflict whatever its state; its own is a replay once answered, in flight before.
+ */
+export function takenKey(row: KeyRow, fingerprint: string): Exclude<KeyState, { outcome: "free" }> {
+  if (row.fingerprint !== fingerprint) return { outcome: "conflict" };
+  if (row.response !== null) return { outcome: "replay", response: String(row.response), requestId: String(row.request_id) };
+  return { outcome: "in_flight", requestId: String(row.request_id) };
+}
 
 /** Prepared statements and operations on `idempotency`. */
 export class Idempotency {
@@ -41,11 +56,14 @@ export class Idempotency {
   claim(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
     return this.#db.transaction(() => {
       if (Number(this.#insert.run(kind, key, fingerprint, requestId, this.#db.now()).changes) === 1) return { outcome: "new" } as const;
-      const row = this.#get.get(kind, key) as Row;
-      if (row.fingerprint !== fingerprint) return { outcome: "conflict" } as const;
-      if (row.response !== null) return { outcome: "replay", response: row.response, requestId: row.request_id } as const;
-      return { outcome: "in_flight", requestId: row.request_id } as const;
+      return takenKey(this.#get.get(kind, key) as unknown as KeyRow, fingerprint);
     });
+  }
+
+  /** The key's state without claiming it: one read. */
+  lookup(kind: string, key: string, fingerprint: string): KeyState {
+    const row = this.#get.get(kind, key) as KeyRow | undefined;
+    return row ? takenKey(row, fingerprint) : { outcome: "free" };
   }
 
   /** Stores the exact JSON text of the 200 response for `key`; later claims replay it. Returns false if the key is unknown. */

@@ -6,7 +6,7 @@ export type { LedgerOptions, TransactionOptions } from "./db.ts";
 export { newRequestId } from "./requests.ts";
 export type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, TransitionFields } from "./requests.ts";
 export { InFlight, idempotencyRetentionMs } from "./idempotency.ts";
-export type { ClaimOutcome } from "./idempotency.ts";
+export type { ClaimOutcome, KeyState } from "./idempotency.ts";
 export type { ReserveResult, SpendEntry, SpendLimits, SpendingLimit, WindowQuery, WindowTotals } from "./spend.ts";
 export { publicStatus, statuses, inFlightStatuses, requestKinds } from "./status.ts";
 export type { PublicStatus, RequestKind, Status } from "./status.ts";

@@ -10,7 +10,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Db, type LedgerOptions } from "./db.ts";
 import { SqliteOps } from "./sqlite-ops.ts";
-import type { ClaimOutcome } from "./idempotency.ts";
+import type { ClaimOutcome, KeyState } from "./idempotency.ts";
 import type { Refusal } from "./refusals.ts";
 import type { CancelKey, IntentCancel } from "./intent-cancels.ts";
 import type { CancelSubmissionResult } from "./submission.ts";
@@ -20,7 +20,7 @@ import type { BotHistoryRow, NewRequest, RequestRecord, ReviewFilter, Transition
 import type { ReserveResult, SpendEntry, SpendLimits, WindowQuery, WindowTotals } from "./spend.ts";
 import type { Status } from "./status.ts";
 import type { Submission, SubmissionResult } from "./submission.ts";
-import type { LeaseFence, Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
+import type { IntentReplay, LeaseFence, Store, StoreOps, StoreTransactionOptions } from "../relayer/store.ts";
 
 export { submittableStatuses } from "./submission.ts";
 export type { Submission, SubmissionResult } from "./submission.ts";
@@ -51,10 +51,12 @@ const opNames = Object.keys({
   claimReview: true,
   releaseReview: true,
   findRefusal: true,
+  replayOf: true,
   recordTermsAcceptance: true,
   findTermsAcceptance: true,
   latestTermsAcceptance: true,
   claimIdempotency: true,
+  lookupIdempotency: true,
   completeIdempotency: true,
   releaseIdempotency: true,
   pruneIdempotency: true,
@@ -311,6 +313,42 @@ export class Ledger implements Store {
   }
 
   /**
+   * Runs one synchronous read: at once when nobody holds the connection. While non-durable
+   * transactions share an open commit, it waits in line as they do and runs between two of them
+   * (never inside one, whose writes may yet be undone), so that it does not end their group early,
+   * as a standalone operation does. A result that shows what the group wrote is given only once the
+   * group's commit is done (nothing is answered from an uncommitted state), and read again should
+   * that commit fail; `answersNow(value)`: the result may be given at once (it needs no commit, as a
+   * free idempotency key: what takes the key is its claim, which checks again).
+   */
+  #read<T>(op: (ops: SqliteOps) => T, answersNow: (value: T) => boolean = () => false): Promise<T> {
+    if (!this.#held) return this.#run(op);
+    return this.#acquire(true).then(async (group) => {
+      if (!group) {
+        try {
+          return op(this.#ops);
+        } finally {
+          this.#release();
+        }
+      }
+      group.members++;
+      let value: T;
+      try {
+        value = op(this.#ops);
+      } finally {
+        this.#passOn(group);
+      }
+      if (answersNow(value)) return value;
+      try {
+        await group.committed;
+      } catch {
+        return this.#read(op, answersNow);
+      }
+      return value;
+    });
+  }
+
+  /**
    * Waits for the connection (then held). `joins`: a non-durable transaction, which may be handed
    * an open transaction's commit group to join (resolved with it) instead of a free connection.
    */
@@ -442,6 +480,11 @@ export class Ledger implements Store {
     return this.#run((o) => o.findRefusal(chainId, vault, intentHash));
   }
 
+  /** See Store.replayOf: the refusal, else a live request, of this intent (one statement). */
+  replayOf(chainId: number, vault: string, intentHash: string): Promise<IntentReplay | undefined> {
+    return this.#run((o) => o.replayOf(chainId, vault, intentHash));
+  }
+
   /** Records a wallet's acceptance of a terms version (the first acceptance stands). */
   recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance> {
     return this.#run((o) => o.recordTermsAcceptance(input));
@@ -460,6 +503,15 @@ export class Ledger implements Store {
   /** See Idempotency.claim. */
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
     return this.#run((o) => o.claimIdempotency(kind, key, fingerprint, requestId));
+  }
+
+  /**
+   * See Idempotency.lookup: a read that does not end a commit group under way (see #read). A free
+   * key is answered at once: the relayer claims it only in its record's transaction, which finds any
+   * claim made meanwhile; a taken one once the state it was read from is committed.
+   */
+  lookupIdempotency(kind: string, key: string, fingerprint: string): Promise<KeyState> {
+    return this.#read((o) => o.lookupIdempotency(kind, key, fingerprint), (state) => state.outcome === "free");
   }
 
   /** Stores the exact 200 response text for a key. */

@@ -128,6 +128,63 @@ export function newRequestId(): string {
   return out.slice(0, ID_LENGTH); // 16 characters drawn, 15 kept
 }
 
+/**
+ * The record a new request's row holds (both stores): checked (a known kind and status, a USD value
+ * not below 0), addresses and hash lower-case, status `received` unless given, arrived at `arrived`
+ * (its chain's clock) and last changed at `now` (the wall clock).
+ */
+export function newRecord(input: NewRequest, arrived: number, now: number): RequestRecord {
+  if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
+  const status = input.status ?? "received";
+  if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
+  if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
+  const record: RequestRecord = {
+    id: input.id ?? newRequestId(),
+    kind: input.kind,
+    chainId: input.chainId,
+    vault: lower(input.vault),
+    bot: lower(input.bot),
+    intentHash: lower(input.intentHash),
+    idempotencyKey: input.idempotencyKey,
+    fingerprint: input.fingerprint,
+    status,
+    usdValue: input.usdValue,
+    body: input.body,
+    createdAt: arrived,
+    updatedAt: now,
+    deadline: input.deadline,
+  };
+  if (input.heldBecause !== undefined) record.heldBecause = input.heldBecause;
+  if (input.reviewExpiresAt !== undefined) record.reviewExpiresAt = input.reviewExpiresAt;
+  return record;
+}
+
+/**
+ * A new request's row values in the INSERT's order of both stores (id, kind, chain_id, vault, bot,
+ * intent_hash, idempotency_key, fingerprint, status, usd_value, body, held_because, created_at,
+ * deadline, review_expires_at); each store adds its own after them (updated_at; PostgreSQL the
+ * instance first).
+ */
+export function newRowValues(record: RequestRecord): (string | number | null)[] {
+  return [
+    record.id,
+    record.kind,
+    record.chainId,
+    record.vault,
+    record.bot,
+    record.intentHash,
+    record.idempotencyKey,
+    record.fingerprint,
+    record.status,
+    record.usdValue.toString(),
+    record.body,
+    record.heldBecause ?? null,
+    record.createdAt,
+    record.deadline.toString(),
+    record.reviewExpiresAt ?? null,
+  ];
+}
+
 type Row = Record<string, string | number | null>;
 
 function fromRow(row: Row): RequestRecord {
@@ -254,51 +311,13 @@ export class Requests {
 
   /** Inserts a request (status `received` unless given) and returns it. */
   create(input: NewRequest): RequestRecord {
-    if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
-    const status = input.status ?? "received";
-    if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
-    if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
     // Its arrival by its chain's clock; its last change (now too) by the wall clock.
     const arrived = this.#db.chainNow(input.chainId);
     const now = this.#db.now();
-    const record: RequestRecord = {
-      id: input.id ?? newRequestId(),
-      kind: input.kind,
-      chainId: input.chainId,
-      vault: lower(input.vault),
-      bot: lower(input.bot),
-      intentHash: lower(input.intentHash),
-      idempotencyKey: input.idempotencyKey,
-      fingerprint: input.fingerprint,
-      status,
-      usdValue: input.usdValue,
-      body: input.body,
-      createdAt: arrived,
-      updatedAt: now,
-      deadline: input.deadline,
-    };
-    if (input.heldBecause !== undefined) record.heldBecause = input.heldBecause;
-    if (input.reviewExpiresAt !== undefined) record.reviewExpiresAt = input.reviewExpiresAt;
+    const record = newRecord(input, arrived, now);
     // The record is what the row now holds: built here rather than read back (RETURNING *).
     // Positional values, in the INSERT's column order (the last one, ?16, is updated_at).
-    this.#insert.run(
-      record.id,
-      record.kind,
-      record.chainId,
-      record.vault,
-      record.bot,
-      record.intentHash,
-      record.idempotencyKey,
-      record.fingerprint,
-      status,
-      record.usdValue.toString(),
-      record.body,
-      record.heldBecause ?? null,
-      arrived,
-      record.deadline.toString(),
-      record.reviewExpiresAt ?? null,
-      now,
-    );
+    this.#insert.run(...newRowValues(record), now);
     return record;
   }
 

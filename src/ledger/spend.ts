@@ -67,10 +67,8 @@ const daySeconds = 86_400n;
 /** Prepared statements and operations on `spend`. */
 export class Spend {
   readonly #db: Db;
-  readonly #vaultWhole: StatementSync;
-  readonly #botWhole: StatementSync;
-  readonly #vaultPartial: StatementSync;
-  readonly #botPartial: StatementSync;
+  readonly #vaultWindow: StatementSync;
+  readonly #botWindow: StatementSync;
   readonly #insert: StatementSync;
   readonly #exists: StatementSync;
   readonly #entry: StatementSync;
@@ -88,19 +86,27 @@ export class Spend {
     this.#db = db;
     const s = db.sqlite;
     // A window is (end - windowSeconds, end]: an entry exactly windowSeconds old no longer counts.
-    // The whole minutes, hours and days of a window (see spentInWindow): ?1 chain, ?2 vault, ?3 bot
-    // ('' for the vault), minutes in (?4, ?5), hours in [?6, ?7), days from ?8.
-    const buckets = (minutes: string) => `SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count, COALESCE(MIN(usd), 0) AS least FROM (
+    // A window in one statement (see spentInWindow): its whole minutes, hours and days, and the
+    // entries of the minute it starts in that are later than its start. ?1 chain, ?2 vault, ?3 bot
+    // ('' for the vault), minutes in (?4, ?5), hours in [?6, ?7), days from ?8, entries in (?9, ?10).
+    // An entry counts 1 and adds its usd; `least` is below 0 only when a bucket had overflowed.
+    const window = (minutes: string, entries: string) => `SELECT COALESCE(SUM(usd), 0) AS usd, COALESCE(SUM(count), 0) AS count, COALESCE(MIN(usd), 0) AS least FROM (
       ${minutes}
       UNION ALL SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${hourMs} AND start >= ?6 AND start < ?7
-      UNION ALL SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${dayMs} AND start >= ?8)`;
-    this.#botWhole = s.prepare(buckets("SELECT usd, count FROM spend_minutes WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND minute > ?4 AND minute < ?5"));
-    this.#vaultWhole = s.prepare(
-      buckets(`SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${minuteMs} AND start > ?4 AND start < ?5`),
+      UNION ALL SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${dayMs} AND start >= ?8
+      UNION ALL ${entries})`;
+    this.#botWindow = s.prepare(
+      window(
+        "SELECT usd, count FROM spend_minutes WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND minute > ?4 AND minute < ?5",
+        "SELECT usd, 1 FROM spend WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND at > ?9 AND at < ?10",
+      ),
     );
-    const partial = "SELECT COALESCE(SUM(usd), 0) AS usd, COUNT(*) AS count FROM spend";
-    this.#vaultPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND at > ? AND at < ?`);
-    this.#botPartial = s.prepare(`${partial} WHERE chain_id = ? AND vault = ? AND bot = ? AND at > ? AND at < ?`);
+    this.#vaultWindow = s.prepare(
+      window(
+        `SELECT usd, count FROM spend_buckets WHERE chain_id = ?1 AND vault = ?2 AND bot = ?3 AND size = ${minuteMs} AND start > ?4 AND start < ?5`,
+        "SELECT usd, 1 FROM spend WHERE chain_id = ?1 AND vault = ?2 AND at > ?9 AND at < ?10",
+      ),
+    );
     this.#insert = s.prepare("INSERT INTO spend (request_id, chain_id, vault, bot, usd, at) VALUES (?, ?, ?, ?, ?, ?)");
     this.#exists = s.prepare("SELECT 1 FROM spend WHERE request_id = ?");
     this.#entry = s.prepare("SELECT chain_id, vault, bot, usd, at FROM spend WHERE request_id = ?");
@@ -130,7 +136,7 @@ export class Spend {
     );
     this.#bucket = s.prepare("SELECT usd FROM spend_buckets WHERE chain_id = ? AND vault = ? AND bot = ? AND size = ? AND start = ?");
     this.#setBucket = s.prepare("UPDATE spend_buckets SET usd = ?, count = count - 1 WHERE chain_id = ? AND vault = ? AND bot = ? AND size = ? AND start = ?");
-    for (const statement of [this.#vaultWhole, this.#botWhole, this.#vaultPartial, this.#botPartial, this.#minute, this.#recount, this.#recountVault, this.#bucket, this.#entry]) {
+    for (const statement of [this.#vaultWindow, this.#botWindow, this.#minute, this.#recount, this.#recountVault, this.#bucket, this.#entry]) {
       statement.setReadBigInts(true);
     }
   }
@@ -142,7 +148,7 @@ export class Spend {
     const { first, firstEnd, firstHour, firstDay } = windowParts(since);
     try {
       const bot = query.bot?.toLowerCase();
-      const whole = (bot === undefined ? this.#vaultWhole : this.#botWhole).get(
+      const totals = (bot === undefined ? this.#vaultWindow : this.#botWindow).get(
         query.chainId,
         vault,
         bot ?? wholeVault,
@@ -151,15 +157,11 @@ export class Spend {
         firstHour,
         firstDay * 24,
         firstDay,
+        since,
+        firstEnd,
       ) as { usd: bigint; count: bigint; least: bigint };
-      const part = (
-        bot === undefined
-          ? this.#vaultPartial.get(query.chainId, vault, since, firstEnd)
-          : this.#botPartial.get(query.chainId, vault, bot, since, firstEnd)
-      ) as { usd: bigint; count: bigint };
-      const usd = whole.usd + part.usd;
-      if (whole.least < 0n || usd > maxUsd) throw new Error("integer overflow");
-      return { usd, count: whole.count + part.count };
+      if (totals.least < 0n || totals.usd > maxUsd) throw new Error("integer overflow");
+      return { usd: totals.usd, count: totals.count };
     } catch (error) {
       // SQLite's SUM refuses to overflow 64 bits rather than wrap; say so plainly.
       if (error instanceof Error && /integer overflow/.test(error.message)) {

@@ -2,7 +2,9 @@
 // runs them one at a time, alone or inside its transactions.
 import type { Db } from "./db.ts";
 import { submittableStatuses, type Submission, type SubmissionResult } from "./submission.ts";
-import { Idempotency, type ClaimOutcome } from "./idempotency.ts";
+import { Idempotency, type ClaimOutcome, type KeyState } from "./idempotency.ts";
+import { IntentReplays } from "./intent-replays.ts";
+import type { IntentReplay } from "../relayer/store.ts";
 import { Nonces } from "./nonces.ts";
 import { Refusals, type Refusal } from "./refusals.ts";
 import { LinkedIntents } from "./linked-intents.ts";
@@ -40,6 +42,7 @@ export class SqliteOps {
   readonly #terms: TermsAcceptances;
   readonly #linked: LinkedIntents;
   readonly #cancels: IntentCancels;
+  readonly #replays: IntentReplays;
 
   constructor(db: Db) {
     this.#db = db;
@@ -51,6 +54,7 @@ export class SqliteOps {
     this.#refusals = new Refusals(db);
     this.#terms = new TermsAcceptances(db);
     this.#linked = new LinkedIntents(db);
+    this.#replays = new IntentReplays(db);
     // Claims are named for this opening of the file: a restart finds those of the process that stopped void.
     this.#cancels = new IntentCancels(db, randomUUID());
   }
@@ -292,6 +296,11 @@ export class SqliteOps {
     return undefined;
   }
 
+  /** See Store.replayOf: {@link findRefusal}, else {@link findByIntentHash}, in one statement. */
+  replayOf(chainId: number, vault: string, intentHash: string): IntentReplay | undefined {
+    return this.#replays.find(chainId, vault, intentHash);
+  }
+
   /**
    * Records a wallet's acceptance of a terms version (durably: it unblocks the wallet's vaults);
    * accepting a version again keeps the first acceptance. Returns the acceptance that stands.
@@ -313,6 +322,11 @@ export class SqliteOps {
   /** See {@link Idempotency.claim}. */
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): ClaimOutcome {
     return this.#idempotency.claim(kind, key, fingerprint, requestId);
+  }
+
+  /** See {@link Idempotency.lookup}. */
+  lookupIdempotency(kind: string, key: string, fingerprint: string): KeyState {
+    return this.#idempotency.lookup(kind, key, fingerprint);
   }
 
   /** Stores the exact 200 response text for a key. */

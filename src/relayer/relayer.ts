@@ -5,16 +5,18 @@
 //   → terms → replay (also an intent the owner refused or cancelled) → policy → balance, or a
 //   swap-and-pay's swap (route/swap-and-pay.ts) → simulate (same block; an execute is then valued by
 //   what it moves, chain/outflows.ts; every call but a plain payment's is traced once, for what it
-//   grants, chain/grants.ts, and for what no feed prices, chain/nft-outflows.ts) → record (duplicate
-//   check + spend windows, a swap-and-pay's swap in the swap window, one transaction) → path (a
-//   swap-and-pay's the stricter of its payment's and its swap's) → [scan] → submit → answer
+//   grants, chain/grants.ts, and for what no feed prices, chain/nft-outflows.ts) → record (the
+//   idempotency key's claim + duplicate check + spend windows, a swap-and-pay's swap in the swap
+//   window, one transaction) → path (a swap-and-pay's the stricter of its payment's and its swap's)
+//   → [scan] → submit → answer
 //
 // Where each step is. The stage folders, lowest first: ai/, chain/, policy/, kinds/, submit/,
 // intake/, route/, review/; each imports only from those before it and the shared files beside this
 // one (test/app/layers.test.ts), and opens with a README.md or an index comment.
 //
 //   validate        src/api/validate.ts
-//   idempotency     here, on the store (store.ts)
+//   idempotency     here, on the store (store.ts): the key looked up (a read) before the checks,
+//                   claimed in the record's transaction
 //   signature, vault exists, deadline, bot active, pause, balance    intake/checks.ts
 //   read            chain/read-batcher.ts (one policy-lens call, chain/chain-runtime.ts)
 //   rate limit      rate-limiter.ts
@@ -54,7 +56,7 @@
 // transaction before it is broadcast (submit/submitter.ts); every 200 answer is stored with the
 // request and under its idempotency key, so replays are byte-for-byte identical.
 //
-// The idempotency claim, the checks and the record are timed for relay_step_duration_seconds, as
+// The idempotency key's lookup, the checks and the record are timed for relay_step_duration_seconds, as
 // are the transaction's steps (submit/submitter.ts) and the settle (submit/settle.ts): see steps.ts.
 import { zeroHash, type Address, type Hex } from "viem";
 import { validateBody, type HeaderBag, type RelayRequest } from "../api/validate.ts";
@@ -63,7 +65,7 @@ import { stringifyWithBigints } from "../api/bigint-json.ts";
 import { relayError, isRelayError, sanitizeDetails, type RelayError } from "../errors.ts";
 import type { IntentKind } from "../../packages/client/src/intent-types.ts";
 import type { RequestRecord } from "../ledger/index.ts";
-import type { Store, StoreOps } from "./store.ts";
+import type { KeyState, Store, StoreOps } from "./store.ts";
 import { admitUnauthenticated, chargeFailure, spendUnauthenticated, takeOrThrow, type RateLimiter } from "./rate-limiter.ts";
 import type { Scanner } from "./ai/index.ts";
 import { aiScenarioOf, FailedOnce, FORCED, parseScenario, selfDecidingHold, type Scenario } from "./intake/scenarios.ts";
@@ -125,7 +127,8 @@ export interface RelayerParts {
   onStep?: OnStep;
   /**
    * Other relayer instances share the store: a claimed idempotency key this instance is not running
-   * may be running on another one, which has recorded nothing yet while it checks the request.
+   * may be running on another one. One that claims before its checks (a relay of an earlier release,
+   * during a rolling upgrade) has recorded nothing yet while it checks the request.
    */
   sharedStore?: boolean;
   /**
@@ -190,8 +193,11 @@ interface Checked {
 export class Relayer {
   readonly #parts: RelayerParts;
   readonly #supported: ReadonlySet<number>;
-  /** Work under way per idempotency key, so that a same-key request joins the first. */
-  readonly #running = new Map<string, Promise<string>>();
+  /**
+   * Work under way per idempotency key (`kind:key`), with its request's fingerprint: a same-key
+   * request joins the first, from before the key is looked up until its outcome.
+   */
+  readonly #running = new Map<string, { fingerprint: string; work: Promise<string> }>();
   /** Per chain: the coalesced policy reads and payment simulations. */
   readonly #reads: ReadonlyMap<number, ReadBatcher>;
   /** Intents that already had their one forced RPC_ERROR (scenario rpc-error-once). */
@@ -222,42 +228,74 @@ export class Relayer {
     const request = validateBody(kind, body, headers, { supportedChainIds: this.#supported });
     const fingerprint = requestFingerprint(request);
     const key = `${kind}:${request.idempotencyKey}`;
+    const local = this.#running.get(key);
+    if (local?.fingerprint === fingerprint) return local.work;
+    // Other data under a key this process is running: 409, unless the key's stored answer is this request's.
+    if (local) return this.#serve(request, fingerprint, client, { keyTaken: true });
+    const work = this.#serve(request, fingerprint, client).finally(() => this.#running.delete(key));
+    this.#running.set(key, { fingerprint, work });
+    return work;
+  }
+
+  /**
+   * Answers a request from its idempotency key's state, or runs it. The key is looked up with a
+   * plain read (nothing written): a stored answer is replayed, other data under it is a conflict, a
+   * run under way elsewhere is waited for; a free key is claimed only in the record's transaction,
+   * with the request (#record), so that a request that fails before it writes nothing. Should
+   * another instance take the key meanwhile, its claim is followed as if it had been found here.
+   * `keyTaken`: a run of other data holds the key in this process (a free key is then a conflict).
+   */
+  async #serve(request: RelayRequest, fingerprint: string, client: string, options: { keyTaken?: boolean } = {}): Promise<string> {
+    const { kind, idempotencyKey } = request;
     const waitUntil = Date.now() + this.#parts.config.receiptTimeoutMs;
     for (let pauseMs = 10; ; pauseMs = Math.min(2 * pauseMs, SHARED_CLAIM_POLL_MAX_MS)) {
-      const requestId = newRequestId();
-      // Not fsynced: until a transaction is recorded (durably) nothing has happened that a lost claim could repeat.
-      const claim = await timed(this.#parts.onStep, "idempotency", () =>
-        this.#parts.store.transaction((tx) => tx.claimIdempotency(kind, request.idempotencyKey, fingerprint, requestId), relaxed),
-      );
-      switch (claim.outcome) {
-        case "replay":
-          return claim.response;
-        case "conflict":
-          throw relayError("IDEMPOTENCY_CONFLICT", "this idempotencyKey was used for a different request; use a new key");
-        case "in_flight": {
-          const local = this.#running.get(key);
-          if (local) return local;
-          // Another instance holds the key and is still checking the request (nothing recorded
-          // yet): claim again shortly, which gives its answer once stored, or the key once it gave
-          // up on an error. A key nobody records for until the wait ends is an orphan (below).
-          if (this.#parts.sharedStore && Date.now() < waitUntil && !(await this.#parts.store.getRequest(claim.requestId))) {
-            if (this.#draining) throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry with the same idempotencyKey", { retryAfterSeconds: 1 });
-            await new Promise((resolve) => setTimeout(resolve, pauseMs));
-            continue;
-          }
-          return this.#awaitOrphan(kind, body, headers, client, claim.requestId);
+      let state = await timed(this.#parts.onStep, "idempotency", () => this.#parts.store.lookupIdempotency(kind, idempotencyKey, fingerprint));
+      if (state.outcome === "free") {
+        if (options.keyTaken) state = { outcome: "conflict" };
+        else {
+          const ran = await this.#run(request, fingerprint, client);
+          if (typeof ran === "string") return ran;
+          state = ran;
         }
-        case "new": {
-          const work = this.#run(request, fingerprint, requestId, client).finally(() => this.#running.delete(key));
-          this.#running.set(key, work);
-          return work;
+      }
+      const answer = await this.#follow(request, state, { pauseMs, waitUntil });
+      if (answer !== undefined) return answer;
+    }
+  }
+
+  /**
+   * The answer of a key another request holds: its stored answer (replay), 409 (other data), or,
+   * while that request runs (in flight), its outcome once settled. Undefined when the key should be
+   * looked at again: another instance still checks its request (nothing recorded yet: a claim from
+   * an instance that claims before its checks), or the key was freed (its run failed, or it was an
+   * orphan: see #awaitOrphan).
+   */
+  async #follow(request: RelayRequest, state: Exclude<KeyState, { outcome: "free" }>, wait: { pauseMs: number; waitUntil: number }): Promise<string | undefined> {
+    switch (state.outcome) {
+      case "replay":
+        return state.response;
+      case "conflict":
+        throw relayError("IDEMPOTENCY_CONFLICT", "this idempotencyKey was used for a different request; use a new key");
+      case "in_flight": {
+        // A key nobody records for until the wait ends is an orphan (below).
+        if (this.#parts.sharedStore && Date.now() < wait.waitUntil && !(await this.#parts.store.getRequest(state.requestId))) {
+          if (this.#draining) throw relayError("SERVICE_UNAVAILABLE", "the relayer is shutting down; retry with the same idempotencyKey", { retryAfterSeconds: 1 });
+          await new Promise((resolve) => setTimeout(resolve, wait.pauseMs));
+          return undefined;
         }
+        return this.#awaitOrphan(request.kind, request.idempotencyKey, state.requestId);
       }
     }
   }
 
-  /** Runs a newly claimed request; on an error, frees the key so that a retry runs again. */
-  async #run(request: RelayRequest, fingerprint: string, requestId: string, client: string): Promise<string> {
+  /**
+   * Runs a request whose key was free: the checks, then the record, which claims the key. Returns
+   * the answer's text, or the key's state when another request took the key first (nothing of this
+   * one is recorded then, and its outcome is that request's). On an error after the record, frees
+   * the key so that a retry runs again; before it, nothing was written.
+   */
+  async #run(request: RelayRequest, fingerprint: string, client: string): Promise<string | Exclude<KeyState, { outcome: "free" }>> {
+    const requestId = newRequestId();
     let recorded: RequestRecord | undefined;
     const way: OnItsWay = {};
     try {
@@ -273,6 +311,13 @@ export class Relayer {
       this.#parts.onOutcome?.(request.kind, JSON.parse(text).status);
       return text;
     } catch (thrown) {
+      if (thrown instanceof KeyTaken) return thrown.state;
+      if (!recorded) {
+        // Nothing was written. Had another instance taken the key meanwhile (its checks passed
+        // while these failed), its outcome is this request's: the key's first, as in §7's order.
+        const state = await this.#parts.store.lookupIdempotency(request.kind, request.idempotencyKey, fingerprint).catch(() => undefined);
+        if (state && state.outcome !== "free") return state;
+      }
       const error = asRelayError(thrown);
       this.#parts.onOutcome?.(request.kind, error.code);
       if (error.code === "INTERNAL_ERROR") this.#parts.log?.(`${request.kind} request ${requestId}: internal error: ${causeOf(error)}`);
@@ -280,10 +325,13 @@ export class Relayer {
         // The transaction may land: keep the key on this request, a retry waits for its outcome.
         throw error;
       }
-      await this.#parts.store.transaction(async (tx) => {
-        if (recorded) await tx.transition(recorded.id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
-        await tx.releaseIdempotency(request.kind, request.idempotencyKey);
-      }, relaxed);
+      if (recorded) {
+        const { id } = recorded;
+        await this.#parts.store.transaction(async (tx) => {
+          await tx.transition(id, ["received", "scanning"], "rejected", { reason: `not executed: ${error.code}` });
+          await tx.releaseIdempotency(request.kind, request.idempotencyKey);
+        }, relaxed);
+      }
       throw error;
     } finally {
       way.arrived?.();
@@ -546,13 +594,15 @@ export class Relayer {
   }
 
   /**
-   * Records the request and reserves its USD in the rolling windows, in one transaction: two
-   * requests for the same intent, or together above a limit, can never both pass. Not fsynced:
+   * Claims the idempotency key, records the request and reserves its USD in the rolling windows, in
+   * one transaction: two requests for the same key or the same intent, or together above a limit,
+   * can never both pass; a key another request took first records nothing (KeyTaken). Not fsynced:
    * the submission that follows is, and it makes this commit durable with it.
    */
   #record(checked: Checked, fingerprint: string, requestId: string): Promise<{ record: RequestRecord; burst: Bursts }> {
     const { request, intentHash, snapshot, swapLeg } = checked;
     return this.#parts.store.transaction(async (tx) => {
+      await claimKey(tx, request, fingerprint, requestId);
       await checkNotInLedger(tx, request, intentHash);
       if (swapLeg) await checkNotInLedger(tx, request, swapLeg.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
@@ -574,6 +624,7 @@ export class Relayer {
   #answerSwapRequired(checked: Checked, swapRequired: SwapRequired, fingerprint: string, requestId: string): Promise<string> {
     const { request } = checked;
     return this.#parts.store.transaction(async (tx) => {
+      await claimKey(tx, request, fingerprint, requestId);
       await checkNotInLedger(tx, request, checked.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
       const rejected = await tx.transition(record.id, ["received"], "rejected", { reason: swapRequired.reason });
@@ -733,17 +784,17 @@ export class Relayer {
   /**
    * A same-key request whose first run is not in this process (it was interrupted by a restart, or
    * runs on another instance sharing the store): answer from the ledger once the request has
-   * settled; run it afresh if it never got anywhere.
+   * settled. Undefined when it never got anywhere: its key is freed, to be looked at again (and the
+   * request run afresh).
    */
-  async #awaitOrphan(kind: IntentKind, body: unknown, headers: HeaderBag, client: string, requestId: string): Promise<string> {
+  async #awaitOrphan(kind: IntentKind, idempotencyKey: string, requestId: string): Promise<string | undefined> {
     const store = this.#parts.store;
     const until = Date.now() + this.#parts.config.receiptTimeoutMs;
     for (;;) {
       const record = await store.getRequest(requestId);
       if (!record || (record.status === "rejected" && !record.response)) {
-        if (record) await store.releaseIdempotency(kind, record.idempotencyKey);
-        else await store.releaseIdempotency(kind, validateBody(kind, body, headers).idempotencyKey);
-        return this.submit(kind, body, headers, client);
+        await store.releaseIdempotency(kind, record?.idempotencyKey ?? idempotencyKey);
+        return undefined;
       }
       if (record.status === "held" || record.status === "approved" || record.status === "rejected") {
         return record.response ?? store.transaction((tx) => storeAnswer(tx, record));
@@ -799,16 +850,32 @@ const relaxed = { durable: false } as const;
 
 /**
  * An intent the owner refused (rejected, or left until its review lapsed) never executes; one
- * already approved or under way in the ledger (under another key) is a duplicate.
+ * already approved or under way in the ledger (under another key) is a duplicate. One look (replayOf).
  */
 async function checkNotInLedger(store: StoreOps, request: RelayRequest, intentHash: Hex): Promise<void> {
-  const refusal = await store.findRefusal(request.chainId, request.vaultAddress, intentHash);
-  if (refusal) {
+  const replay = await store.replayOf(request.chainId, request.vaultAddress, intentHash);
+  if (replay === undefined) return;
+  if ("refusal" in replay) {
+    const { refusal } = replay;
     throw relayError("INTENT_REJECTED", `the vault's owner refused this intent (request ${refusal.requestId}: ${refusal.reason}); sign a new intent`);
   }
-  if (await store.findByIntentHash(request.chainId, request.vaultAddress, intentHash)) {
-    throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
+  throw relayError("DUPLICATE_INTENT", "this intent was already submitted");
+}
+
+/** Thrown inside the record's transaction (undoing it) when another request took the key first. */
+class KeyTaken extends Error {
+  readonly state: Exclude<KeyState, { outcome: "free" }>;
+
+  constructor(state: Exclude<KeyState, { outcome: "free" }>) {
+    super("the idempotency key was taken by another request");
+    this.state = state;
   }
+}
+
+/** Claims the request's idempotency key in the record's transaction; KeyTaken if another request holds it. */
+async function claimKey(tx: StoreOps, request: RelayRequest, fingerprint: string, requestId: string): Promise<void> {
+  const claim = await tx.claimIdempotency(request.kind, request.idempotencyKey, fingerprint, requestId);
+  if (claim.outcome !== "new") throw new KeyTaken(claim);
 }
 
 /** The request's ledger row, `received`. */

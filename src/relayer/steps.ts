@@ -2,9 +2,9 @@
 // as an operator sees it on /metrics and the profile bench prints it for a lone payment.
 //
 // Per request (the spine, relayer.ts and settle.ts):
-//   idempotency  claiming the request's idempotency key (a ledger transaction)
+//   idempotency  looking the request's idempotency key up (a ledger read; it is claimed in record's transaction)
 //   checks       signature, the policy read and the simulation (the node's eth_call), every rule
-//   record       recording the request and reserving its spend (a ledger transaction)
+//   record       claiming the key, recording the request and reserving its spend (a ledger transaction)
 //   settle       writing the outcome and the answer once the transaction's fate is known
 // Per transaction (submitter.ts; a batch's payments share one):
 //   sign         fees, nonce, signature and recording the signed transaction (with several

@@ -6,8 +6,8 @@
 // Every method is asynchronous and atomic on its own. `transaction(fn)` runs several of them as one
 // atomic unit: inside `fn`, call the methods of the `tx` it is given (never the outer store, which
 // would wait for the transaction to end). Atomicity holds across processes sharing one database:
-// idempotency claims, intent claims (findByIntentHash + createRequest in one transaction), spend
-// reservations and nonce reservations never race, whatever instance runs them.
+// idempotency claims, intent claims (replayOf or findByIntentHash, then createRequest, in one
+// transaction), spend reservations and nonce reservations never race, whatever instance runs them.
 import type { Refusal } from "../ledger/refusals.ts";
 import type { CancelKey, IntentCancel } from "../ledger/intent-cancels.ts";
 import type { Replacement } from "../ledger/replacements.ts";
@@ -78,6 +78,18 @@ export type ClaimOutcome =
   | { outcome: "conflict" }
   /** Same request, still being processed by `requestId` (no response stored yet). */
   | { outcome: "in_flight"; requestId: string };
+
+/**
+ * An idempotency key as {@link StoreOps.lookupIdempotency} finds it, without claiming it: free, or
+ * taken as a claim would find it taken.
+ */
+export type KeyState = { outcome: "free" } | Exclude<ClaimOutcome, { outcome: "new" }>;
+
+/**
+ * What the ledger knows of a signed intent (see {@link StoreOps.replayOf}): the owner refused it, or
+ * a request that carries it (as its own or a linked intent) is approved or under way.
+ */
+export type IntentReplay = { refusal: Refusal } | { duplicate: string };
 
 /** The key lease a write is made under (key-lease.ts): refused once the lease passed to another instance. */
 export interface LeaseFence {
@@ -154,10 +166,21 @@ export interface StoreOps {
   /** Gives a claim up (the decision failed before anything was sent); the review stays held. */
   releaseReview(id: string): Promise<void>;
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined>;
+  /**
+   * Why this intent may not be recorded again, in one look: its refusal ({@link findRefusal}) if the
+   * owner refused it, else the id of a request {@link findByIntentHash} would find; undefined when
+   * neither. In a transaction, the intent's claim (this check, then createRequest) cannot race another.
+   */
+  replayOf(chainId: number, vault: string, intentHash: string): Promise<IntentReplay | undefined>;
   recordTermsAcceptance(input: Omit<TermsAcceptance, "at">): Promise<TermsAcceptance>;
   findTermsAcceptance(wallet: string, version: string): Promise<TermsAcceptance | undefined>;
   latestTermsAcceptance(wallet: string): Promise<TermsAcceptance | undefined>;
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome>;
+  /**
+   * The key's state, read without claiming it (a plain read, no write): `free`, or what
+   * {@link claimIdempotency} would answer for `fingerprint` (replay, conflict, in_flight).
+   */
+  lookupIdempotency(kind: string, key: string, fingerprint: string): Promise<KeyState>;
   completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean>;
   releaseIdempotency(kind: string, key: string): Promise<boolean>;
   pruneIdempotency(olderThanMs: number): Promise<number>;

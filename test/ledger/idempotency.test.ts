@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InFlight, idempotencyRetentionMs, type ClaimOutcome } from "../../src/ledger/index.ts";
-import { freshStore } from "./support.ts";
+import { freshStore, newRequest } from "./support.ts";
 import { storeFactories } from "./support/stores.ts";
 
 const key = "7f3c1a52-8d1e-4b7a-9c2f-0e5d6a7b8c9d";
@@ -43,6 +43,28 @@ describe.each(storeFactories)("idempotency ($name)", (factory) => {
     expect(await store.claimIdempotency("payment", key, "fp", "req_c")).toMatchObject({ outcome: "replay", response: '{"ok":1}' });
   });
 
+  it("a lookup reads a key's state as a claim would find it, and claims nothing", async () => {
+    const { store } = await freshStore(factory);
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "free" });
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "free" });
+    expect(await store.claimIdempotency("payment", key, "fp", "req_a")).toEqual({ outcome: "new" });
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "in_flight", requestId: "req_a" });
+    expect(await store.lookupIdempotency("payment", key, "other")).toEqual({ outcome: "conflict" });
+    expect(await store.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "free" });
+    await store.completeIdempotency("payment", key, '{"a": 1}');
+    expect(await store.lookupIdempotency("payment", key, "fp")).toEqual({ outcome: "replay", response: '{"a": 1}', requestId: "req_a" });
+    expect(await store.lookupIdempotency("payment", key, "other")).toEqual({ outcome: "conflict" });
+    // Inside a transaction: the transaction's own claim is seen, and gone with it when it is undone.
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.claimIdempotency("swap", key, "fp", "req_s");
+        expect(await tx.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "in_flight", requestId: "req_s" });
+        throw new Error("undo");
+      }),
+    ).rejects.toThrow("undo");
+    expect(await store.lookupIdempotency("swap", key, "fp")).toEqual({ outcome: "free" });
+  });
+
   it("prune never removes entries younger than 24 hours", async () => {
     const { store, clock } = await freshStore(factory);
     await store.claimIdempotency("payment", "old", "fp", "req_old");
@@ -66,6 +88,33 @@ describe.each(storeFactories)("idempotency ($name)", (factory) => {
     expect(await other.claimIdempotency("payment", key, "fp", "req_b")).toEqual({ outcome: "in_flight", requestId: "req_a" });
     await other.completeIdempotency("payment", key, "done");
     expect(await store.claimIdempotency("payment", key, "fp", "req_c")).toMatchObject({ outcome: "replay", response: "done" });
+  });
+
+  it("claimed in a record's transaction (the relayer's): of concurrent same-key records (over two instances' connections on PostgreSQL) one records, the others find it in flight and record nothing; of one intent under two keys one records and the other's key stays free", async () => {
+    const { store, clock, connect } = await freshStore(factory);
+    // SQLite's ledger belongs to one process: a second connection in this thread would wait on the
+    // first's open transaction without letting it end. Its concurrent records share the one store.
+    const other = factory.name === "postgres" ? await connect(clock.now) : store;
+    const intentHash = `0x${"d3".repeat(32)}`;
+    const record = (on: typeof store, idempotencyKey: string, n: number) =>
+      on.transaction(async (tx) => {
+        const claim = await tx.claimIdempotency("payment", idempotencyKey, "fp", `req_rec_${n}`);
+        if (claim.outcome !== "new") throw Object.assign(new Error("key taken"), { claim });
+        if (await tx.replayOf(84532, newRequest().vault, intentHash)) throw new Error("replay");
+        await tx.createRequest(newRequest({ id: `req_rec_${n}`, idempotencyKey, fingerprint: "fp", intentHash }));
+        return `req_rec_${n}`;
+      }, { durable: false });
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => record(i % 2 ? other : store, key, i)));
+    const recorded = outcomes.filter((o) => o.status === "fulfilled").map((o) => (o as PromiseFulfilledResult<string>).value);
+    expect(recorded).toHaveLength(1);
+    for (const o of outcomes.filter((o) => o.status === "rejected")) {
+      expect((o as PromiseRejectedResult).reason.claim).toEqual({ outcome: "in_flight", requestId: recorded[0] });
+    }
+    for (let i = 0; i < 10; i++) expect((await store.getRequest(`req_rec_${i}`)) !== undefined).toBe(`req_rec_${i}` === recorded[0]);
+    // The same intent under another key: refused as a replay, and that key's claim undone with it.
+    const otherKey = "0b7e2d6c-4a1f-4c3e-8d2a-9f1e0c7b6a54";
+    await expect(record(other, otherKey, 99)).rejects.toThrow("replay");
+    expect(await store.lookupIdempotency("payment", otherKey, "fp")).toEqual({ outcome: "free" });
   });
 
   it("20 concurrent claims of one key: exactly one new, the rest in flight on it", async () => {

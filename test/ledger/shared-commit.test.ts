@@ -109,6 +109,59 @@ describe("shared commits", () => {
     expect(visible("req_b")).toBe(true);
   });
 
+  /**
+   * A non-durable transaction that records req_a (and claims `key` for it, if given), then stays
+   * open until `end()`; with `fails` it then throws, and everything it wrote is undone.
+   */
+  function heldOpen(ledger: Ledger, options: { key?: string; fails?: boolean } = {}) {
+    let end!: () => void;
+    const gate = new Promise<void>((resolve) => (end = resolve));
+    const done = ledger.transaction(async (tx) => {
+      await tx.createRequest(newRequest({ id: "req_a" }));
+      if (options.key) await tx.claimIdempotency("payment", options.key, "fp", "req_a");
+      await gate;
+      if (options.fails) throw new Error("undone");
+    }, relaxed);
+    return { done, end };
+  }
+
+  it("an idempotency lookup queued while a commit is shared joins the line: it sees what the members before it wrote, leaves the group open for those after it, and is answered once their commit is done", async () => {
+    const { ledger, visible } = open();
+    const seen: Record<string, boolean> = {};
+    const first = heldOpen(ledger, { key: "key-a" });
+    const lookup = ledger.lookupIdempotency("payment", "key-a", "fp").then((state) => ({ state, committed: visible("req_a") }));
+    const last = ledger.transaction(async (tx) => {
+      seen.aFromOther = visible("req_a"); // still uncommitted: the lookup did not end the group
+      await tx.createRequest(newRequest({ id: "req_c" }));
+    }, relaxed);
+    first.end();
+    await Promise.all([first.done, last]);
+    expect(await lookup).toEqual({ state: { outcome: "in_flight", requestId: "req_a" }, committed: true });
+    expect(seen).toEqual({ aFromOther: false });
+    expect(["req_a", "req_c"].map(visible)).toEqual([true, true]);
+  });
+
+  it("an idempotency lookup that finds the key free is answered without waiting for the group's commit (what takes a key is its claim, which looks again)", async () => {
+    const { ledger, visible } = open();
+    const first = heldOpen(ledger);
+    const lookup = ledger.lookupIdempotency("payment", "key-free", "fp").then((state) => ({ state, committed: visible("req_a") }));
+    first.end();
+    expect(await lookup).toEqual({ state: { outcome: "free" }, committed: false });
+    await first.done;
+    expect(visible("req_a")).toBe(true);
+  });
+
+  it("an idempotency lookup in line behind a transaction that is undone does not see its claim", async () => {
+    const { ledger, visible } = open();
+    // The first's claim is undone with the whole transaction (it throws with nobody joined yet).
+    const first = heldOpen(ledger, { key: "key-b", fails: true });
+    const lookup = ledger.lookupIdempotency("payment", "key-b", "fp");
+    first.end();
+    await expect(first.done).rejects.toThrow("undone");
+    expect(await lookup).toEqual({ outcome: "free" });
+    expect(visible("req_a")).toBe(false);
+  });
+
   it("a member that throws is undone alone; the others commit", async () => {
     const { ledger, visible } = open();
     let letFirstEnd!: () => void;

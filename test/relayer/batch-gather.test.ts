@@ -13,6 +13,7 @@ import { clusterRun } from "./deployment.ts";
 import { until } from "../reliability/support/node-faults-env.ts";
 
 const cluster = clusterRun();
+const METRICS_TOKEN = "batch-gather-metrics-token-0123456789";
 const paymentExecuted = parseAbiItem("event PaymentExecuted(bytes32 indexed intentHash, address indexed bot, address indexed to, address token, uint256 amount, bytes32 ref)");
 
 /** A payee's reads held at the node: `reached` once one was asked for, answered after `release`. */
@@ -53,12 +54,15 @@ describe.skipIf(cluster)("payments on their way share a batch", () => {
     return { reached: reachedP, release };
   }
 
-  /** Resolves once the relayer has claimed these idempotency keys (the requests are being checked). */
-  const claimed = (keys: string[]) =>
-    until(`claims of ${keys.length} requests`, () => {
-      const row = ledger.prepare(`SELECT COUNT(*) AS n FROM idempotency WHERE kind = 'payment' AND key IN (${keys.map(() => "?").join(", ")})`).get(...keys) as { n: number };
-      return Number(row.n) === keys.length ? true : undefined;
-    });
+  /** How many idempotency keys the relayer has looked up so far (relay_step_duration_seconds, step "idempotency"). */
+  const lookups = async () => {
+    const text = await (await fetch(`${env.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+    const line = /^relay_step_duration_seconds_count\{[^}]*step="idempotency"[^}]*\} (\d+)$/m.exec(text);
+    return Number(line?.[1] ?? 0);
+  };
+
+  /** Resolves once the relayer has looked up `n` more idempotency keys than `before` (the requests are being checked). */
+  const lookedUp = (before: number, n: number) => until(`lookups of ${n} requests' keys`, async () => ((await lookups()) >= before + n ? true : undefined));
 
   const pay = async (to: Address) => {
     const body = await paymentBody(env, { to, amount: 2_000n });
@@ -74,7 +78,7 @@ describe.skipIf(cluster)("payments on their way share a batch", () => {
   };
 
   beforeAll(async () => {
-    env = await startEnv({ batchGatherMs: 1_000 }, { relayerProvider: (provider) => gatedReads(provider, gates) });
+    env = await startEnv({ batchGatherMs: 1_000, metricsToken: METRICS_TOKEN }, { relayerProvider: (provider) => gatedReads(provider, gates) });
     ledger = new DatabaseSync(ledgerPath(env.stateDir), { readOnly: true });
     await warmUp();
   });
@@ -112,9 +116,10 @@ describe.skipIf(cluster)("payments on their way share a batch", () => {
     const readsBC = [hold(b), hold(c)];
     const first = await pay(a);
     await readA.reached;
+    const before = await lookups();
     const rest = await Promise.all([b, c].map(pay));
-    await claimed(rest.map((r) => r.key));
-    await new Promise((resolve) => setTimeout(resolve, 200)); // from claim to signature check: no I/O
+    await lookedUp(before, rest.length);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // from the key's lookup to the signature check: no I/O
     readA.release();
     await Promise.all(readsBC.map((read) => read.reached));
     await until("A recorded", () => statusOf(first.key));
@@ -163,7 +168,7 @@ describe.skipIf(cluster)("payments on their way share a batch", () => {
 
   it("with batchGatherMs 0 nothing is waited for: the first payment goes alone while the others are read", async () => {
     await env.stopRelayers();
-    await env.startRelayers({ batchGatherMs: 0 });
+    await env.startRelayers({ batchGatherMs: 0, metricsToken: METRICS_TOKEN });
     await warmUp();
     await aGoesAlone();
   });

@@ -1,7 +1,7 @@
 // Idempotency keys on PostgreSQL (semantics of src/ledger/idempotency.ts). A claim inserts with
 // ON CONFLICT DO NOTHING: PostgreSQL lets exactly one of any number of concurrent inserts of a key
 // win (the others wait for it to commit, then see it), and the losers read the winner's row.
-import { idempotencyRetentionMs, type ClaimOutcome } from "../idempotency.ts";
+import { idempotencyRetentionMs, takenKey, type ClaimOutcome, type KeyRow, type KeyState } from "../idempotency.ts";
 import type { Query } from "./session.ts";
 import { dbNow } from "./leases.ts";
 
@@ -20,10 +20,14 @@ export async function claimIdempotency(q: Query, kind: string, key: string, fing
     const [row] = await q("SELECT fingerprint, request_id, response FROM idempotency WHERE kind = $1 AND key = $2", [kind, key]);
     // Released between our insert and this read: the key is free again, claim it anew.
     if (!row) continue;
-    if (row.fingerprint !== fingerprint) return { outcome: "conflict" };
-    if (row.response !== null) return { outcome: "replay", response: String(row.response), requestId: String(row.request_id) };
-    return { outcome: "in_flight", requestId: String(row.request_id) };
+    return takenKey(row as unknown as KeyRow, fingerprint);
   }
+}
+
+/** The key's state without claiming it: one read. */
+export async function lookupIdempotency(q: Query, kind: string, key: string, fingerprint: string): Promise<KeyState> {
+  const [row] = await q("SELECT fingerprint, request_id, response FROM idempotency WHERE kind = $1 AND key = $2", [kind, key]);
+  return row ? takenKey(row as unknown as KeyRow, fingerprint) : { outcome: "free" };
 }
 
 /** Stores the exact text of the 200 response for `key`. Returns false if the key is unknown. */

@@ -2,6 +2,8 @@
 // instances, the owner's refusals (`refused_intents`) and the intents a request carries besides its
 // own (`linked_intents`), with the semantics of src/ledger/refusals.ts and linked-intents.ts.
 import type { Refusal } from "../refusals.ts";
+import type { IntentReplay } from "../../relayer/store.ts";
+import { replayFromRow, replaySql } from "../intent-replays.ts";
 import type { Query } from "./session.ts";
 
 /** Advisory-lock namespace of intents (the first key of pg_advisory_xact_lock(int, int)). */
@@ -55,4 +57,12 @@ export async function requestsLinkedTo(q: Query, chainId: number, vault: string,
     intentHash.toLowerCase(),
   ]);
   return rows.map((row) => String(row.request_id));
+}
+
+const replay = replaySql({ chain: "$1", vault: "$2", intent: "$3" });
+
+/** See Store.replayOf: the intent's refusal, else a live request carrying it, in one statement. */
+export async function findReplay(q: Query, chainId: number, vault: string, intentHash: string): Promise<IntentReplay | undefined> {
+  const [row] = await q(replay, [chainId, vault.toLowerCase(), intentHash.toLowerCase()]);
+  return row ? replayFromRow(row as Parameters<typeof replayFromRow>[0]) : undefined;
 }

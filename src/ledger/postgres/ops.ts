@@ -1,8 +1,8 @@
 // The Store's operations on PostgreSQL, with the SQLite ledger's semantics (src/ledger/ledger.ts).
 // The same class serves the store itself (each call its own transaction on the pool) and the `tx`
 // of Store.transaction (each call on that transaction's client): the Session decides which.
-import type { LeaseFence, StoreClock, StoreOps } from "../../relayer/store.ts";
-import type { ClaimOutcome } from "../idempotency.ts";
+import type { IntentReplay, LeaseFence, StoreClock, StoreOps } from "../../relayer/store.ts";
+import type { ClaimOutcome, KeyState } from "../idempotency.ts";
 import { reviewExpiredReason, submittableStatuses, type Submission, type SubmissionResult } from "../ledger.ts";
 import type { Refusal } from "../refusals.ts";
 import type { Replacement } from "../replacements.ts";
@@ -31,6 +31,8 @@ export class PostgresOps implements StoreOps {
   readonly #inTransaction: boolean;
   /** The instance the requests recorded here belong to (instances.ts). */
   protected readonly instance: string;
+  /** In a transaction: the intents whose lock it holds (until it ends). */
+  readonly #lockedIntents = new Set<string>();
 
   constructor(session: Session, clock: StoreClock, inTransaction: boolean, instance: string) {
     this.session = session;
@@ -41,7 +43,7 @@ export class PostgresOps implements StoreOps {
 
   createRequest(input: NewRequest): Promise<RequestRecord> {
     return this.session.atomic(async (q) => {
-      if (this.#inTransaction) await intents.lockIntent(q, input.chainId, input.vault, input.intentHash);
+      if (this.#inTransaction) await this.#lockIntent(q, input.chainId, input.vault, input.intentHash);
       return requests.createRequest(q, input, this.#clock.chainNow(input.chainId), this.#clock.now(), this.instance);
     });
   }
@@ -112,10 +114,21 @@ export class PostgresOps implements StoreOps {
     });
   }
 
+  /**
+   * Takes the intent's lock (intents.ts) for the rest of this transaction, once: a claim's checks and
+   * its createRequest each ask for it, and the lock held already is not asked of the server again.
+   */
+  async #lockIntent(q: Query, chainId: number, vault: string, intentHash: string): Promise<void> {
+    const name = `${chainId}:${vault.toLowerCase()}:${intentHash.toLowerCase()}`;
+    if (this.#lockedIntents.has(name)) return;
+    await intents.lockIntent(q, chainId, vault, intentHash);
+    this.#lockedIntents.add(name);
+  }
+
   /** In a transaction, takes the intent's lock first: the claim that follows cannot race another. */
   findByIntentHash(chainId: number, vault: string, intentHash: string): Promise<RequestRecord | undefined> {
     return this.session.read(async (q) => {
-      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      if (this.#inTransaction) await this.#lockIntent(q, chainId, vault, intentHash);
       const own = await requests.findOwnByIntentHash(q, chainId, vault, intentHash);
       if (own) return own;
       for (const id of await intents.requestsLinkedTo(q, chainId, vault, intentHash)) {
@@ -128,7 +141,7 @@ export class PostgresOps implements StoreOps {
 
   linkIntent(chainId: number, vault: string, intentHash: string, requestId: string): Promise<void> {
     return this.session.atomic(async (q) => {
-      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      if (this.#inTransaction) await this.#lockIntent(q, chainId, vault, intentHash);
       await intents.linkIntent(q, chainId, vault, intentHash, requestId);
     });
   }
@@ -234,10 +247,18 @@ export class PostgresOps implements StoreOps {
     return this.session.atomic((q) => requests.releaseReview(q, id));
   }
 
+  /** In a transaction, takes the intent's lock first (see findByIntentHash), then one statement. */
+  replayOf(chainId: number, vault: string, intentHash: string): Promise<IntentReplay | undefined> {
+    return this.session.read(async (q) => {
+      if (this.#inTransaction) await this.#lockIntent(q, chainId, vault, intentHash);
+      return intents.findReplay(q, chainId, vault, intentHash);
+    });
+  }
+
   /** In a transaction, takes the intent's lock first (see findByIntentHash). */
   findRefusal(chainId: number, vault: string, intentHash: string): Promise<Refusal | undefined> {
     return this.session.read(async (q) => {
-      if (this.#inTransaction) await intents.lockIntent(q, chainId, vault, intentHash);
+      if (this.#inTransaction) await this.#lockIntent(q, chainId, vault, intentHash);
       const own = await intents.findOwnRefusal(q, chainId, vault, intentHash);
       if (own) return own;
       // A linked intent is refused with the request that carried it.
@@ -264,6 +285,11 @@ export class PostgresOps implements StoreOps {
 
   claimIdempotency(kind: string, key: string, fingerprint: string, requestId: string): Promise<ClaimOutcome> {
     return this.session.atomic((q) => idempotency.claimIdempotency(q, kind, key, fingerprint, requestId, this.#clock.now(), this.instance));
+  }
+
+  /** One read on the pool (or the transaction's client): no transaction of its own. */
+  lookupIdempotency(kind: string, key: string, fingerprint: string): Promise<KeyState> {
+    return this.session.read((q) => idempotency.lookupIdempotency(q, kind, key, fingerprint));
   }
 
   completeIdempotency(kind: string, key: string, responseText: string): Promise<boolean> {

@@ -1,8 +1,8 @@
 // The `requests` table on PostgreSQL: one row per accepted request, moved between states by
 // compare-and-set (an UPDATE whose WHERE names the states it may leave, re-checked by PostgreSQL
 // against the row's latest version, so two instances can never both move one request).
-import { newRequestId, type BotHistoryRow, type NewRequest, type RequestRecord, type ReviewFilter, type TransitionFields } from "../requests.ts";
-import { requestKinds, statuses, type RequestKind, type Status } from "../status.ts";
+import { newRecord, newRowValues, type BotHistoryRow, type NewRequest, type RequestRecord, type ReviewFilter, type TransitionFields } from "../requests.ts";
+import { statuses, type RequestKind, type Status } from "../status.ts";
 import type { Query, Row } from "./session.ts";
 import { dbNow } from "./leases.ts";
 
@@ -54,35 +54,15 @@ export function requestFromRow(row: Row): RequestRecord {
  * chain's clock) and last changed at `now` (the wall clock; see RequestRecord).
  */
 export async function createRequest(q: Query, input: NewRequest, arrived: number, now: number, instance: string | null = null): Promise<RequestRecord> {
-  if (!requestKinds.includes(input.kind)) throw new TypeError(`unknown request kind ${String(input.kind)}`);
-  const status = input.status ?? "received";
-  if (!statuses.includes(status)) throw new TypeError(`unknown status ${String(status)}`);
-  if (input.usdValue < 0n) throw new RangeError("usdValue must not be negative");
-  const rows = await q(
+  // The record is what the row now holds: built here rather than read back (RETURNING *).
+  const record = newRecord(input, arrived, now);
+  await q(
     `INSERT INTO requests (id, kind, chain_id, vault, bot, intent_hash, idempotency_key, fingerprint, status,
        usd_value, body, held_because, created_at, updated_at, deadline, review_expires_at, instance)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17, $14, $15, $16) RETURNING *`,
-    [
-      input.id ?? newRequestId(),
-      input.kind,
-      input.chainId,
-      lower(input.vault),
-      lower(input.bot),
-      lower(input.intentHash),
-      input.idempotencyKey,
-      input.fingerprint,
-      status,
-      input.usdValue.toString(),
-      input.body,
-      input.heldBecause ?? null,
-      arrived,
-      input.deadline.toString(),
-      input.reviewExpiresAt ?? null,
-      instance,
-      now,
-    ],
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $17, $14, $15, $16)`,
+    [...newRowValues(record), instance, now],
   );
-  return requestFromRow(rows[0]!);
+  return record;
 }
 
 /** The request with this id; `forUpdate` locks its row until the transaction ends. */

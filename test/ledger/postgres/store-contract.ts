@@ -110,13 +110,13 @@ export function describeStoreContract(name: string, fresh: StoreFactory): void {
       for (const id of ids) expect(await store.getRequest(id)).toBeDefined();
     });
 
-    it("an intent claim (refusal and duplicate checks, create) in concurrent transactions creates one request", async () => {
+    it("an intent claim (the replay check, refusal then duplicate, and create) in concurrent transactions creates one request", async () => {
       const { store } = await fresh();
       const intentHash = "0x" + "c1".repeat(32);
       const claim = () =>
         store.transaction(async (tx) => {
-          if (await tx.findRefusal(84532, vault, intentHash)) return "refused";
-          if (await tx.findByIntentHash(84532, vault, intentHash)) return "duplicate";
+          const replay = await tx.replayOf(84532, vault, intentHash);
+          if (replay) return "refusal" in replay ? "refused" : "duplicate";
           await tx.createRequest(newRequest({ intentHash }));
           return "created";
         });
