@@ -10,7 +10,7 @@
 import { encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import type { PaymentIntent } from "../../../packages/client/src/intent-types.ts";
-import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf, concat } from "./abi-hex.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const INTENT_FIELDS = "address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref";
@@ -99,5 +99,5 @@ export function paymentBatchCalldata(payments: ReadonlyArray<{ intent: PaymentIn
   // Head: the two arrays' offsets. The intents array is static tuples inline; the signatures array
   // is k offsets (from the start of those offsets), then each signature's length and data.
   const signaturesAt = 2 * 32 + 32 + k * 6 * 32;
-  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${intents.join("")}${arrayOf(tails)}`;
+  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${concat(intents)}${arrayOf(tails)}`;
 }
