@@ -4,7 +4,7 @@
 // that is not an address.
 import { encodeAbiParameters, getAddress, type Address } from "viem";
 import { describe, expect, it } from "vitest";
-import { addressWord, arrayOf, concat, word } from "../../src/relayer/chain/abi-hex.ts";
+import { addressWord, arrayOf, bytesTail, concat, lower, word } from "../../src/relayer/chain/abi-hex.ts";
 
 const reference = (address: Address) => encodeAbiParameters([{ type: "address" }], [address]).slice(2);
 const nthAddress = (i: number) => `0x${(BigInt(i) * 0x9e3779b97f4a7c15n + 0xabcdefn).toString(16).padStart(40, "0").slice(-40)}` as Address;
@@ -48,5 +48,15 @@ describe("abi-hex", () => {
     );
     expect(concat(elements)).toBe(elements.join(""));
     expect(arrayOf([])).toBe(word(0));
+  });
+
+  it("writes bytes and hex in lower case whatever case they came in", () => {
+    expect(lower("00aBcDeF")).toBe("00abcdef");
+    const mixed = `0x${"aB".repeat(33)}`;
+    const tail = word(33) + "ab".repeat(33) + "0".repeat(62);
+    expect(bytesTail(mixed)).toBe(tail);
+    expect(bytesTail(mixed.toLowerCase())).toBe(tail);
+    expect(bytesTail("0x")).toBe(word(0));
+    expect(bytesTail("0xabc")).toBeUndefined();
   });
 });

@@ -39,10 +39,17 @@ export function addressWord(value: string): string | undefined {
   return made;
 }
 
+const UPPER_HEX = /[A-F]/;
+
+/** Hex text in lower case; the same string when it is already (calldata this relayer wrote always is): no copy. */
+export function lower(hex: string): string {
+  return UPPER_HEX.test(hex) ? hex.toLowerCase() : hex;
+}
+
 /** `bytes` in an ABI tail: its length, then its data padded to whole words; undefined if not hex. */
 export function bytesTail(value: string): string | undefined {
   if (!BYTES.test(value)) return undefined;
-  const data = value.slice(2).toLowerCase();
+  const data = lower(value.slice(2));
   return word(data.length / 2) + data + ZEROS.slice(0, (64 - (data.length % 64)) % 64);
 }
 

@@ -8,7 +8,7 @@
 import { decodeFunctionResult, encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { AbiWords } from "./snapshot-codec.ts";
-import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf, concat } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf, concat, lower } from "./abi-hex.ts";
 
 /** The lens's Query struct, every field given (zero address / zero hash where unused). */
 export interface LensQuery {
@@ -79,7 +79,7 @@ function queryTuple(q: LensQuery): string | undefined {
   const tokensAt = 9 * 32;
   const amountsAt = tokensAt + 32 * (1 + tokens.length);
   return (
-    factory + vault + bot + to + word(tokensAt) + word(amountsAt) + q.intentHash.slice(2).toLowerCase() + protocol + toToken +
+    factory + vault + bot + to + word(tokensAt) + word(amountsAt) + lower(q.intentHash.slice(2)) + protocol + toToken +
     word(tokens.length) + concat(tokens) + word(amounts.length) + concat(amounts)
   );
 }
