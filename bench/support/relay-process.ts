@@ -61,7 +61,7 @@ export interface RelayProcessOptions {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const CLI = path.join(ROOT, "src/cli/bin.ts");
-const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--max-semi-space-size=16"]; // as bin/relay
+const NODE_FLAGS = ["--disable-warning=ExperimentalWarning", "--max-semi-space-size=32"]; // as bin/relay
 
 /**
  * `relay deploy --rpc-url <node>` into `stateDir`, with the development roles of the in-process

@@ -10,7 +10,7 @@
 import { encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import type { PaymentIntent } from "../../../packages/client/src/intent-types.ts";
-import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf, concat, lower } from "./abi-hex.ts";
 
 const vaultAbi = readArtifact("ServiceVault").abi;
 const INTENT_FIELDS = "address bot,address to,address token,uint256 amount,uint256 deadline,bytes32 ref";
@@ -37,7 +37,7 @@ function intentWords(intent: PaymentIntent): string | undefined {
   if (!bot || !to || !token || !WORD.test(ref)) return undefined;
   if (typeof amount !== "bigint" || typeof deadline !== "bigint") return undefined;
   if (amount < 0n || amount > MAX_UINT || deadline < 0n || deadline > MAX_UINT) return undefined;
-  return bot + to + token + word(amount) + word(deadline) + ref.slice(2).toLowerCase();
+  return bot + to + token + word(amount) + word(deadline) + lower(ref.slice(2));
 }
 
 /** A payment's intent words and signature tail, with the values they were encoded from. */
@@ -99,5 +99,5 @@ export function paymentBatchCalldata(payments: ReadonlyArray<{ intent: PaymentIn
   // Head: the two arrays' offsets. The intents array is static tuples inline; the signatures array
   // is k offsets (from the start of those offsets), then each signature's length and data.
   const signaturesAt = 2 * 32 + 32 + k * 6 * 32;
-  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${intents.join("")}${arrayOf(tails)}`;
+  return `0x${BATCH}${word(2 * 32)}${word(signaturesAt)}${word(k)}${concat(intents)}${arrayOf(tails)}`;
 }

@@ -8,7 +8,7 @@
 import { decodeFunctionResult, encodeFunctionData, getAbiItem, toFunctionSelector, toFunctionSignature, type AbiFunction, type Address, type Hex } from "viem";
 import { readArtifact } from "../../chain/artifacts.ts";
 import { AbiWords } from "./snapshot-codec.ts";
-import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf } from "./abi-hex.ts";
+import { WORD, MAX_UINT, word, addressWord, bytesTail, arrayOf, concat, lower } from "./abi-hex.ts";
 
 /** The lens's Query struct, every field given (zero address / zero hash where unused). */
 export interface LensQuery {
@@ -58,10 +58,13 @@ export const handWritten = SELECTOR !== undefined;
 
 /** A Query tuple's encoding (its head, then its two arrays), or undefined when a value does not fit. */
 function queryTuple(q: LensQuery): string | undefined {
-  const heads = [q.factory, q.vault, q.bot, q.to].map(addressWord);
+  const factory = addressWord(q.factory);
+  const vault = addressWord(q.vault);
+  const bot = addressWord(q.bot);
+  const to = addressWord(q.to);
   const protocol = addressWord(q.protocol);
   const toToken = addressWord(q.toToken);
-  if (heads.includes(undefined) || !protocol || !toToken || !WORD.test(q.intentHash)) return undefined;
+  if (!factory || !vault || !bot || !to || !protocol || !toToken || !WORD.test(q.intentHash)) return undefined;
   const tokens: string[] = [];
   for (const token of q.tokens) {
     const w = addressWord(token);
@@ -76,8 +79,8 @@ function queryTuple(q: LensQuery): string | undefined {
   const tokensAt = 9 * 32;
   const amountsAt = tokensAt + 32 * (1 + tokens.length);
   return (
-    heads.join("") + word(tokensAt) + word(amountsAt) + q.intentHash.slice(2).toLowerCase() + protocol + toToken +
-    word(tokens.length) + tokens.join("") + word(amounts.length) + amounts.join("")
+    factory + vault + bot + to + word(tokensAt) + word(amountsAt) + lower(q.intentHash.slice(2)) + protocol + toToken +
+    word(tokens.length) + concat(tokens) + word(amounts.length) + concat(amounts)
   );
 }
 

@@ -75,25 +75,42 @@ export class AbiWords {
   #check(at: number, length: number): void {
     if (at + length > this.bytes.length) throw new Error(`${this.#what} is truncated`);
   }
-  /** The word at byte offset `at`. Most are small numbers: read as one 64-bit integer when the first 24 bytes are zero. */
+  /**
+   * The word at byte offset `at`. Most are small numbers: read from its last 4 or 8 bytes when the
+   * bytes before them are zero, with no intermediate BigInt (this runs some 150 times per request).
+   */
   uint(at: number): bigint {
     this.#check(at, 32);
     const b = this.bytes;
-    if ((b.readUInt32BE(at) | b.readUInt32BE(at + 4) | b.readUInt32BE(at + 8) | b.readUInt32BE(at + 12) | b.readUInt32BE(at + 16) | b.readUInt32BE(at + 20)) === 0) {
-      return b.readBigUInt64BE(at + 24);
+    if (this.#zeros(at, 6) === 0) {
+      const high = b.readUInt32BE(at + 24);
+      const low = b.readUInt32BE(at + 28);
+      if (high === 0) return low === 0 ? 0n : low === 1 ? 1n : BigInt(low);
+      // Below 2^53 the sum is exact as a number; above, two BigInts joined.
+      return high < 0x20_0000 ? BigInt(high * 0x1_0000_0000 + low) : (BigInt(high) << 32n) | BigInt(low);
     }
     return BigInt(`0x${b.toString("hex", at, at + 32)}`);
   }
+  /** The OR of the first `count` 32-bit integers of the word at `at` (0 when they are all zero); bounds checked by the caller. */
+  #zeros(at: number, count: number): number {
+    const b = this.bytes;
+    let any = 0;
+    for (let i = 0; i < count; i++) any |= b.readUInt32BE(at + 4 * i);
+    return any;
+  }
   /** A word that is an offset or a length: a number no larger than the data. */
   offset(at: number): number {
-    const value = this.uint(at);
-    if (value > BigInt(this.bytes.length)) throw new Error(`${this.#what} has an offset out of range`);
-    return Number(value);
+    this.#check(at, 32);
+    // Any of the first 28 bytes set: at least 2^32, more than any data held in memory here.
+    const value = this.#zeros(at, 7) === 0 ? this.bytes.readUInt32BE(at + 28) : Infinity;
+    if (value > this.bytes.length) throw new Error(`${this.#what} has an offset out of range`);
+    return value;
   }
   bool(at: number): boolean {
-    const value = this.uint(at);
-    if (value > 1n) throw new Error(`${this.#what} has a bool that is neither 0 nor 1`);
-    return value === 1n;
+    this.#check(at, 32);
+    const value = this.#zeros(at, 7) === 0 ? this.bytes.readUInt32BE(at + 28) : 2;
+    if (value > 1) throw new Error(`${this.#what} has a bool that is neither 0 nor 1`);
+    return value === 1;
   }
   /** UTF-8 text of `length` bytes starting at byte offset `at`. */
   text(at: number, length: number): string {
