@@ -85,7 +85,7 @@ import { selectorOf } from "./chain/selector.ts";
 import { traceCall, type CallTrace } from "./chain/call-trace.ts";
 import { describeGrants, grantsIn, newGrants } from "./chain/grants.ts";
 import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./chain/nft-outflows.ts";
-import { responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
+import { answerStatus, responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
 import { executeAndSettle } from "./submit/settle.ts";
 import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtAiGate, stoppedAtReviewGate, type SimulationOk } from "./chain/simulate.ts";
 import { VERDICT_SECONDS, type VerdictPanel } from "./ai/verdicts.ts";
@@ -308,7 +308,7 @@ export class Relayer {
         recorded = record;
         text = await this.#decide(checked, record, burst);
       }
-      this.#parts.onOutcome?.(request.kind, JSON.parse(text).status);
+      this.#parts.onOutcome?.(request.kind, answerStatus(text));
       return text;
     } catch (thrown) {
       if (thrown instanceof KeyTaken) return thrown.state;
