@@ -40,9 +40,16 @@ describe("finalResponseOf", () => {
     }
   });
 
+  it("is the answer of the record moved to held: its poll URL and extras", () => {
+    const built = JSON.stringify(finalResponseOf(base, { status: "held" }, extras));
+    const held = { ...base, status: "held" as const, heldBecause: "review", reviewExpiresAt: 5 };
+    expect(built).toBe(JSON.stringify(responseOf(held, extras)));
+    expect(JSON.parse(built)).toEqual({ requestId: base.id, status: "pending_review", pollUrl: `/v1/payments/${base.id}`, ...extras });
+  });
+
   it("keeps a swap-required rejection's code and options", () => {
     const record = { ...base, body: JSON.stringify({ swapRequired: { options: [{ tokenIn: "0x7", amountIn: "5" }] } }) };
-    const end = { status: "rejected" as const, txHash: hash.toLowerCase(), reason: "swap" };
+    const end = { status: "rejected" as const, reason: "swap" };
     const built = finalResponseOf(record, end);
     expect(built).toEqual(responseOf({ ...record, ...end }));
     expect(built).toMatchObject({ errorCode: "SWAP_REQUIRED", swapOptions: [{ tokenIn: "0x7", amountIn: "5" }] });
