@@ -76,11 +76,18 @@ describe("races", () => {
           const amount = token === env.token("DAI") ? 10n ** 18n : USDC(1);
           const from = env.tap.broadcasts.length;
           env.tap.beforeNextBroadcast(action);
-          const res = await post(payments, await paymentBody(env, { bot: bot.address, to, token, amount }, { signer: bot }));
+          const body = await paymentBody(env, { bot: bot.address, to, token, amount }, { signer: bot });
+          const res = await post(payments, body);
           expect(res.status, res.text).toBe(200);
           expect(res.body.status).toBe("rejected");
           expect(res.body.errorCode).toBe("EXECUTION_FAILED");
           expect(res.body.reason).toMatch(reason);
+          // The answer was stored with the rejection: the row and the key's replay hold its exact bytes.
+          expect((await env.relayer.store.getRequest(res.body.requestId))?.response).toBe(res.text);
+          const replay = await post(payments, body);
+          expect(replay.status).toBe(200);
+          expect(replay.text).toBe(res.text);
+          expect(env.tap.broadcasts.length, "the replay sends nothing").toBe(from + 1);
           expect((await env.relayer.store.getRequest(res.body.requestId))?.txHash).toBe(env.tap.broadcasts[from]?.hash);
           expect(env.tap.broadcasts.length, "one transaction for the request, no retry").toBe(from + 1);
           expect(await balanceOf(env, token, to)).toBe(0n);

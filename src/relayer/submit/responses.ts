@@ -19,19 +19,37 @@ export interface AnswerExtras {
 
 /** The response body of a request in its current state (a kind without answer extras, execute, omits them). */
 export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Record<string, unknown> {
-  const status = publicStatus(record.status);
+  return responseIn(record, record, extras);
+}
+
+/**
+ * The response body `record` will have once moved to its final state with `end`'s fields (those an
+ * answer reads that the move sets): built before the move, so that the answer is written with it
+ * and the record is neither copied nor read back.
+ */
+export function finalResponseOf(
+  record: RequestRecord,
+  end: Pick<RequestRecord, "status" | "txHash" | "reason">,
+  extras: AnswerExtras = {},
+): Record<string, unknown> {
+  return responseIn(record, end, extras);
+}
+
+/** The body of `record` with `state`'s status, hash and reason (the same fields, or the ones it is moved to). */
+function responseIn(record: RequestRecord, state: Pick<RequestRecord, "status" | "txHash" | "reason">, extras: AnswerExtras): Record<string, unknown> {
+  const status = publicStatus(state.status);
   const body: Record<string, unknown> = { requestId: record.id, status };
-  if (status === "approved" && record.txHash) body.txHash = record.txHash;
+  if (status === "approved" && state.txHash) body.txHash = state.txHash;
   // An x402 authorization the vault recorded: the EIP-3009 digest it now answers ERC-1271 for.
   if (status === "approved" && record.kind === "x402") body.digest = (JSON.parse(record.body) as { digest?: string }).digest;
   if (status === "pending_review") body.pollUrl = pollUrlOf(record.kind, record.id);
-  if (status === "rejected" && record.reason) body.reason = record.reason;
+  if (status === "rejected" && state.reason) body.reason = state.reason;
   // Every rejected answer says why as a code, derived from the record, so that a request rejected
   // before the code existed gets it too on a status read (its stored answer, replayed byte for
   // byte under its idempotency key, stays as it was).
   if (status === "rejected") {
     const swapOptions = swapOptionsOf(record);
-    body.errorCode = swapOptions ? "SWAP_REQUIRED" : rejectionCodeOf(record);
+    body.errorCode = swapOptions ? "SWAP_REQUIRED" : rejectionCodeOf(record, state.txHash);
     if (swapOptions) body.swapOptions = swapOptions;
   }
   if (kindOf(record.kind).answerExtras) {
@@ -42,12 +60,32 @@ export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Re
 }
 
 /**
+ * The status an answer's text says, read where every answer has it (responseIn writes the request's
+ * id first, in characters JSON keeps as they are, then the status), without parsing the text; text
+ * of another form is parsed.
+ */
+export function answerStatus(text: string): string {
+  if (text.startsWith(idKey)) {
+    const idEnd = text.indexOf('"', idKey.length);
+    if (idEnd > 0 && text.startsWith(statusKey, idEnd + 1)) {
+      const from = idEnd + 1 + statusKey.length;
+      const to = text.indexOf('"', from);
+      if (to > from) return text.slice(from, to);
+    }
+  }
+  return (JSON.parse(text) as { status: string }).status;
+}
+
+const idKey = '{"requestId":"';
+const statusKey = ',"status":"';
+
+/**
  * A rejected request without swap options: the owner refused it while held (rejected, or left until
  * the review lapsed: no transaction was ever built for it, so it has no signer), or it was sent for
  * execution and did not execute (reverted on-chain, refused by the node, dropped).
  */
-function rejectionCodeOf(record: RequestRecord): RejectionCode {
-  if (record.heldBecause !== undefined && record.signer === undefined && record.txHash === undefined) {
+function rejectionCodeOf(record: RequestRecord, txHash: string | undefined): RejectionCode {
+  if (record.heldBecause !== undefined && record.signer === undefined && txHash === undefined) {
     return record.reason === reviewExpiredReason ? "REVIEW_EXPIRED" : "OWNER_REJECTED";
   }
   return "EXECUTION_FAILED";

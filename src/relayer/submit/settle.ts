@@ -3,7 +3,7 @@
 import { relayError } from "../../errors.ts";
 import type { RequestRecord } from "../../ledger/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
-import { responseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
+import { finalResponseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
 import type { Store } from "../store.ts";
 import type { Job } from "./job.ts";
 import { timed, type OnStep } from "../steps.ts";
@@ -28,21 +28,32 @@ export async function executeAndSettle(
   const outcome = await parts.dispatcher.submit(chainId, job);
   if (outcome.ok === "unknown") throw relayError("RPC_ERROR", unconfirmed);
   return timed(parts.onStep, "settle", () => parts.store.transaction(async (tx) => {
-    if (outcome.ok) {
-      // The approved answer names only the request, its status and the hash: it is written with the
-      // state in one update. Moved from an in-flight state, the stored request is `record` with that
-      // status, hash and answer (the fields an approved answer is made of), so the row is not read back.
-      const text = JSON.stringify(responseOf({ ...record, status: "approved", txHash: outcome.txHash.toLowerCase() }, extras));
-      if (await tx.move(record.id, ["submitting", "submitted"], "approved", { txHash: outcome.txHash, response: text })) {
+    // The answer is written with the final state in one update, built before it: moved from an
+    // in-flight state, the stored request is `record` with the status, hash and reason set here (an
+    // approved answer is made of those; a rejected one with a hash is EXECUTION_FAILED whatever else
+    // the row holds), so the row is neither copied nor read back. A rejection without a hash keeps the
+    // hash the row may hold (recorded at signing), so its answer is built from the row.
+    const end = outcome.ok
+      ? { status: "approved" as const, txHash: outcome.txHash.toLowerCase() }
+      : outcome.txHash !== undefined ? { status: "rejected" as const, txHash: outcome.txHash.toLowerCase(), reason: outcome.reason } : undefined;
+    if (end) {
+      const text = JSON.stringify(finalResponseOf(record, end, extras));
+      const fields = { txHash: outcome.txHash, reason: end.status === "rejected" ? end.reason : undefined, response: text };
+      const from = outcome.ok ? inFlight : settleable;
+      if (await tx.move(record.id, from, end.status, fields)) {
         await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
         return text;
       }
     }
-    const final = outcome.ok
-      ? undefined
-      : await tx.transition(record.id, ["submitting", "submitted", "received", "scanning"], "rejected", { reason: outcome.reason, txHash: outcome.txHash });
+    // Not moved above: settled meanwhile (reconciliation), or a rejection without a hash.
+    const final = end || outcome.ok ? undefined : await tx.transition(record.id, settleable, "rejected", { reason: outcome.reason });
     if (final) return storeAnswer(tx, final, extras);
     const settled = (await tx.getRequest(record.id))!;
     return settled.response ?? storeAnswer(tx, settled, extras);
   }, { durable: false }));
 }
+
+/** The states a mined transaction's request moves to approved from. */
+const inFlight = ["submitting", "submitted"] as const;
+/** The states a request that did not execute moves to rejected from. */
+const settleable = ["submitting", "submitted", "received", "scanning"] as const;
