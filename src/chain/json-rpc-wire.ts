@@ -71,46 +71,10 @@ export interface RpcAnswer {
   text: string;
 }
 
-// A long answer is nearly always a string result (an eth_call's return data, code), which JSON.parse
-// would copy out of the answer's text. When the whole answer is exactly `{"jsonrpc":"2.0","id":N,
-// "result":"…"}` and the string holds nothing JSON would have escaped, the result is the part of the
-// text between the quotes (a view of the text, not a copy): the string JSON.parse would give.
-// Anything else (an error, other members or order, spacing, escapes) is parsed.
-const LONG_ANSWER = 256;
-const ANSWER_HEAD = '{"jsonrpc":"2.0","id":';
-const RESULT_HEAD = ',"result":"';
-const CONTROL_CHARACTER = /[\u0000-\u001f]/g;
-
-function stringResult(text: string): string | undefined {
-  if (!text.startsWith(ANSWER_HEAD)) return undefined;
-  // The id: 0 or digits not starting with 0 (JSON's integers).
-  let at = ANSWER_HEAD.length;
-  const first = text.charCodeAt(at);
-  if (first === 0x30) at++;
-  else if (first > 0x30 && first <= 0x39) while (++at < text.length && text.charCodeAt(at) >= 0x30 && text.charCodeAt(at) <= 0x39);
-  else return undefined;
-  if (!text.startsWith(RESULT_HEAD, at)) return undefined;
-  const start = at + RESULT_HEAD.length;
-  const end = text.indexOf('"', start);
-  if (end === -1) return undefined;
-  // Only `}` after the string, or `}` and a newline.
-  const rest = text.length - end;
-  if (!(rest === 2 && text.charCodeAt(end + 1) === 0x7d) && !(rest === 3 && text.charCodeAt(end + 1) === 0x7d && text.charCodeAt(end + 2) === 0x0a)) return undefined;
-  if (text.indexOf("\\", start) !== -1) return undefined;
-  CONTROL_CHARACTER.lastIndex = start;
-  const control = CONTROL_CHARACTER.exec(text);
-  if (control !== null && control.index < end) return undefined;
-  return text.slice(start, end);
-}
-
 /** The call's result from its answer, or the error viem's http transport would throw. */
 export function rpcResult(body: RpcBody, url: string, answer: RpcAnswer): unknown {
   const { status, contentType, text } = answer;
   const ok = status >= 200 && status < 300;
-  if (ok && text.length >= LONG_ANSWER) {
-    const result = stringResult(text);
-    if (result !== undefined) return result;
-  }
   let data: { result?: unknown; error?: { code?: unknown; message?: unknown } } | undefined;
   try {
     data = JSON.parse(text || "{}") as typeof data;

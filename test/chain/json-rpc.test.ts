@@ -12,7 +12,6 @@ import { createPublicClient, http, HttpRequestError, RpcRequestError, TimeoutErr
 import { clientsFor, chainFor, type ClientsOptions } from "../../src/chain/clients.ts";
 import { callText, jsonRpcClient as undiciClient } from "../../src/chain/json-rpc.ts";
 import { httpJsonRpcClient } from "../../src/chain/json-rpc-http.ts";
-import { rpcResult } from "../../src/chain/json-rpc-wire.ts";
 import { rpcFailure, isTransportFailure } from "../../src/relayer/rpc-errors.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 import { freePort } from "../support/free-port.ts";
@@ -89,70 +88,6 @@ describe("a call's JSON text", () => {
 
   it("writes bigints as decimal strings, as viem's transport did", () => {
     expect(callText({ method: "evm_increaseTime", params: [3600n, { n: 1n << 70n }] })).toBe(`{"method":"evm_increaseTime","params":["3600",{"n":"${1n << 70n}"}]}`);
-  });
-});
-
-describe("an answer's result", () => {
-  /** rpcResult's answer, or the class and message of what it threw. */
-  function outcome(text: string, status = 200): unknown {
-    try {
-      return { result: rpcResult({ jsonrpc: "2.0", id: 1, method: "eth_call" }, "http://node", { status, contentType: "application/json", text }) };
-    } catch (error) {
-      return { threw: (error as Error).constructor.name, message: (error as Error).message };
-    }
-  }
-  /**
-   * The same answer parsed whole: a leading space is nothing to JSON.parse but leaves the answer's
-   * shape, so no string is taken from it unparsed. A failure is compared by its class (JSON.parse's
-   * message names a position, one further on).
-   */
-  function parsedWhole(text: string, status = 200): unknown {
-    const whole = outcome(` ${text}`, status) as { threw?: string };
-    return whole.threw === undefined || whole.threw === "RpcRequestError" ? whole : { threw: whole.threw };
-  }
-
-  it("a long string result is JSON.parse's string; near misses (escapes, control characters, other members, spacing, odd ids) are parsed whole", () => {
-    const hex = "0x" + "0123456789abcdef".repeat(40);
-    const answers = [
-      `{"jsonrpc":"2.0","id":0,"result":"${hex}"}`,
-      `{"jsonrpc":"2.0","id":4096,"result":"${hex}"}\n`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}é\u2028"}`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}\\u0041"}`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}\\"}"}`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}","result":"0x01"}`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}","error":{"code":3,"message":"execution reverted","data":"0x"}}`,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}"} `,
-      `{"jsonrpc":"2.0","id":7,"result":"${hex}"}\n\n`,
-      `{"jsonrpc":"2.0","id":7, "result":"${hex}"}`,
-      `{"jsonrpc":"2.0","id":"7","result":"${hex}"}`,
-      `{"jsonrpc":"2.0","id":-7,"result":"${hex}"}`,
-      `{"jsonrpc":"2.0","id":1.5,"result":"${hex}"}`,
-      `{"jsonrpc":"2.0","id":null,"result":"${hex}"}`,
-    ];
-    for (const text of answers) {
-      const expected = parsedWhole(text);
-      expect(expected).not.toHaveProperty("threw", "HttpRequestError");
-      expect(outcome(text), text.slice(0, 60)).toMatchObject(expected as object);
-    }
-    expect(outcome(answers[0]!)).toEqual({ result: hex });
-    // Not JSON at all, though shaped like an answer: the error JSON.parse's failure gives.
-    for (const text of [`{"jsonrpc":"2.0","id":07,"result":"${hex}"}`, `{"jsonrpc":"2.0","id":7,"result":"${hex}\u0001"}`, `{"jsonrpc":"2.0","id":7,"result":"${hex}\n"}`, `{"jsonrpc":"2.0","id":7,"result":"${hex}"`]) {
-      expect(outcome(text), text.slice(0, 60)).toMatchObject({ threw: "HttpRequestError" });
-    }
-    // Under an error status the string is not the result.
-    expect(outcome(`{"jsonrpc":"2.0","id":7,"result":"${hex}"}`, 500)).toMatchObject({ threw: "HttpRequestError" });
-  });
-
-  it("is JSON.parse's for any answer text shaped like a string result", () => {
-    const piece = fc.oneof(fc.string({ unit: "binary", maxLength: 8 }), fc.constantFrom('"', "\\", "\\n", "\\u0022", "\n", "\u0000", "\u001f", "}", "\ud800"));
-    fc.assert(
-      fc.property(fc.array(piece, { maxLength: 6 }), fc.oneof(fc.nat(), fc.constantFrom("07", "-1", "1e2", "")), fc.constantFrom("}", "}\n", "} ", "}}", ""), (pieces, id, tail) => {
-        const text = `{"jsonrpc":"2.0","id":${id},"result":"0x${"ab".repeat(200)}${pieces.join("")}"${tail}`;
-        const expected = parsedWhole(text);
-        expect(outcome(text)).toMatchObject(expected as object);
-      }),
-      { numRuns: 500 },
-    );
   });
 });
 
