@@ -171,7 +171,7 @@ class RecentRaw {
   }
 }
 
-/** A non-negative 31-bit number from a string's length and 32 of its characters spread over it. */
+/** A non-negative 31-bit number (never the empty slot, -1) from a string's length and 33 of its characters spread over it. */
 function fingerprint(text: string): number {
   const length = text.length;
   let hash = length | 0;
