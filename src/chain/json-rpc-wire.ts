@@ -107,37 +107,77 @@ const rawJSON = (JSON as unknown as { rawJSON?: (text: string) => unknown }).raw
 const RAW_MIN_LENGTH = 512;
 
 /**
- * The long strings made raw JSON lately, most recently used first, with what they were made into.
- * The simulating lens's code (18 KB) is in every readAndSimulate call: found here, it is neither
- * scanned nor copied again. A string not here costs a few comparisons, each a length check or a
- * compare of the characters up to the first that differs.
+ * The long strings seen more than once lately, with the raw JSON they were made into, most recently
+ * used first. The simulating lens's code (18 KB) is in every readAndSimulate call: found here, it is
+ * neither scanned nor copied again. A string seen once (a call's calldata, a signed transaction) is
+ * only remembered by its fingerprint (its length and a few of its characters, no reference to it):
+ * kept, the one-off strings and their raw copies would outlive the young generation's collections.
+ * Seen again with the same fingerprint, it is kept. A string not kept costs a few comparisons, each a
+ * length check or a compare of the characters up to the first that differs. Finding one allocates nothing.
  */
 class RecentRaw {
-  readonly #entries: Array<{ text: string; raw: unknown }> = [];
+  readonly #texts: string[] = [];
+  readonly #raws: unknown[] = [];
   readonly #size: number;
+  readonly #seen: number[];
+  #nextSeen = 0;
 
   constructor(size: number) {
     this.#size = size;
+    this.#seen = new Array<number>(size).fill(-1);
   }
 
   find(text: string): unknown {
-    const entries = this.#entries;
-    for (let i = 0; i < entries.length; i++) {
-      const entry = entries[i]!;
-      if (entry.text !== text) continue;
-      if (i > 0) {
-        entries.splice(i, 1);
-        entries.unshift(entry);
+    const texts = this.#texts;
+    const raws = this.#raws;
+    for (let i = 0; i < texts.length; i++) {
+      if (texts[i] !== text) continue;
+      const raw = raws[i];
+      // Moved to the front in place.
+      for (let j = i; j > 0; j--) {
+        texts[j] = texts[j - 1]!;
+        raws[j] = raws[j - 1];
       }
-      return entry.raw;
+      texts[0] = text;
+      raws[0] = raw;
+      return raw;
     }
     return undefined;
   }
 
+  /** Keeps `raw` for `text` if a string with its fingerprint was seen lately; otherwise notes the fingerprint. */
   add(text: string, raw: unknown): void {
-    this.#entries.unshift({ text, raw });
-    if (this.#entries.length > this.#size) this.#entries.pop();
+    const print = fingerprint(text);
+    const seen = this.#seen;
+    const at = seen.indexOf(print);
+    if (at === -1) {
+      seen[this.#nextSeen] = print;
+      this.#nextSeen = (this.#nextSeen + 1) % seen.length;
+      return;
+    }
+    seen[at] = -1;
+    const texts = this.#texts;
+    const raws = this.#raws;
+    if (texts.length < this.#size) {
+      texts.push(text);
+      raws.push(raw);
+    }
+    for (let j = texts.length - 1; j > 0; j--) {
+      texts[j] = texts[j - 1]!;
+      raws[j] = raws[j - 1];
+    }
+    texts[0] = text;
+    raws[0] = raw;
   }
+}
+
+/** A non-negative 31-bit number (never the empty slot, -1) from a string's length and 33 of its characters spread over it. */
+function fingerprint(text: string): number {
+  const length = text.length;
+  let hash = length | 0;
+  const step = Math.max(1, Math.floor(length / 32));
+  for (let i = length - 1; i >= 0 && i >= length - 32 * step; i -= step) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 1;
 }
 
 const recentRaw = new RecentRaw(8);

@@ -122,7 +122,7 @@ class Call implements Dispatcher.DispatchHandler {
     this.#settled = true;
     clearTimeout(this.#timer);
     const chunks = this.#chunks;
-    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+    const text = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks, this.#bytes).toString("utf8");
     this.#chunks = [];
     try {
       this.#resolve(rpcResult(this.#body, this.#endpoint.url, { status: this.#status, contentType: this.#contentType, text }));

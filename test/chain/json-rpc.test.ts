@@ -70,6 +70,22 @@ describe("a call's JSON text", () => {
     );
   });
 
+  it("is JSON.stringify's when the same long strings come back call after call (kept ones and look-alikes)", () => {
+    // Look-alikes: the same length and the same characters but one, each a different string.
+    const base = "0x" + "a1".repeat(2000);
+    const lookAlikes = Array.from({ length: 6 }, (_, i) => base.slice(0, 1001) + "bcdef0"[i] + base.slice(1002));
+    const pool = fc.constantFrom(...lookAlikes, "0x" + "ff".repeat(900), "q".repeat(700) + '"', "\\".repeat(600), "0x" + "00".repeat(300));
+    fc.assert(
+      fc.property(fc.array(fc.array(pool, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 30 }), (calls) => {
+        for (const params of calls) {
+          const body = { jsonrpc: "2.0", id: 1, method: "eth_call", params: [{ data: params[0], code: params[1] }, params[2] ?? "latest"] };
+          expect(callText(body)).toBe(JSON.stringify(body));
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it("writes bigints as decimal strings, as viem's transport did", () => {
     expect(callText({ method: "evm_increaseTime", params: [3600n, { n: 1n << 70n }] })).toBe(`{"method":"evm_increaseTime","params":["3600",{"n":"${1n << 70n}"}]}`);
   });
