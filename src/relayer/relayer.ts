@@ -85,7 +85,7 @@ import { selectorOf } from "./chain/selector.ts";
 import { traceCall, type CallTrace } from "./chain/call-trace.ts";
 import { describeGrants, grantsIn, newGrants } from "./chain/grants.ts";
 import { tokenOutflowsIn, unpricedHold, unpricedOutflowsIn, untracedNftHold, type UnpricedOutflow } from "./chain/nft-outflows.ts";
-import { answerStatus, finalResponseOf, responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
+import { moveWithAnswer, responseOf, storeAnswer, type AnswerExtras } from "./submit/responses.ts";
 import { executeAndSettle } from "./submit/settle.ts";
 import { gasLimitOf, PAYMENT_GAS, simulate, stoppedAtAiGate, stoppedAtReviewGate, type SimulationOk } from "./chain/simulate.ts";
 import { VERDICT_SECONDS, type VerdictPanel } from "./ai/verdicts.ts";
@@ -308,7 +308,7 @@ export class Relayer {
         recorded = record;
         text = await this.#decide(checked, record, burst);
       }
-      this.#parts.onOutcome?.(request.kind, answerStatus(text));
+      this.#parts.onOutcome?.(request.kind, JSON.parse(text).status);
       return text;
     } catch (thrown) {
       if (thrown instanceof KeyTaken) return thrown.state;
@@ -628,11 +628,8 @@ export class Relayer {
       await checkNotInLedger(tx, request, checked.intentHash);
       const record = await createRecord(tx, checked, fingerprint, requestId);
       // The record was just created: its answer once rejected is built before the move and written with it.
-      const text = JSON.stringify(finalResponseOf(record, { status: "rejected", reason: swapRequired.reason }));
-      if (!(await tx.move(record.id, ["received"], "rejected", { reason: swapRequired.reason, response: text }))) {
-        throw new Error(`request ${record.id} left its state while being answered`);
-      }
-      await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
+      const text = await moveWithAnswer(tx, record, ["received"], { status: "rejected", reason: swapRequired.reason }, { reason: swapRequired.reason });
+      if (text === undefined) throw new Error(`request ${record.id} left its state while being answered`);
       return text;
     }, relaxed);
   }
@@ -749,11 +746,8 @@ export class Relayer {
     const reviewExpiresAt = this.#parts.clocks.of(record.chainId).now() + this.#parts.config.reviewWindowSeconds * 1000;
     return store.transaction(async (tx) => {
       // A held answer names only the request, its poll URL and the extras: built before the move, written with it.
-      const text = JSON.stringify(finalResponseOf(record, { status: "held" }, extras));
-      if (!(await tx.move(record.id, ["received", "scanning"], "held", { heldBecause, agents, reviewExpiresAt, response: text }))) {
-        throw new Error(`request ${record.id} left its state while being held`);
-      }
-      await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
+      const text = await moveWithAnswer(tx, record, ["received", "scanning"], { status: "held" }, { heldBecause, agents, reviewExpiresAt }, extras);
+      if (text === undefined) throw new Error(`request ${record.id} left its state while being held`);
       return text;
     });
   }

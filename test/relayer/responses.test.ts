@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { RequestRecord } from "../../src/ledger/index.ts";
-import { answerStatus, finalResponseOf, responseOf } from "../../src/relayer/submit/responses.ts";
+import { finalResponseOf, responseOf } from "../../src/relayer/submit/responses.ts";
 
 const base: RequestRecord = {
   id: "req_01JABCDEFGHJKMNPQRSTVWXYZ0",
@@ -53,28 +53,5 @@ describe("finalResponseOf", () => {
     const built = finalResponseOf(record, end);
     expect(built).toEqual(responseOf({ ...record, ...end }));
     expect(built).toMatchObject({ errorCode: "SWAP_REQUIRED", swapOptions: [{ tokenIn: "0x7", amountIn: "5" }] });
-  });
-});
-
-describe("answerStatus", () => {
-  it("reads every answer's status as parsing it does", () => {
-    const records: RequestRecord[] = [
-      { ...base, status: "approved", txHash: hash },
-      { ...base, status: "held", heldBecause: "review" },
-      { ...base, status: "rejected", reason: "no" },
-      { ...base, status: "rejected", reason: 'a "quoted" reason, "status":"approved"' },
-    ];
-    for (const record of records) {
-      const text = JSON.stringify(responseOf(record, extras));
-      expect(answerStatus(text)).toBe(JSON.parse(text).status);
-    }
-    expect(answerStatus(JSON.stringify(responseOf(records[1]!)))).toBe("pending_review");
-  });
-
-  it("parses text of another form", () => {
-    expect(answerStatus('{"status":"rejected","requestId":"req_1"}')).toBe("rejected");
-    expect(answerStatus('{"requestId":"a\\"b","status":"approved"}')).toBe("approved");
-    expect(answerStatus('{ "requestId": "req_1", "status": "approved" }')).toBe("approved");
-    expect(() => answerStatus("not json")).toThrow();
   });
 });

@@ -1,6 +1,6 @@
 // The 200 bodies of SPEC.md: built from a request's stored record, so that the synchronous answer,
 // a later status read and an idempotent replay all say the same thing.
-import type { RequestKind, RequestRecord } from "../../ledger/index.ts";
+import type { RequestKind, RequestRecord, Status, TransitionFields } from "../../ledger/index.ts";
 import { kindOf } from "../kinds/index.ts";
 import type { StoreOps } from "../store.ts";
 import { publicStatus, reviewExpiredReason } from "../../ledger/index.ts";
@@ -60,26 +60,6 @@ function responseIn(record: RequestRecord, state: Pick<RequestRecord, "status" |
 }
 
 /**
- * The status an answer's text says, read where every answer has it (responseIn writes the request's
- * id first, in characters JSON keeps as they are, then the status), without parsing the text; text
- * of another form is parsed.
- */
-export function answerStatus(text: string): string {
-  if (text.startsWith(idKey)) {
-    const idEnd = text.indexOf('"', idKey.length);
-    if (idEnd > 0 && text.startsWith(statusKey, idEnd + 1)) {
-      const from = idEnd + 1 + statusKey.length;
-      const to = text.indexOf('"', from);
-      if (to > from) return text.slice(from, to);
-    }
-  }
-  return (JSON.parse(text) as { status: string }).status;
-}
-
-const idKey = '{"requestId":"';
-const statusKey = ',"status":"';
-
-/**
  * A rejected request without swap options: the owner refused it while held (rejected, or left until
  * the review lapsed: no transaction was ever built for it, so it has no signer), or it was sent for
  * execution and did not execute (reverted on-chain, refused by the node, dropped).
@@ -103,6 +83,26 @@ function swapOptionsOf(record: RequestRecord): unknown[] | undefined {
  * reads and replays say the same; returns the answer's exact text. Pass the `tx` of the transaction
  * that set the request's state, so that the state and its answer commit together.
  */
+/**
+ * Moves the request from one of `from` to `end`'s status with `fields`, its answer (built for that
+ * state before the move, from `record` as it stands and `end`'s status, hash and reason) written by
+ * the same update and stored under its idempotency key: the answer's exact text, or undefined when
+ * the request had left `from` (nothing is written then).
+ */
+export async function moveWithAnswer(
+  tx: StoreOps,
+  record: RequestRecord,
+  from: readonly Status[],
+  end: Pick<RequestRecord, "status" | "txHash" | "reason">,
+  fields: TransitionFields = {},
+  extras: AnswerExtras = {},
+): Promise<string | undefined> {
+  const text = JSON.stringify(finalResponseOf(record, end, extras));
+  if (!(await tx.move(record.id, from, end.status, { ...fields, response: text }))) return undefined;
+  await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
+  return text;
+}
+
 export async function storeAnswer(tx: StoreOps, record: RequestRecord, extras: AnswerExtras = {}): Promise<string> {
   const text = JSON.stringify(responseOf(record, extras));
   await tx.transition(record.id, [record.status], record.status, { response: text });

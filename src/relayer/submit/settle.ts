@@ -3,7 +3,7 @@
 import { relayError } from "../../errors.ts";
 import type { RequestRecord } from "../../ledger/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
-import { finalResponseOf, storeAnswer, type AnswerExtras } from "./responses.ts";
+import { moveWithAnswer, storeAnswer, type AnswerExtras } from "./responses.ts";
 import type { Store } from "../store.ts";
 import type { Job } from "./job.ts";
 import { timed, type OnStep } from "../steps.ts";
@@ -37,13 +37,9 @@ export async function executeAndSettle(
       ? { status: "approved" as const, txHash: outcome.txHash.toLowerCase() }
       : outcome.txHash !== undefined ? { status: "rejected" as const, txHash: outcome.txHash.toLowerCase(), reason: outcome.reason } : undefined;
     if (end) {
-      const text = JSON.stringify(finalResponseOf(record, end, extras));
-      const fields = { txHash: outcome.txHash, reason: end.status === "rejected" ? end.reason : undefined, response: text };
-      const from = outcome.ok ? inFlight : settleable;
-      if (await tx.move(record.id, from, end.status, fields)) {
-        await tx.completeIdempotency(record.kind, record.idempotencyKey, text);
-        return text;
-      }
+      const fields = { txHash: outcome.txHash, reason: end.status === "rejected" ? end.reason : undefined };
+      const text = await moveWithAnswer(tx, record, outcome.ok ? inFlight : settleable, end, fields, extras);
+      if (text !== undefined) return text;
     }
     // Not moved above: settled meanwhile (reconciliation), or a rejection without a hash.
     const final = end || outcome.ok ? undefined : await tx.transition(record.id, settleable, "rejected", { reason: outcome.reason });
