@@ -75,9 +75,7 @@ export class RateLimiter implements Limiter {
 
   /** Takes one token from every named bucket atomically: all or none. */
   take(keys: ReadonlyArray<RateLimitKey>): TakeResult {
-    // One key (each request's client bucket) or none limited: the same outcome without the
-    // map and arrays that pooling several keys needs.
-    if (keys.length === 1) return this.#takeOne(keys[0]!);
+    // No key limited: nothing to take, without the map and arrays that pooling the keys needs.
     if (keys.every(({ scope }) => this.#unlimited(scope))) return { ok: true };
     const now = this.#now();
     const wanted = this.#wanted(keys);
@@ -100,29 +98,12 @@ export class RateLimiter implements Limiter {
     return { ok: true };
   }
 
-  /** take([key]): its bucket's token, or the refusal. */
-  #takeOne({ scope, key }: RateLimitKey): TakeResult {
-    if (this.#unlimited(scope)) return { ok: true };
-    const now = this.#now();
-    const id = this.#idOf(scope, key);
-    if (!this.#buckets.has(id) && this.#buckets.size + 1 > this.#maxKeys) this.#evict(now, 1, new Set([id]));
-    const bucket = this.#refilled(id, scope, now);
-    const wait = this.#waitFor(scope, bucket.tokens, 1);
-    if (wait !== undefined) return { ok: false, scope, retryAfterSeconds: wait };
-    bucket.tokens = Math.max(0, bucket.tokens - 1);
-    return { ok: true };
-  }
-
-  #idOf(scope: RateLimitScope, key: string): string {
-    return `${scope}:${ADDRESS_SCOPES.has(scope) ? key.toLowerCase() : key}`;
-  }
-
   /** Tokens needed per bucket id ("scope:key"), limited scopes only: the same bucket named twice needs two. */
   #wanted(keys: ReadonlyArray<RateLimitKey>): Map<string, { scope: RateLimitScope; count: number }> {
     const wanted = new Map<string, { scope: RateLimitScope; count: number }>();
     for (const { scope, key } of keys) {
       if (this.#unlimited(scope)) continue;
-      const id = this.#idOf(scope, key);
+      const id = `${scope}:${ADDRESS_SCOPES.has(scope) ? key.toLowerCase() : key}`;
       const entry = wanted.get(id);
       if (entry === undefined) wanted.set(id, { scope, count: 1 });
       else entry.count++;
@@ -162,7 +143,7 @@ export class RateLimiter implements Limiter {
    * Frees room for `fresh` new buckets: full-again ones first, then least recently used ones (never
    * one the current call names), down to 90% of maxKeys so that sweeps stay rare.
    */
-  #evict(now: number, fresh: number, current: { has(id: string): boolean }): void {
+  #evict(now: number, fresh: number, current: ReadonlyMap<string, unknown>): void {
     const target = Math.max(0, Math.min(this.#maxKeys - fresh, this.#maxKeys - Math.max(1, Math.floor(this.#maxKeys / 10))));
     for (const [id, bucket] of this.#buckets) {
       const scope = id.slice(0, id.indexOf(":")) as RateLimitScope;
