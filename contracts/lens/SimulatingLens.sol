@@ -3,8 +3,10 @@ pragma solidity 0.8.30;
 
 import {PolicyReader} from "./PolicyLens.sol";
 
-/// @notice Never deployed. On nodes that support `eth_call` state overrides, the relayer places this
-/// code at its keys' addresses and calls `readAndSimulate` at one of them: the policy snapshots and
+/// @notice Run at the relayer keys' addresses, on nodes that support `eth_call` state overrides: the
+/// relayer places there a delegation (EIP-7702) to this contract, deployed once per chain through the
+/// deterministic deployment proxy, or where it is not, this whole code, and calls `readAndSimulate`
+/// at one of them. Its deployment holds nothing and is never sent a transaction. The policy snapshots and
 /// the simulations of the transactions it would send come from one call on one state, whose block
 /// is in every snapshot. Each simulation runs from its relayer key's address, so the vault sees the
 /// key that would send it, and its effects are undone before the next one starts.

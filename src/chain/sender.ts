@@ -4,10 +4,13 @@ import { encodeDeployData, encodeFunctionData, getAddress, type Address, type He
 import { privateKeyToAccount } from "viem/accounts";
 import type { Clients } from "./clients.ts";
 import { readArtifact } from "./artifacts.ts";
+import { DETERMINISTIC_DEPLOYER, deterministicAddress, deterministicDeployData } from "./deterministic-deployer.ts";
 
 export interface Sender {
   readonly address: Address;
   deploy(contract: string, args?: readonly unknown[]): Promise<Address>;
+  /** Deploys `contract` (no constructor arguments) through the deterministic deployment proxy, unless its code is already there. */
+  deployDeterministic(contract: string): Promise<Address>;
   call(to: Address, contract: string, functionName: string, args?: readonly unknown[], value?: bigint): Promise<TransactionReceipt>;
   sendValue(to: Address, value: bigint): Promise<TransactionReceipt>;
 }
@@ -69,6 +72,15 @@ function senderOver(clients: Clients, address: Address, sendTransaction: Send): 
       const receipt = await send(null, data, undefined, `deploying ${contract}`);
       if (!receipt.contractAddress) throw new Error(`deploying ${contract}: no contract address in receipt`);
       return getAddress(receipt.contractAddress);
+    },
+    async deployDeterministic(contract) {
+      const { bytecode, deployedBytecode } = readArtifact(contract);
+      const address = deterministicAddress(bytecode);
+      const codeAt = async () => ((await clients.publicClient.getCode({ address })) ?? "0x").toLowerCase();
+      if ((await codeAt()) === deployedBytecode.toLowerCase()) return address;
+      await send(DETERMINISTIC_DEPLOYER, deterministicDeployData(bytecode), undefined, `deploying ${contract} through the deterministic deployer`);
+      if ((await codeAt()) !== deployedBytecode.toLowerCase()) throw new Error(`deploying ${contract}: other code at ${address} after its deployment`);
+      return address;
     },
     call(to, contract, functionName, args = [], value) {
       const { abi } = readArtifact(contract);

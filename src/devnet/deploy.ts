@@ -8,6 +8,7 @@ import { readArtifact } from "../chain/artifacts.ts";
 import { createSender, type Sender } from "../chain/sender.ts";
 import type { KeyPair } from "./accounts.ts";
 import { placePermit2 } from "./permit2.ts";
+import { placeSimulatingLens } from "./simulating-lens.ts";
 import { CANONICAL_TOKENS, NATIVE_PRICE_USD8, TOKENS, tokenName, type TokenSpec, type TokenSymbol } from "./tokens.ts";
 
 /** The registry's default rebalance whitelist, in this order (DESIGN.md: USDC, WETH, USDT). */
@@ -87,6 +88,7 @@ export async function deploySuite(options: SuiteOptions): Promise<Suite> {
   const marketplace = await deployer.deploy("mocks/MockMarketplace", [tokens.USDC.address]);
   const lending = await deployer.deploy("mocks/MockLendingPool");
   if (options.canonicalTokens) await placePermit2(clients);
+  await placeSimulatingLens(clients, deployer, await supportsSetCode(clients));
 
   return { registry, factory, router, nft, marketplace, lending, priceFeeds, tokens };
 }

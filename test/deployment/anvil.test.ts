@@ -23,6 +23,8 @@ import { signInWithEthereum } from "../../packages/client/src/siwe.ts";
 import { signPaymentRequest, signSwapAndPayRequest, signSwapRequest, swapForPayment } from "../../packages/client/src/bodies.ts";
 import { defaultDeadline, randomRef, signReviewApproval } from "../../packages/client/src/sign.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
+import { DETERMINISTIC_DEPLOYER, DETERMINISTIC_DEPLOYER_CODE } from "../../src/chain/deterministic-deployer.ts";
+import { DELEGATION_TO_LENS, SIMULATING_LENS_ADDRESS, lensOverrideCode } from "../../src/relayer/chain/lens-code.ts";
 import { startAnvil, type Anvil } from "../support/anvil.ts";
 import { freePort } from "../support/free-port.ts";
 
@@ -126,6 +128,12 @@ describe("relay deploy and relay serve --rpc-url on anvil", () => {
     expect(manifest.chainId).toBe(await chain.publicClient.getChainId());
     expect(await chain.publicClient.getCode({ address: vault() })).toMatch(/^0x[0-9a-f]{10,}/);
     expect((await relay.ready()).status).toBe("ready");
+  });
+
+  it("deploy placed the simulating lens through anvil's own deterministic deployer, where relay's lens calls delegate to it", async () => {
+    expect((await chain.publicClient.getCode({ address: DETERMINISTIC_DEPLOYER }))?.toLowerCase()).toBe(DETERMINISTIC_DEPLOYER_CODE);
+    expect(await chain.publicClient.getCode({ address: SIMULATING_LENS_ADDRESS })).toBe(readArtifact("lens/SimulatingLens").deployedBytecode);
+    expect(await lensOverrideCode(chain.publicClient as never)).toBe(DELEGATION_TO_LENS);
   });
 
   it("anvil answers reads pinned a few blocks back, as a full node does (the relayer pins each group's reads to a block)", async () => {

@@ -23,6 +23,7 @@ import { decodeSnapshots } from "./snapshot-codec.ts";
 import type { PolicySnapshot } from "./snapshot.ts";
 import { decodeReadAndSimulate, readAndSimulateCalldata, type LensQuery } from "./simulating-lens-codec.ts";
 import { BlockWatch } from "./block-watch.ts";
+import { DELEGATION_TO_LENS, lensOverrideCode } from "./lens-code.ts";
 
 /** What a call would take out of the vault, by simulateOutflows. */
 export interface OutflowSimulation {
@@ -83,6 +84,9 @@ export class ChainRuntime {
   readonly blocks: BlockWatch;
   readonly #domains = new Map<string, VaultDomain>();
   #stateOverride: Promise<boolean> | undefined;
+  /** The code placed at the keys for a lens call, once known (lens-code.ts); #lensCodeAsked while being asked. */
+  #lensCode: Hex | undefined;
+  #lensCodeAsked: Promise<Hex> | undefined;
 
   constructor(config: ChainConfig, provider?: EIP1193Provider) {
     this.chainId = config.chainId;
@@ -165,6 +169,35 @@ export class ChainRuntime {
     return this.#stateOverride;
   }
 
+  /** The code placed at the keys for a lens call: asked once (lens-code.ts); after an unreachable node, asked again. */
+  #lensOverride(): Promise<Hex> {
+    this.#lensCodeAsked ??= lensOverrideCode(this.clients.publicClient).then(
+      (code) => (this.#lensCode = code),
+      (error: unknown) => {
+        this.#lensCodeAsked = undefined;
+        throw error;
+      },
+    );
+    return this.#lensCodeAsked;
+  }
+
+  /**
+   * `call`'s answer with the lens's code (or the delegation to it) placed by `call`. A delegated call
+   * that answers nothing may have lost the deployed lens (a chain reset under a running relayer): it
+   * asks again which code to place and calls once more.
+   */
+  async #withLens(call: (code: Hex) => Promise<unknown>): Promise<Hex> {
+    const code = this.#lensCode ?? (await this.#lensOverride());
+    let out = await call(code);
+    if ((out === undefined || out === "0x") && code === DELEGATION_TO_LENS) {
+      this.#lensCode = undefined;
+      this.#lensCodeAsked = undefined;
+      out = await call(await this.#lensOverride());
+    }
+    if (typeof out !== "string" || out === "0x") throw new Error("the simulating lens returned no data");
+    return out as Hex;
+  }
+
   async #probeStateOverride(): Promise<boolean> {
     const client = this.clients.publicClient;
     const [probe, latest] = await Promise.all([
@@ -198,11 +231,12 @@ export class ChainRuntime {
       simulations.map(({ from, to, data }) => ({ from, to, data })),
     );
     // eth_call straight through the transport (what viem's call action sends, without its
-    // per-call checks of the 18 KB override code): the lens's code at every key's address.
-    const overrides: Record<Address, { code: Hex }> = {};
-    for (const address of keys) overrides[address] = { code: simulatingLens.deployedBytecode };
-    const out = await rpcFailure(() => this.clients.publicClient.request({ method: "eth_call", params: [{ to: entry, data }, "latest", overrides] }));
-    if (typeof out !== "string" || out === "0x") throw new Error("the simulating lens returned no data");
+    // per-call checks of the override code): the lens, or a delegation to it, at every key's address.
+    const out = await this.#withLens((code) => {
+      const overrides: Record<Address, { code: Hex }> = {};
+      for (const address of keys) overrides[address] = { code };
+      return rpcFailure(() => this.clients.publicClient.request({ method: "eth_call", params: [{ to: entry, data }, "latest", overrides] }));
+    });
     const { snapshots: encoded, outcomes } = decodeReadAndSimulate(out);
     const snapshots = decodeSnapshots(encoded);
     if (snapshots.length !== queries.length) throw new Error(`the simulating lens returned ${snapshots.length} snapshots for ${queries.length} queries`);
@@ -225,10 +259,10 @@ export class ChainRuntime {
   ): Promise<OutflowSimulation | undefined> {
     if (!(await this.supportsStateOverride())) return undefined;
     const call = encodeFunctionData({ abi: simulatingLens.abi, functionName: "simulateOutflows", args: [vault, data, tokens] });
-    const { data: out } = await rpcFailure(() =>
-      this.clients.publicClient.call({ to: from, data: call, blockNumber, stateOverride: [{ address: from, code: simulatingLens.deployedBytecode }] }),
-    );
-    if (out === undefined) throw new Error("the simulating lens returned no data");
+    const out = await this.#withLens(async (code) => {
+      const { data } = await rpcFailure(() => this.clients.publicClient.call({ to: from, data: call, blockNumber, stateOverride: [{ address: from, code }] }));
+      return data;
+    });
     const [ok, result, outflows, ethOutflow] = decodeFunctionResult({ abi: simulatingLens.abi, functionName: "simulateOutflows", data: out }) as readonly [
       boolean,
       Hex,
