@@ -370,4 +370,4 @@ recordFloor(floor);
 const goals = goalsFrom(floor);
 console.log(`\nrelay's goals on this machine (${goals.source}), recorded for the relayer and profile benches:`);
 console.log(`  relay process CPU per fast-path payment ${goals.cpu.op} ${goals.cpu.value} µs`);
-console.log(`  p50 latency relayed - direct ${goals.addedP50.op} ${goals.addedP50.value} ms`);
+console.log(`  p50 latency relayed - direct ${goals.addedP50.op} ${goals.addedP50.value} ms on a fresh chain; the relayer and profile benches set it again from a lean relayer measured beside relay, on their chain`);

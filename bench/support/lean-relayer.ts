@@ -5,7 +5,9 @@
 //      would refuse is never sent),
 //   3. records the request durably (node:sqlite in WAL, one INSERT, synchronous=FULL: the COMMIT
 //      returns once the log is fsynced), so that a crash never forgets a transaction that may land,
-//   4. signs the transaction with the key's next nonce and sends it by the node's synchronous send,
+//   4. signs the transaction with the key's next nonce and sends it by the node's synchronous send
+//      (where the node has none, as the in-process chain: sends it, then reads its receipt every
+//      millisecond, as relay does; that chain mines within the send, so the first read finds it),
 //   5. answers with the receipt's hash.
 // No policy, idempotency, spend windows, batching, rate limits or recovery: it is a yardstick, not
 // a relayer. Each step's time of the last request is kept, for the breakdown the bench prints.
@@ -32,6 +34,8 @@ export interface LeanRelayerOptions {
   bot: Address;
   relayer: { address: Address; privateKey: Hex };
   fees: { maxFeePerGas: bigint; maxPriorityFeePerGas: bigint };
+  /** Whether the node answers eth_sendRawTransactionSync (default true). */
+  sendSync?: boolean;
 }
 
 export interface LeanRelayer {
@@ -49,7 +53,7 @@ export function leanBody(intent: PaymentIntent, signature: Hex): string {
 }
 
 export async function startLeanRelayer(options: LeanRelayerOptions): Promise<LeanRelayer> {
-  const { node, chainId, domain, vault, bot, relayer, fees } = options;
+  const { node, chainId, domain, vault, bot, relayer, fees, sendSync = true } = options;
   const dir = mkdtempSync(path.join(tmpdir(), "relay-lean-"));
   const db = new DatabaseSync(path.join(dir, "lean.sqlite"));
   db.exec("PRAGMA journal_mode = WAL");
@@ -81,10 +85,22 @@ export async function startLeanRelayer(options: LeanRelayerOptions): Promise<Lea
     lap("record");
     const rawTx = sign({ type: "eip1559", chainId, to: vault, data, gas: 250_000n, nonce: nonce++, ...fees });
     lap("sign");
-    const receipt = (await node.call("eth_sendRawTransactionSync", [rawTx])) as { status: string; transactionHash: Hex };
+    const receipt = sendSync
+      ? ((await node.call("eth_sendRawTransactionSync", [rawTx])) as { status: string; transactionHash: Hex })
+      : await sentAndMined(rawTx);
     lap("send");
     if (receipt.status !== "0x1") throw new Error("the payment reverted");
     return JSON.stringify({ status: "approved", txHash: receipt.transactionHash });
+  }
+
+  /** Sends `rawTx`, then reads its receipt every millisecond until the node has it. */
+  async function sentAndMined(rawTx: Hex): Promise<{ status: string; transactionHash: Hex }> {
+    const hash = await node.call("eth_sendRawTransaction", [rawTx]);
+    for (;;) {
+      const receipt = await node.call("eth_getTransactionReceipt", [hash]);
+      if (receipt) return receipt as { status: string; transactionHash: Hex };
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
   }
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
