@@ -1,9 +1,9 @@
 // Which code the relayer places at its keys for a lens call (src/relayer/chain/lens-code.ts), on a
 // real devnet: the devnet deploys the simulating lens through the deterministic deployment proxy,
 // the relayer delegates to it (23 bytes per key instead of the lens's 9.6 KB) and gets the answers
-// the whole code gives; other code at the lens's address is never delegated to, a lens gone under a
-// running relayer is noticed on the next call, and a node that does not run delegations placed by
-// overrides gets the whole code.
+// the whole code gives; other code at the lens's address is never delegated to, a call that finds no
+// lens where it runs (a chain reset, a block before the deployment) is made again with the whole
+// code, and a node that does not run delegations placed by overrides gets the whole code.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getAddress, keccak256, type Address, type EIP1193Provider, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
@@ -152,6 +152,34 @@ describe("the simulating lens, deployed once", () => {
     } finally {
       await setCode(SIMULATING_LENS_ADDRESS, lensArtifact.deployedBytecode);
     }
+  });
+
+  it("a call pinned to a block before the lens's deployment is made again with the whole code", async () => {
+    const on = runtime();
+    const good = await payment(on, 4_000_000n);
+    const usdc = devnet.manifest.tokens.USDC!.address as Address;
+    await on.readAndSimulate([good.query], [good.simulation]); // the runtime now delegates
+    expect(placed.at(-1)).toEqual([DELEGATION_TO_LENS]);
+    expect(await on.supportsStateOverride()).toBe(true); // its own probe, asked once, out of the way
+    // The last block before the devnet deployed the lens.
+    const publicClient = clientsFor(devnet.chain.provider, devnet.manifest.chainId).publicClient;
+    let [without, withLens] = [0n, await on.latestBlock()];
+    while (withLens - without > 1n) {
+      const middle = (without + withLens) / 2n;
+      if (((await publicClient.getCode({ address: SIMULATING_LENS_ADDRESS, blockNumber: middle })) ?? "0x") === "0x") without = middle;
+      else withLens = middle;
+    }
+    // The vault came later too (the devnet seeds it after the suite): at that block the call finds no
+    // vault and moves nothing, and the whole lens says so instead of the delegation answering nothing.
+    expect((await publicClient.getCode({ address: good.simulation.to, blockNumber: without })) ?? "0x").toBe("0x");
+    placed = [];
+    const sim = await on.simulateOutflows(relayer, good.simulation.to, good.simulation.data, [usdc], without);
+    expect(placed).toEqual([[DELEGATION_TO_LENS], [WHOLE_LENS_CODE]]);
+    expect(sim).toMatchObject({ ok: true, result: "0x", outflows: [0n], ethOutflow: 0n });
+    // The next call asks again, finds the lens at the latest block and delegates.
+    placed = [];
+    await on.readAndSimulate([good.query], [good.simulation]);
+    expect(placed.at(-1)).toEqual([DELEGATION_TO_LENS]);
   });
 
   it("a node that refuses to run a delegation placed by an override gets the whole code", async () => {

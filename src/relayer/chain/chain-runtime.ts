@@ -23,7 +23,7 @@ import { decodeSnapshots } from "./snapshot-codec.ts";
 import type { PolicySnapshot } from "./snapshot.ts";
 import { decodeReadAndSimulate, readAndSimulateCalldata, type LensQuery } from "./simulating-lens-codec.ts";
 import { BlockWatch } from "./block-watch.ts";
-import { DELEGATION_TO_LENS, lensOverrideCode } from "./lens-code.ts";
+import { DELEGATION_TO_LENS, WHOLE_LENS_CODE, lensOverrideCode } from "./lens-code.ts";
 
 /** What a call would take out of the vault, by simulateOutflows. */
 export interface OutflowSimulation {
@@ -183,8 +183,9 @@ export class ChainRuntime {
 
   /**
    * `call`'s answer with the lens's code (or the delegation to it) placed by `call`. A delegated call
-   * that answers nothing may have lost the deployed lens (a chain reset under a running relayer): it
-   * asks again which code to place and calls once more.
+   * that answers nothing found no lens where it ran (a chain reset under a running relayer, or a block
+   * before the lens's deployment): it is made again with the whole code, and the next call asks again
+   * which code to place.
    */
   async #withLens(call: (code: Hex) => Promise<unknown>): Promise<Hex> {
     const code = this.#lensCode ?? (await this.#lensOverride());
@@ -192,7 +193,7 @@ export class ChainRuntime {
     if ((out === undefined || out === "0x") && code === DELEGATION_TO_LENS) {
       this.#lensCode = undefined;
       this.#lensCodeAsked = undefined;
-      out = await call(await this.#lensOverride());
+      out = await call(WHOLE_LENS_CODE);
     }
     if (typeof out !== "string" || out === "0x") throw new Error("the simulating lens returned no data");
     return out as Hex;
