@@ -99,7 +99,8 @@ export function failingClient(url: string, cause: Error): JsonRpcClient {
 }
 
 // JSON.stringify looks at every character of a string for what needs escaping, ~2 ns a character:
-// the simulating lens's code (18 KB, in every readAndSimulate call), calldata and signed batches
+// the simulating lens's code (18 KB, in every readAndSimulate call where the chain does not have the
+// lens deployed to delegate to), calldata and signed batches
 // (~10 KB) made that the larger part of sending a call. A long string with nothing to escape is
 // handed to JSON.stringify as JSON text instead (JSON.rawJSON, which checks it natively, 4x faster);
 // the output is the same text.
@@ -108,7 +109,8 @@ const RAW_MIN_LENGTH = 512;
 
 /**
  * The long strings seen more than once lately, with the raw JSON they were made into, most recently
- * used first. The simulating lens's code (18 KB) is in every readAndSimulate call: found here, it is
+ * used first. The simulating lens's code (18 KB) is in every readAndSimulate call where it is not
+ * delegated to (src/relayer/chain/lens-code.ts): found here, it is
  * neither scanned nor copied again. A string seen once (a call's calldata, a signed transaction) is
  * only remembered by its fingerprint (its length and a few of its characters, no reference to it):
  * kept, the one-off strings and their raw copies would outlive the young generation's collections.
