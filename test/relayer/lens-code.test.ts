@@ -3,9 +3,10 @@
 // the relayer delegates to it (23 bytes per key instead of the lens's 9.6 KB) and gets the answers
 // the whole code gives; other code at the lens's address is never delegated to, a call that finds no
 // lens where it runs (a chain reset, a block before the deployment) is made again with the whole
-// code, and a node that does not run delegations placed by overrides gets the whole code.
+// code, and a node that does not run delegations placed by overrides gets the whole code. The deployed
+// lens itself is no relayer: a bot's signed payment sent through it by anyone is refused by the vault.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { getAddress, keccak256, type Address, type EIP1193Provider, type Hex } from "viem";
+import { erc20Abi, getAddress, keccak256, type Address, type EIP1193Provider, type Hex } from "viem";
 import { privateKeyToAccount } from "viem/accounts";
 import { validateBody } from "../../src/api/validate.ts";
 import { paymentRequestBody } from "../../packages/client/src/bodies.ts";
@@ -205,6 +206,34 @@ describe("the simulating lens, deployed once", () => {
     const sim = await on.simulateOutflows(relayer, good.simulation.to, good.simulation.data, [usdc], block);
     expect(placed.at(-1)).toEqual([DELEGATION_TO_LENS]);
     expect(sim).toMatchObject({ ok: true, outflows: [3_000_000n], ethOutflow: 0n });
+  });
+});
+
+describe("the deployed lens, called by anyone", () => {
+  it("makes a bot-signed payment a stranger's call to the vault: refused, and nothing moves", async () => {
+    const on = runtime();
+    const good = await payment(on, 5_000_000n);
+    const m = devnet.manifest;
+    const usdc = m.tokens.USDC!.address as Address;
+    const clients = clientsFor(devnet.chain.provider, m.chainId);
+    const balance = (account: Address) => clients.publicClient.readContract({ address: usdc, abi: erc20Abi, functionName: "balanceOf", args: [account] });
+    const [vaultBefore, recipientBefore] = [await balance(good.simulation.to), await balance("0x000000000000000000000000000000000000dEaD")];
+    // Anyone sends the lens a transaction that has it call the vault with the bot's signed payment.
+    const stranger = privateKeyToAccount(m.accounts.bots.reviewed.privateKey as Hex);
+    const hash = await clients.walletFor(stranger).writeContract({
+      address: SIMULATING_LENS_ADDRESS, abi: lensArtifact.abi, functionName: "simulateOutflows",
+      args: [good.simulation.to, good.simulation.data, [usdc]], chain: null, account: stranger,
+    } as never);
+    const receipt = await clients.publicClient.waitForTransactionReceipt({ hash });
+    expect(receipt.status).toBe("success"); // the lens reports; the vault refused inside it
+    const refused = await clients.publicClient.simulateContract({
+      address: SIMULATING_LENS_ADDRESS, abi: lensArtifact.abi, functionName: "simulateOutflows",
+      args: [good.simulation.to, good.simulation.data, [usdc]], account: stranger,
+    } as never);
+    const [ok, result] = refused.result as readonly [boolean, Hex];
+    expect(ok).toBe(false);
+    expect(decodeRevert(result)).toBe("NotAuthorizedRelayer()");
+    expect([await balance(good.simulation.to), await balance("0x000000000000000000000000000000000000dEaD")]).toEqual([vaultBefore, recipientBefore]);
   });
 });
 
