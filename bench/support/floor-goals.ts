@@ -68,6 +68,10 @@ export function recordedGoals(): Goals | { missing: string } {
     return { missing: `no floor recorded in ${FILE}: run \`npm run bench:floor\` first (bench/all.sh does)` };
   }
   const goals = goalsFrom(floor);
-  const when = ` (floor measured ${floor.measuredAt}, Node ${floor.node})`;
+  // The machine's speed drifts between stretches by more than a cut gains: a floor from another
+  // stretch makes a goal relay may meet or miss for that alone. Its age is said with it.
+  const minutes = Math.round((Date.now() - Date.parse(floor.measuredAt)) / 60_000);
+  const age = minutes <= 15 ? "" : `, ${minutes} minutes ago: run \`npm run bench:floor\` again for a goal from this stretch of the machine`;
+  const when = ` (floor measured ${floor.measuredAt}, Node ${floor.node}${age})`;
   return { ...goals, source: `${goals.source}${when}`, cpuSource: `${goals.cpuSource}${when}` };
 }
