@@ -138,8 +138,8 @@ async function run(relay: RelayProcess): Promise<void> {
     .sort((a, b) => b[1] - a[1]);
   const anvilPerPayment = (processCpuMicros(anvil.pid) - anvilCpuBefore) / N;
 
-  // Latency: one at a time, alternating, on the same stretch of chain.
-  // In turn a direct payment, one through the lean relayer (support/lean-beside.ts) and one through relay.
+  // Latency: one at a time, on the same stretch of chain, in turn a direct payment, one through the
+  // lean relayer (support/lean-beside.ts) and one through relay.
   const lean = await leanBeside({ manifest: m, clients, rpc: (method, params) => node.call(method, params), sendSync: true, nextIntent: signedIntent });
   const raws = await directTransactions(LATENCY_SAMPLES);
   const leanBodies = await lean.bodies(LATENCY_SAMPLES);
