@@ -19,24 +19,19 @@ export interface AnswerExtras {
 
 /** The response body of a request in its current state (a kind without answer extras, execute, omits them). */
 export function responseOf(record: RequestRecord, extras: AnswerExtras = {}): Record<string, unknown> {
-  return responseIn(record, record, extras);
+  return finalResponseOf(record, record, extras);
 }
 
 /**
- * The response body `record` will have once moved to its final state with `end`'s fields (those an
- * answer reads that the move sets): built before the move, so that the answer is written with it
- * and the record is neither copied nor read back.
+ * The response body `record` will have once moved to a state with `state`'s status, hash and reason
+ * (those an answer reads that the move sets; `record` itself for its current state): built before
+ * the move, so that the answer is written with it and the record is neither copied nor read back.
  */
 export function finalResponseOf(
   record: RequestRecord,
-  end: Pick<RequestRecord, "status" | "txHash" | "reason">,
+  state: Pick<RequestRecord, "status" | "txHash" | "reason">,
   extras: AnswerExtras = {},
 ): Record<string, unknown> {
-  return responseIn(record, end, extras);
-}
-
-/** The body of `record` with `state`'s status, hash and reason (the same fields, or the ones it is moved to). */
-function responseIn(record: RequestRecord, state: Pick<RequestRecord, "status" | "txHash" | "reason">, extras: AnswerExtras): Record<string, unknown> {
   const status = publicStatus(state.status);
   const body: Record<string, unknown> = { requestId: record.id, status };
   if (status === "approved" && state.txHash) body.txHash = state.txHash;
@@ -79,11 +74,6 @@ function swapOptionsOf(record: RequestRecord): unknown[] | undefined {
 }
 
 /**
- * Stores a request's 200 answer with the request and under its idempotency key, so that status
- * reads and replays say the same; returns the answer's exact text. Pass the `tx` of the transaction
- * that set the request's state, so that the state and its answer commit together.
- */
-/**
  * Moves the request from one of `from` to `end`'s status with `fields`, its answer (built for that
  * state before the move, from `record` as it stands and `end`'s status, hash and reason) written by
  * the same update and stored under its idempotency key: the answer's exact text, or undefined when
@@ -103,6 +93,11 @@ export async function moveWithAnswer(
   return text;
 }
 
+/**
+ * Stores a request's 200 answer with the request and under its idempotency key, so that status
+ * reads and replays say the same; returns the answer's exact text. Pass the `tx` of the transaction
+ * that set the request's state, so that the state and its answer commit together.
+ */
 export async function storeAnswer(tx: StoreOps, record: RequestRecord, extras: AnswerExtras = {}): Promise<string> {
   const text = JSON.stringify(responseOf(record, extras));
   await tx.transition(record.id, [record.status], record.status, { response: text });
