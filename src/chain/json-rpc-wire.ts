@@ -135,13 +135,7 @@ class RecentRaw {
     for (let i = 0; i < texts.length; i++) {
       if (texts[i] !== text) continue;
       const raw = raws[i];
-      // Moved to the front in place.
-      for (let j = i; j > 0; j--) {
-        texts[j] = texts[j - 1]!;
-        raws[j] = raws[j - 1];
-      }
-      texts[0] = text;
-      raws[0] = raw;
+      this.#putFirst(i, text, raw);
       return raw;
     }
     return undefined;
@@ -158,13 +152,19 @@ class RecentRaw {
       return;
     }
     seen[at] = -1;
+    // Into a new last slot while there is room, else over the least recently used one.
+    if (this.#texts.length < this.#size) {
+      this.#texts.push(text);
+      this.#raws.push(raw);
+    }
+    this.#putFirst(this.#texts.length - 1, text, raw);
+  }
+
+  /** `text` and `raw` first, the entries before slot `at` moved one down over it, in place. */
+  #putFirst(at: number, text: string, raw: unknown): void {
     const texts = this.#texts;
     const raws = this.#raws;
-    if (texts.length < this.#size) {
-      texts.push(text);
-      raws.push(raw);
-    }
-    for (let j = texts.length - 1; j > 0; j--) {
+    for (let j = at; j > 0; j--) {
       texts[j] = texts[j - 1]!;
       raws[j] = raws[j - 1];
     }
