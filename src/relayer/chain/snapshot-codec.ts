@@ -98,17 +98,20 @@ export class AbiWords {
     for (let i = 0; i < count; i++) any |= b.readUInt32BE(at + 4 * i);
     return any;
   }
+  /** The word at `at` as a number when it is below 2^32 (its last 4 bytes), else Infinity. */
+  #small(at: number): number {
+    this.#check(at, 32);
+    return this.#zeros(at, 7) === 0 ? this.bytes.readUInt32BE(at + 28) : Infinity;
+  }
   /** A word that is an offset or a length: a number no larger than the data. */
   offset(at: number): number {
-    this.#check(at, 32);
-    // Any of the first 28 bytes set: at least 2^32, more than any data held in memory here.
-    const value = this.#zeros(at, 7) === 0 ? this.bytes.readUInt32BE(at + 28) : Infinity;
+    // At least 2^32 (Infinity): more than any data held in memory here.
+    const value = this.#small(at);
     if (value > this.bytes.length) throw new Error(`${this.#what} has an offset out of range`);
     return value;
   }
   bool(at: number): boolean {
-    this.#check(at, 32);
-    const value = this.#zeros(at, 7) === 0 ? this.bytes.readUInt32BE(at + 28) : 2;
+    const value = this.#small(at);
     if (value > 1) throw new Error(`${this.#what} has a bool that is neither 0 nor 1`);
     return value === 1;
   }
