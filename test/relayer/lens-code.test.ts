@@ -84,6 +84,23 @@ async function payment(on: ChainRuntime, amount: bigint) {
   return { query, simulation };
 }
 
+/** Runs `work` with `code` at the lens's address, then puts the lens's own code back. */
+async function withCodeAtLens(code: Hex, work: () => Promise<void>): Promise<void> {
+  await setCode(SIMULATING_LENS_ADDRESS, code);
+  try {
+    await work();
+  } finally {
+    await setCode(SIMULATING_LENS_ADDRESS, lensArtifact.deployedBytecode);
+  }
+}
+
+/** readAndSimulate of a payment over the bot's per-transaction cap, through `on`: the vault's refusal. */
+async function expectRefusedTooBig(on: ChainRuntime, tooBig: Awaited<ReturnType<typeof payment>>): Promise<void> {
+  const { outcomes } = await on.readAndSimulate([tooBig.query], [tooBig.simulation]);
+  expect(outcomes[0]!.ok).toBe(false);
+  expect(decodeRevert(outcomes[0]!.result)).toMatch(/^ExceedsPerTxLimit\(/);
+}
+
 /** readAndSimulate's raw answer with `code` placed at the relayer key: what a node says for the whole code or a delegation. */
 async function rawCall(code: Hex, simulations: readonly SimulationCall[]): Promise<Hex> {
   const data = readAndSimulateCalldata([], simulations.map(({ from, to, data }) => ({ from, to, data })));
@@ -123,19 +140,14 @@ describe("the simulating lens, deployed once", () => {
     const passing = await rawCall(WHOLE_LENS_CODE, [good.simulation]);
     expect(decodeReadAndSimulate(passing).outcomes[0]!.ok).toBe(true);
     const forger = forgery((readAndSimulateCalldata([], []).length - 2) / 2, await rawCall(WHOLE_LENS_CODE, []), passing);
-    await setCode(SIMULATING_LENS_ADDRESS, forger);
-    try {
+    await withCodeAtLens(forger, async () => {
       // Trusted, the forgery would pass the payment the vault refuses: the test can tell.
       expect(decodeReadAndSimulate(await rawCall(DELEGATION_TO_LENS, [tooBig.simulation])).outcomes[0]!.ok).toBe(true);
       expect(await lensOverrideCode(clientsFor(devnet.chain.provider, devnet.manifest.chainId).publicClient as never)).toBe(WHOLE_LENS_CODE);
       placed = [];
-      const { outcomes } = await on.readAndSimulate([tooBig.query], [tooBig.simulation]);
+      await expectRefusedTooBig(on, tooBig);
       expect(placed.at(-1)).toEqual([WHOLE_LENS_CODE]);
-      expect(outcomes[0]!.ok).toBe(false);
-      expect(decodeRevert(outcomes[0]!.result)).toMatch(/^ExceedsPerTxLimit\(/);
-    } finally {
-      await setCode(SIMULATING_LENS_ADDRESS, lensArtifact.deployedBytecode);
-    }
+    });
   });
 
   it("a lens gone under a running relayer (a chain reset) is noticed on the next call, which places the whole code and answers", async () => {
@@ -143,16 +155,11 @@ describe("the simulating lens, deployed once", () => {
     const tooBig = await payment(on, 10n ** 30n);
     await on.readAndSimulate([tooBig.query], [tooBig.simulation]);
     expect(placed.at(-1)).toEqual([DELEGATION_TO_LENS]);
-    await setCode(SIMULATING_LENS_ADDRESS, "0x");
-    try {
+    await withCodeAtLens("0x", async () => {
       placed = [];
-      const { outcomes } = await on.readAndSimulate([tooBig.query], [tooBig.simulation]);
+      await expectRefusedTooBig(on, tooBig);
       expect(placed).toEqual([[DELEGATION_TO_LENS], [WHOLE_LENS_CODE]]);
-      expect(outcomes[0]!.ok).toBe(false);
-      expect(decodeRevert(outcomes[0]!.result)).toMatch(/^ExceedsPerTxLimit\(/);
-    } finally {
-      await setCode(SIMULATING_LENS_ADDRESS, lensArtifact.deployedBytecode);
-    }
+    });
   });
 
   it("a call pinned to a block before the lens's deployment is made again with the whole code", async () => {
