@@ -5,6 +5,7 @@ import { privateKeyToAccount } from "viem/accounts";
 import type { Clients } from "./clients.ts";
 import { readArtifact } from "./artifacts.ts";
 import { DETERMINISTIC_DEPLOYER, deterministicAddress, deterministicDeployData } from "./deterministic-deployer.ts";
+import { gasWithHeadroom } from "../../packages/client/src/gas.ts";
 
 export interface Sender {
   readonly address: Address;
@@ -18,18 +19,27 @@ export interface Sender {
 /** One transaction: its recipient (null deploys), data and value. Resolves to its hash once sent. */
 type Send = (to: Address | null, data: Hex, value: bigint | undefined) => Promise<Hex>;
 
-/** A sender that signs with `privateKey` itself: it works on any node. */
+/**
+ * A sender that signs with `privateKey` itself: it works on any node. The gas limit is the node's
+ * estimate with headroom (gasWithHeadroom): mined in a later block than the estimate's, a call can
+ * cost more.
+ */
+
 export function createSender(clients: Clients, privateKey: Hex): Sender {
   const account = privateKeyToAccount(privateKey);
   const wallet = clients.walletFor(account);
-  return senderOver(clients, account.address, (to, data, value) => wallet.sendTransaction({ to, data, value, account, chain: clients.chain }));
+  return senderOver(clients, account.address, async (to, data, value) => {
+    const gas = gasWithHeadroom(await clients.publicClient.estimateGas({ account, to, data, value }));
+    return wallet.sendTransaction({ to, data, value, gas, account, chain: clients.chain });
+  });
 }
 
 /**
  * A sender for an account whose key the node itself holds (the in-process devnet's dev accounts): the
  * node fills in the nonce, gas and fees and signs, so a transaction costs one `eth_sendTransaction`
  * instead of viem's five or so requests and a signature in JavaScript. The devnet's deployment of ~60
- * transactions takes about a third of the time it takes through createSender.
+ * transactions takes about a third of the time it takes through createSender. The node estimates
+ * the gas as it mines (automine), in the block the transaction lands in.
  */
 export function createNodeAccountSender(clients: Clients, address: Address): Sender {
   const from = getAddress(address);

@@ -15,6 +15,7 @@ import { erc20Abi, parseEventLogs, zeroAddress, zeroHash, type Account, type Add
 import { ownerFactoryAbi, ownerVaultAbi } from "./owner-abi.ts";
 import { refFromString } from "./sign.ts";
 import { formatUnits, parseUnits } from "./units.ts";
+import { gasWithHeadroom } from "./gas.ts";
 
 /** The vault's policy amounts are USD with 6 decimals. */
 const USD_DECIMALS = 6;
@@ -125,10 +126,15 @@ function humanPolicy(raw: RawPolicy): BotPolicy {
 /** A deposit's reference: a 32-byte hex as is, other text hashed (refFromString). */
 const refOf = (ref: string | undefined): Hex => (ref === undefined ? zeroHash : /^0x[0-9a-fA-F]{64}$/.test(ref) ? (ref as Hex) : refFromString(ref));
 
-/** Simulate, send, await: the transaction's hash; throws on a refusal or a reverted receipt. */
+/**
+ * Simulate, send, await: the transaction's hash; throws on a refusal or a reverted receipt. The gas
+ * limit is the estimate with headroom (gas.ts): mined a block later, a policy update can cost more.
+ */
 async function send(wallet: OwnerWallet, publicClient: PublicClient, address: Address, abi: readonly unknown[], functionName: string, args: readonly unknown[], value?: bigint): Promise<Hex> {
-  const { request } = await publicClient.simulateContract({ address, abi, functionName, args, account: wallet.account, value } as never);
-  const hash = await wallet.writeContract(request as never);
+  const call = { address, abi, functionName, args, account: wallet.account, value } as never;
+  const { request } = await publicClient.simulateContract(call);
+  const gas = gasWithHeadroom(await publicClient.estimateContractGas(call));
+  const hash = await wallet.writeContract({ ...(request as object), gas } as never);
   const receipt = await publicClient.waitForTransactionReceipt({ hash });
   if (receipt.status !== "success") throw new Error(`${functionName} reverted (${hash})`);
   return hash;

@@ -8,6 +8,7 @@ import { isRelayError, relayError, type RelayError } from "../../errors.ts";
 import type { ChainRuntime } from "./chain-runtime.ts";
 import { routerAbi, routerCalldata, vaultAbi, type SwapRoute } from "./intents.ts";
 import { isTransportFailure, rpcFailure } from "../rpc-errors.ts";
+import { gasWithHeadroom } from "../../../packages/client/src/gas.ts";
 
 export interface SimulationOk {
   success: true;
@@ -17,9 +18,9 @@ export interface SimulationOk {
 /** Gas for one payment when it is not estimated (ERC-20 transfer or ETH send plus the vault's checks). */
 export const PAYMENT_GAS = 250_000n;
 
-/** The gas limit to send with: the estimate plus 30% and 20k headroom, or PAYMENT_GAS for a payment. */
+/** The gas limit to send with: the estimate with headroom (gasWithHeadroom), or PAYMENT_GAS for a payment. */
 export function gasLimitOf(sim: SimulationOk): bigint {
-  return sim.gasEstimate === undefined ? PAYMENT_GAS : (sim.gasEstimate * 13n) / 10n + 20_000n;
+  return sim.gasEstimate === undefined ? PAYMENT_GAS : gasWithHeadroom(sim.gasEstimate);
 }
 
 /**
