@@ -22,6 +22,7 @@ import { clientsFor, type Clients } from "../../src/chain/clients.ts";
 import { startChain, type LocalChain } from "../../src/chain/hardhat.ts";
 import { devKeyPair } from "../../src/devnet/accounts.ts";
 import { intentTypes, type ExecuteIntent, type PaymentIntent, type SwapIntent, type VaultDomain } from "../../packages/client/src/intent-types.ts";
+import { gasWithHeadroom } from "../../packages/client/src/gas.ts";
 
 export const account = (index: number): LocalAccount => privateKeyToAccount(devKeyPair(index).privateKey);
 
@@ -148,8 +149,12 @@ export async function setupFixture(options: { chainId?: number; domainName?: str
     return result as never;
   };
   const write: Fixture["write"] = async (from, to, name, fn, args = [], value) => {
-    const { request } = await pc.simulateContract({ account: from, address: to, abi: abiOf(name), functionName: fn, args, value });
-    const hash = await clients.walletFor(from).writeContract(request as never);
+    const call = { account: from, address: to, abi: abiOf(name), functionName: fn, args, value };
+    const { request } = await pc.simulateContract(call);
+    // The estimate with headroom, as relay's own senders send it: mined a second after the estimate, a
+    // policy update rewrites bucket words the estimate found unchanged (test/chain/sender.test.ts).
+    const gas = gasWithHeadroom(await pc.estimateContractGas(call));
+    const hash = await clients.walletFor(from).writeContract({ ...request, gas } as never);
     const receipt = await pc.waitForTransactionReceipt({ hash });
     if (receipt.status !== "success") throw new Error(`${fn} reverted on-chain`);
     return receipt;
