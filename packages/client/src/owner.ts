@@ -9,8 +9,8 @@
 //
 // Money limits are USD in plain decimal strings ("12.5"; "0" = not set); token amounts are in the
 // token's own units (its decimals() read from the chain, 18 for ETH) or bigint base units. Every
-// write is simulated first (a refusal throws with the vault's error, nothing sent), then sent and
-// awaited to its receipt; a reverted receipt throws.
+// write is simulated first (a refusal throws with the vault's error, nothing sent), then sent with
+// the gas estimate plus headroom (gas.ts) and awaited to its receipt; a reverted receipt throws.
 import { erc20Abi, parseEventLogs, zeroAddress, zeroHash, type Account, type Address, type Chain, type Hex, type PublicClient, type Transport, type WalletClient } from "viem";
 import { ownerFactoryAbi, ownerVaultAbi } from "./owner-abi.ts";
 import { refFromString } from "./sign.ts";
