@@ -24,7 +24,6 @@ type Send = (to: Address | null, data: Hex, value: bigint | undefined) => Promis
  * estimate with headroom (gasWithHeadroom): mined in a later block than the estimate's, a call can
  * cost more.
  */
-
 export function createSender(clients: Clients, privateKey: Hex): Sender {
   const account = privateKeyToAccount(privateKey);
   const wallet = clients.walletFor(account);
