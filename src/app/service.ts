@@ -98,6 +98,14 @@ export interface RunningRelayer {
    * that the next request is judged by the chain's new time. Nothing for a chain that is not a devnet.
    */
   followChainTime(chainId: number): Promise<void>;
+  /**
+   * Devnet chain `chainId`'s next block has a timestamp set (evm_setNextBlockTimestamp passed through
+   * its JSON-RPC server) and is not mined: the chain's time is not learnt from its pending block until
+   * {@link RunningRelayer.chainBlockMined} (relayer/clock.ts, Clock.pin).
+   */
+  pinChainTime(chainId: number): void;
+  /** A block of devnet chain `chainId` was mined through its JSON-RPC server: its time is learnt again, now. */
+  chainBlockMined(chainId: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -268,6 +276,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
     // Self-deciding reviews a stopped relayer left held decide themselves again (self-review.ts).
     await selfReviews?.rearm(store, devnets);
 
+    const followChainTime = (chainId: number) => followDevnetTime(chains, new Set([chainId].filter((id) => devnets.has(id))), clocks);
     let closed = false;
     return {
       url,
@@ -278,7 +287,12 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       get queuedJobs() {
         return dispatcher.queued;
       },
-      followChainTime: (chainId) => followDevnetTime(chains, new Set([chainId].filter((id) => devnets.has(id))), clocks),
+      followChainTime: (chainId) => followChainTime(chainId),
+      pinChainTime: (chainId) => clocks.of(chainId).pin(),
+      chainBlockMined(chainId) {
+        clocks.of(chainId).unpin();
+        return followChainTime(chainId);
+      },
       async close() {
         if (closed) return;
         closed = true;

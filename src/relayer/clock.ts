@@ -17,7 +17,9 @@
 // shows a lead a second short, which alone would let "24 h after a payment" land a second early, so
 // the request then follows the chain exactly (time travel by a `relay devnet` that a `relay serve
 // --rpc-url` does not see pass; relayer/relayer.ts). A chain that is behind the wall clock (no block
-// mined for a while) never pulls the clock back, and the clock never goes backwards.
+// mined for a while) never pulls the clock back, and the clock never goes backwards. While a timestamp
+// set for the next block waits to be mined, the pending block shows it rather than the chain's lead:
+// the clock is pinned then, and learns nothing from it (Clock.pin).
 
 export interface Clock {
   /** Unix milliseconds. */
@@ -35,6 +37,16 @@ export interface Clock {
    * bound. Off a devnet nothing is read.
    */
   follow(readNextTimestamp: () => Promise<bigint>): Promise<void>;
+  /**
+   * The chain's next block has a timestamp set (evm_setNextBlockTimestamp) and is not mined yet: its
+   * pending block shows that timestamp, not the chain's lead over the wall clock (which the node takes
+   * from the timestamp once it mines the block, in whatever second that is). follow learns nothing
+   * until {@link Clock.unpin}: a lead taken from the timestamp set would leave the clock ahead of the
+   * chain, for good, by the seconds until the block was mined. observe still learns from mined blocks.
+   */
+  pin(): void;
+  /** The block whose timestamp was set is mined: follow learns again. */
+  unpin(): void;
 }
 
 /** Each chain's clock. */
@@ -50,6 +62,8 @@ export const wallClock: Clock = {
   now: () => Date.now(),
   observe: () => false,
   follow: async () => {},
+  pin: () => {},
+  unpin: () => {},
 };
 
 /**
@@ -72,6 +86,8 @@ function followingClock(wall: () => number): Clock {
   // and a second short of a day past a spend right after `relay time advance 24h`.
   let leadMs: number | undefined;
   let last = 0;
+  /** A timestamp is set for the next block, not yet mined (pin). */
+  let pinned = false;
   /** Takes the lead a timestamp read in `wallSecond` shows, if it is the first or longer: whether it was. */
   const learn = (timestampSeconds: bigint, wallSecond: number): boolean => {
     const shown = (Number(timestampSeconds) - wallSecond) * 1000;
@@ -92,6 +108,7 @@ function followingClock(wall: () => number): Clock {
       return learn(timestampSeconds, Math.floor(wall() / 1000));
     },
     async follow(readNextTimestamp) {
+      if (pinned) return;
       // The node stamps the pending block with its wall second plus its offset. That second is ours
       // when the read began and ended in the same one; a read across a second boundary is taken
       // again (a node in this process answers in well under a millisecond). Should it cross again,
@@ -102,10 +119,17 @@ function followingClock(wall: () => number): Clock {
         const timestamp = await readNextTimestamp();
         const after = Math.floor(wall() / 1000);
         if (before === after || attempt === 3) {
-          learn(timestamp, after);
+          // A timestamp set while this read ran: what it read may be that timestamp.
+          if (!pinned) learn(timestamp, after);
           return;
         }
       }
+    },
+    pin() {
+      pinned = true;
+    },
+    unpin() {
+      pinned = false;
     },
   };
 }

@@ -177,6 +177,22 @@ describe("relay time on a devnet", () => {
     await payAdvancePay({ relay: relayAs, usdcOf, vault: manifest.contracts.vault as Address, loops: 20 });
   }, 240_000);
 
+  it("a next block's timestamp set through the devnet's RPC server and mined seconds later leaves the relayer's clock on the chain's: pay, pay (refused), advance 24h, pay approves", async () => {
+    // Until its block is mined, the pending block carries the timestamp set, not the chain's lead over
+    // the wall clock: a clock that learnt it then ran ahead of the chain by the seconds until the block
+    // was mined, for good, and a day after a spend fell that much short on the chain. The block is
+    // mined by evm_mine, then by the owner's transaction adding the next loop's bot.
+    const rpc = (method: string, params: unknown[] = []) => chain().request({ method, params } as never);
+    const pending = async () => Number((await chain().getBlock({ blockTag: "pending" })).timestamp);
+    for (const mine of [() => rpc("evm_mine"), async () => {}]) {
+      const at = (await pending()) + 60;
+      await rpc("evm_setNextBlockTimestamp", [at]);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      await mine();
+      await payAdvancePay({ relay: relayAs, usdcOf, vault: manifest.contracts.vault as Address, loops: 2 });
+    }
+  }, 120_000);
+
   it("a held review lapses after `relay time advance` past the review window: rejected REVIEW_EXPIRED, nothing moves", async () => {
     const payee = privateKeyToAddress(generatePrivateKey());
     const vaultBefore = await usdcOf(manifest.contracts.vault as Address);

@@ -1,7 +1,7 @@
 // The relayer's clocks (src/relayer/clock.ts), one per chain: the wall clock off a devnet; on a
 // devnet, the wall clock plus that chain's lead learned from its block timestamps (a lower bound) and
 // from the timestamp of the block it would mine now (exact), never backwards, and never moved by
-// another chain's blocks.
+// another chain's blocks, nor from a next block's timestamp set and not yet mined.
 import { describe, expect, it } from "vitest";
 import { chainClocks, wallClock } from "../../src/relayer/clock.ts";
 
@@ -119,6 +119,43 @@ describe("the relayer's clocks", () => {
     wall += 300; // `relay time advance 24h` within the same second
     await clock.follow(async () => 1_699_999_999n + 86_400n);
     expect(clock.now() - spend).toBe(86_400_000 + 300);
+  });
+
+  it("pinned while a next block's timestamp is set and not mined: follow learns nothing from it, a mined block still moves the clock, and unpinned the lead is the one the chain took when it mined", async () => {
+    let wall = 1_700_000_000_400;
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    await clock.follow(async () => 1_700_000_000n); // no lead
+    // evm_setNextBlockTimestamp(+120): the pending block shows it, whatever the second.
+    const set = 1_700_000_000n + 120n;
+    clock.pin();
+    let reads = 0;
+    const pendingWhilePinned = async () => {
+      reads++;
+      return set;
+    };
+    await clock.follow(pendingWhilePinned);
+    expect(reads).toBe(0);
+    expect(clock.now()).toBe(wall);
+    // The block is mined 2.5 s later, two seconds on: the node takes its lead from then, 118 s.
+    wall += 2_500;
+    expect(clock.observe(set)).toBe(true); // a mined block: a lower bound, read in the second it was mined
+    expect(clock.now()).toBe(wall + 118_000);
+    await clock.follow(pendingWhilePinned); // still pinned until told it was mined
+    expect(reads).toBe(0);
+    clock.unpin();
+    wall += 1_000;
+    await clock.follow(async () => BigInt(Math.floor(wall / 1000)) + 118n);
+    expect(clock.now()).toBe(wall + 118_000); // not 120 s: the chain's lead, not the timestamp that was set
+  });
+
+  it("a pin that comes while a read of the next block runs: that read is not taken", async () => {
+    const wall = 1_700_000_000_100;
+    const clock = chainClocks(new Set([31337]), () => wall).of(31337);
+    await clock.follow(async () => {
+      clock.pin(); // the timestamp was set as the node answered
+      return 1_700_000_000n + 120n;
+    });
+    expect(clock.now()).toBe(wall);
   });
 
   it("following never moves a clock back, nor reads anything off a devnet", async () => {

@@ -17,8 +17,14 @@ import { CliError, EXIT, throwIfInterrupted, waitForAbort, type CliIO } from "..
 import { announceReady, closeAll, devnetChainIds, launchDevnets, type DevnetCommandOptions } from "./devnet.ts";
 import { startDevnetX402, type X402Server } from "../../x402/devnet.ts";
 
-/** The development node's methods that move its time forward. */
-const MOVES_CHAIN_TIME: ReadonlySet<string> = new Set(["evm_increaseTime", "evm_setNextBlockTimestamp", "evm_mine", "hardhat_mine"]);
+/**
+ * The development node's methods that move its time forward. evm_setNextBlockTimestamp is not one:
+ * it sets the next block's timestamp, and the chain's lead over the wall clock is known only once
+ * that block is mined (relayer/clock.ts, Clock.pin).
+ */
+const MOVES_CHAIN_TIME: ReadonlySet<string> = new Set(["evm_increaseTime", "evm_mine", "hardhat_mine"]);
+/** The methods after which the development node (automining) has mined a block. */
+const MINES_A_BLOCK: ReadonlySet<string> = new Set(["evm_mine", "hardhat_mine", "eth_sendRawTransaction", "eth_sendTransaction"]);
 
 export interface ServeCommandOptions extends DevnetCommandOptions {
   port: number;
@@ -144,10 +150,22 @@ async function serveWithDevnetLocked(options: ServeCommandOptions, stateDir: str
     // Time travel through a devnet's RPC server (`relay time advance`, a test's evm_increaseTime)
     // moves the relayer's clock for that chain before the caller hears back: its next request is
     // judged by the chain's new time, to the second (relayer/clock.ts).
+    // A timestamp set for the next block holds the relayer's clock of that chain where it is until a
+    // block is mined through the server (a transaction the relayer sends itself mines it too, and its
+    // block then moves the clock as any block it reads does).
     for (const devnet of devnets) {
       const chainId = devnet.manifest.chainId;
+      let pinned = false;
       devnet.rpc.setAfterAnswer(async (method) => {
-        if (MOVES_CHAIN_TIME.has(method)) await relayer?.followChainTime(chainId);
+        if (method === "evm_setNextBlockTimestamp") {
+          pinned = true;
+          relayer?.pinChainTime(chainId);
+        } else if (pinned && MINES_A_BLOCK.has(method)) {
+          pinned = false;
+          await relayer?.chainBlockMined(chainId);
+        } else if (MOVES_CHAIN_TIME.has(method)) {
+          await relayer?.followChainTime(chainId);
+        }
       });
     }
     setRelayerUrl(relayer.url);
