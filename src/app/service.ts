@@ -287,7 +287,7 @@ export async function startRelayer(options: StartRelayerOptions): Promise<Runnin
       get queuedJobs() {
         return dispatcher.queued;
       },
-      followChainTime: (chainId) => followChainTime(chainId),
+      followChainTime,
       pinChainTime: (chainId) => clocks.of(chainId).pin(),
       chainBlockMined(chainId) {
         clocks.of(chainId).unpin();
