@@ -31,8 +31,8 @@ describe("a sent transaction's gas limit holds when the block it is mined in is 
   const rpc = (method: string, params: unknown[] = []) => provider.request({ method, params } as never) as Promise<unknown>;
   const latestTime = async () => Number(((await rpc("eth_getBlockByNumber", ["latest", false])) as { timestamp: Hex }).timestamp);
   const policy = (maxPerTxAmount: bigint) => ({ ...PERMISSIVE_LIMITS, maxPerTxAmount });
-  const read = <T>(functionName: string, args: readonly unknown[]) =>
-    clientsFor(provider, devnet.manifest.chainId).publicClient.readContract({ address: vault, abi: VAULT_ABI, functionName, args }) as Promise<T>;
+  /** A read of the vault (through `later`, which passes reads to the devnet as they are). */
+  const read = <T>(functionName: string, args: readonly unknown[]) => later.publicClient.readContract({ address: vault, abi: VAULT_ABI, functionName, args }) as Promise<T>;
 
   beforeAll(async () => {
     devnet = await startDevnet({ chainId: 84532, domainName: "ServiceVault", rpcPort: 0, stateDir: tempDir("relay-sender-gas-") });
