@@ -211,7 +211,12 @@ function withRawStrings(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withRawStrings);
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON !== "function") {
     const copy: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) copy[key] = withRawStrings((value as Record<string, unknown>)[key]);
+    for (const key of Object.keys(value)) {
+      const item = withRawStrings((value as Record<string, unknown>)[key]);
+      // An own "__proto__" key (JSON.parse makes one) assigned would set the copy's prototype instead.
+      if (key === "__proto__") Object.defineProperty(copy, key, { value: item, enumerable: true, writable: true, configurable: true });
+      else copy[key] = item;
+    }
     return copy;
   }
   return value;

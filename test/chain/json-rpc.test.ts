@@ -86,6 +86,14 @@ describe("a call's JSON text", () => {
     );
   });
 
+  it("keeps an object's own __proto__ key as a key, as JSON.stringify does (found by the property above)", () => {
+    // JSON.parse makes __proto__ an own key (an object literal would set the prototype instead).
+    for (const params of ['[{"__proto__":false}]', '[{"__proto__":{"a":"0x01"},"b":1}]', '[{"x":{"__proto__":[1,2]}}]']) {
+      const body = { jsonrpc: "2.0", id: 7, method: "eth_call", params: JSON.parse(params) as unknown[] };
+      expect(callText(body)).toBe(JSON.stringify(body));
+    }
+  });
+
   it("writes bigints as decimal strings, as viem's transport did", () => {
     expect(callText({ method: "evm_increaseTime", params: [3600n, { n: 1n << 70n }] })).toBe(`{"method":"evm_increaseTime","params":["3600",{"n":"${1n << 70n}"}]}`);
   });
