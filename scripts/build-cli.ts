@@ -9,8 +9,9 @@
 // addons or files found beside their own code (Hardhat, solc, keccak, secp256k1, …) stay external:
 // Node loads them from node_modules as before. The long-running `relay serve` and `relay devnet` do not
 // run from the bundle at all (bin/relay): they keep their source, their worker threads and their flags.
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -25,6 +26,47 @@ const external = [
   "undici", "undici/*",
 ];
 
+// Some of Node's built-in modules through require(), not import. An ES module importing a built-in
+// gets Node's ES facade of it, which reads every export once, lazy getters too: `node:process` then
+// loads process.report, worker_threads and readline (~15 ms), `node:fs` fs.promises and its streams
+// (~6 ms), `node:util` its diff and parseArgs (~4 ms), `node:http` the WebSocket classes and with
+// them Node's own undici (~90 ms). commander alone imports the first three, so every CLI call paid
+// for them (the other built-ins' facades cost well under a millisecond more than require()). require()
+// hands over the module object and reads nothing. Each import statement of one of these gets a small
+// module that requires it, default-exports it and exports its plain values by name. A getter is
+// never read until used, so importing one by name fails the build: import the module and read the
+// property where it is needed instead.
+const builtinsByRequire: Plugin = {
+  name: "builtins-by-require",
+  setup(b) {
+    const load = createRequire(import.meta.url);
+    b.onResolve({ filter: /^node:(process|util|fs|http|child_process)$/ }, (args) =>
+      // A require() call already gets the module itself; only import statements meet the facade.
+      args.kind === "import-statement" && args.namespace !== "builtin" ? { path: args.path, namespace: "builtin" } : undefined);
+    b.onLoad({ filter: /.*/, namespace: "builtin" }, (args) => {
+      const values = Object.entries(Object.getOwnPropertyDescriptors(load(args.path)))
+        .filter(([name, descriptor]) => "value" in descriptor && name !== "default" && isBindingName(name))
+        .map(([name]) => name);
+      const id = JSON.stringify(args.path);
+      return {
+        contents: `import { createRequire } from "node:module";\nconst m = createRequire(import.meta.url)(${id});\nexport default m;\nexport const { ${values.join(", ")} } = m;\n`,
+        loader: "js",
+      };
+    });
+  },
+};
+
+/** Whether `name` may name a constant (not a reserved word). */
+function isBindingName(name: string): boolean {
+  if (!/^[A-Za-z_$][\w$]*$/.test(name)) return false;
+  try {
+    new Function(`const ${name} = 0;`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
@@ -38,6 +80,7 @@ await build({
   outExtension: { ".js": ".mjs" },
   chunkNames: "[name]-[hash]",
   external,
+  plugins: [builtinsByRequire],
   // Packages written as CommonJS call require() for Node's built-ins; an ES module has none of its own.
   banner: { js: 'import { createRequire as __relayCreateRequire } from "node:module"; const require = __relayCreateRequire(import.meta.url);' },
   minifyWhitespace: true,
