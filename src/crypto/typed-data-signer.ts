@@ -3,7 +3,7 @@
 // `relay pay`, more than the rest of the signing. ecdsa.ts signs the same digest (viem's
 // hashTypedData's, typed-data-digest.ts) with the same RFC 6979 nonce and low s, so the signature is
 // byte for byte viem's (test/crypto/typed-data-signer.test.ts). A key that is not valid gets viem's
-// account: its error. The key and its address come from key-address.ts.
+// account, that is its error, as does every key where OpenSSL lacks the curve (key-address.ts).
 import { bytesToHex, type Hex, type TypedDataDefinition } from "viem";
 import type { TypedDataSigner } from "../../packages/client/src/sign.ts";
 import { ecdsaSign } from "./ecdsa.ts";
