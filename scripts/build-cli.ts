@@ -7,8 +7,9 @@
 // Everything lands flat in dist/ so that code reading `import.meta.url` (src/paths.ts: the checkout
 // is the directory above) finds the same checkout from the bundle as from src/. Packages with native
 // addons or files found beside their own code (Hardhat, solc, keccak, secp256k1, …) stay external:
-// Node loads them from node_modules as before. The long-running `relay serve` and `relay devnet` do not
-// run from the bundle at all (bin/relay): they keep their source, their worker threads and their flags.
+// Node loads them from node_modules as before. Every command runs from the bundle (bin/relay), the
+// long-running `relay serve` and `relay devnet` too; the ledger's checkpoint worker, which runs in a
+// thread of its own, gets a file of its own (the second build below).
 import { build, type Plugin } from "esbuild";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
