@@ -16,6 +16,17 @@ import { ownerCall, type Env } from "./harness.ts";
 /** USD amounts of the vault's policy (6 decimals): `usd(10)` is ten dollars. */
 export const usd = (dollars: number): bigint => BigInt(dollars) * 1_000_000n;
 
+/**
+ * What a spend-window refusal's details say `window` (its words, up to "has") has left, in USD. The
+ * vault's buckets refill by cap ÷ window seconds a second, so the figure depends on the seconds
+ * between the last spend and the check: a test bounds it rather than matching it exactly.
+ */
+export function usdLeft(details: string, window: string): number {
+  const match = /^(.*) has (\d+(?:\.\d+)?) USD left$/.exec(details);
+  expect(match?.[1], details).toBe(window);
+  return Number(match![2]);
+}
+
 /** A new account holding 1 ETH for gas, sending its transactions one at a time. */
 export async function fundedSender(env: Env): Promise<Sender> {
   const key = generatePrivateKey();
