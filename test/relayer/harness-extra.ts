@@ -27,6 +27,12 @@ export function usdLeft(details: string, window: string): number {
   return Number(match![2]);
 }
 
+/** Moves the devnet's time forward by `seconds` and mines a block, as `relay time advance` does. */
+export async function advanceChain(env: Env, seconds: number | bigint): Promise<void> {
+  await env.clients.publicClient.request({ method: "evm_increaseTime", params: [Number(seconds)] } as never);
+  await env.clients.publicClient.request({ method: "evm_mine", params: [] } as never);
+}
+
 /** A new account holding 1 ETH for gas, sending its transactions one at a time. */
 export async function fundedSender(env: Env): Promise<Sender> {
   const key = generatePrivateKey();

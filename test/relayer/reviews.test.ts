@@ -13,6 +13,7 @@ import { signReviewApproval } from "../../packages/client/src/sign.ts";
 import { EXIT } from "../../src/cli/io.ts";
 import { runMain } from "../helpers/cli.ts";
 import { balanceOf, calldata, executeBody, fresh, get, paymentBody, post, startEnv, type Env } from "./harness.ts";
+import { advanceChain } from "./harness-extra.ts";
 
 const USDC = (n: number) => BigInt(Math.round(n * 1_000_000));
 const inAnHour = () => BigInt(Math.floor(Date.now() / 1000) + 3600);
@@ -194,8 +195,7 @@ describe("owner reviews", () => {
     const deadline = (chainNow > wallNow ? chainNow : wallNow) + 30n;
     const { id, to } = await hold(USDC(1), deadline);
     const signed = await approval(id, deadline + 3600n);
-    await env.clients.publicClient.request({ method: "evm_increaseTime", params: [120] } as never);
-    await env.clients.publicClient.request({ method: "evm_mine", params: [] } as never);
+    await advanceChain(env, 120);
     const res = await post(`${env.url}/v1/reviews/${id}/approve`, { approval: signed }, auth);
     expect(res.body).toMatchObject({ status: "approved", txHash: expect.any(String) });
     const receipt = await env.clients.publicClient.getTransactionReceipt({ hash: res.body.txHash });

@@ -21,7 +21,7 @@ import { chainFromManifest, parseRelayerConfig } from "../../src/relayer/config.
 import { createSender } from "../../src/chain/sender.ts";
 import { defaultDeadline, signReviewApproval } from "../../packages/client/src/sign.ts";
 import { balanceOf, fresh, get, paymentBody, post, type Env } from "../relayer/harness.ts";
-import { newBot, usd } from "../relayer/harness-extra.ts";
+import { advanceChain, newBot, usd } from "../relayer/harness-extra.ts";
 import { ownerSession } from "./support/owner-session.ts";
 import { tempDir } from "../helpers/temp-dir.ts";
 import { startPostgres, type PostgresServer } from "../support/postgres.ts";
@@ -69,12 +69,6 @@ function chainEnv(chainId: number, url: string): Env {
 /** The chain's latest block time, unix seconds. */
 async function chainTime(env: Env): Promise<number> {
   return Number((await env.clients.publicClient.getBlock({ blockTag: "latest" })).timestamp);
-}
-
-/** Moves the devnet's time forward and mines a block, as `relay time advance` does. */
-async function travel(env: Env, seconds: number): Promise<void> {
-  await env.clients.publicClient.request({ method: "evm_increaseTime", params: [seconds] } as never);
-  await env.clients.publicClient.request({ method: "evm_mine", params: [] } as never);
 }
 
 /** A payment's status once it leaves `pending_review`, or still pending after `ms`. */
@@ -151,7 +145,7 @@ describe.each([
 
   it("moving the devnet's time 25 h lapses that chain's review: the relayer follows its time", async () => {
     const otherTime = await chainTime(other);
-    await travel(moved, TRAVEL);
+    await advanceChain(moved, TRAVEL);
     // The relayer's sweep reads the latest block of each devnet every second.
     expect(await statusAfter(moved, held.get(MOVED)!, 10_000)).toMatchObject({ status: "rejected", errorCode: "REVIEW_EXPIRED" });
     expect(await chainTime(other)).toBeLessThan(otherTime + 60);

@@ -12,7 +12,7 @@ import { readArtifact } from "../../src/chain/artifacts.ts";
 import { randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import type { PaymentIntent } from "../../packages/client/src/intent-types.ts";
 import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, type Env } from "../relayer/harness.ts";
-import { newBot, readOf, usd } from "../relayer/harness-extra.ts";
+import { advanceChain, newBot, readOf, usd } from "../relayer/harness-extra.ts";
 import { asRelayer } from "./support/leaked-relayer.ts";
 
 const DAY = 86_400n;
@@ -31,10 +31,7 @@ describe("spend windows on-chain, against a leaked relayer key with the bots' ke
 
   const domain = () => env.manifest.domain as never;
   const now = async () => (await env.clients.publicClient.getBlock()).timestamp;
-  async function advance(seconds: bigint): Promise<void> {
-    await env.clients.publicClient.request({ method: "evm_increaseTime", params: [Number(seconds)] } as never);
-    await env.clients.publicClient.request({ method: "evm_mine", params: [] } as never);
-  }
+  const advance = (seconds: bigint) => advanceChain(env, seconds);
   const buckets = (bot: Address) => readOf<readonly [readonly Bucket[], readonly Bucket[], Bucket]>(env, env.vault, "ServiceVault", "spendBuckets", [bot]);
 
   /** The bot's payment of `amount` to `to`, forced on-chain by the relayer key; the block's timestamp when it executed. */

@@ -9,7 +9,7 @@ import { decodeFunctionData, type Address, type Hex } from "viem";
 import { readArtifact } from "../../src/chain/artifacts.ts";
 import { defaultDeadline, randomRef, signPaymentIntent } from "../../packages/client/src/sign.ts";
 import { balanceOf, fresh, ownerCall, paymentBody, post, startEnv, swapBody, type Env } from "../relayer/harness.ts";
-import { newBot, readOf, routerQuote, swapBodyAs, usd, usdLeft } from "../relayer/harness-extra.ts";
+import { advanceChain, newBot, readOf, routerQuote, swapBodyAs, usd, usdLeft } from "../relayer/harness-extra.ts";
 import { asRelayer } from "./support/leaked-relayer.ts";
 import { deployer, setPrice, setUpdatedAt } from "./support/devnet-admin.ts";
 
@@ -34,10 +34,6 @@ describe("swap bounds", () => {
 
   const vaultHoldings = () => Promise.all([balanceOf(env, usdc, env.vault), balanceOf(env, weth, env.vault)]);
   const setFee = (bps: bigint) => deployer(env).call(router, "mocks/MockSwapRouter", "setFeeBps", [bps]);
-  async function advance(seconds: number): Promise<void> {
-    await env.clients.publicClient.request({ method: "evm_increaseTime", params: [seconds] } as never);
-    await env.clients.publicClient.request({ method: "evm_mine", params: [] } as never);
-  }
   const floorOf = (amountIn: bigint) => readOf<bigint>(env, env.vault, "ServiceVault", "swapFloor", [usdc, weth, amountIn]);
 
   /** The minimum the relayer told the router, read from the transaction it sent. */
@@ -113,7 +109,7 @@ describe("swap bounds", () => {
       // The vault's bucket refills 1000/3600 USD a second: 36 s on, it holds $10 more than the $400
       // the first swap left, plus a second's refill or so should a second of the relayer's clock end
       // before the next request is checked.
-      await advance(36);
+      await advanceChain(env, 36);
       const over = await post(swap, await body(600));
       expect(over.status).toBe(403);
       expect(over.body.code).toBe("EXCEEDS_REBALANCE_LIMIT");
