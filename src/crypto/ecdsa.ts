@@ -7,6 +7,7 @@
 // Like viem's curve, the bigint steps do not run in constant time: meant for a short-lived process on
 // the signer's own machine, not for a server that signs what strangers send.
 import { createECDH, createHmac } from "node:crypto";
+import { HALF_N, N, scalarBytes } from "./secp256k1-order.ts";
 
 let curveAvailable: boolean | undefined;
 
@@ -27,15 +28,16 @@ export function hasSecp256k1(): boolean {
   return curveAvailable;
 }
 
-/** The curve's group order: a private key (and a nonce) is in [1, N - 1]. */
-const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
-const HALF_N = N >> 1n;
-
 /** Whether `key` is 32 bytes holding a scalar in [1, N - 1]. */
 export function isPrivateKey(key: Uint8Array): boolean {
-  if (key.length !== 32) return false;
+  return scalarOf(key) !== undefined;
+}
+
+/** The scalar a valid private key holds, or undefined (see isPrivateKey). */
+function scalarOf(key: Uint8Array): bigint | undefined {
+  if (key.length !== 32) return undefined;
   const d = toBigInt(key);
-  return d > 0n && d < N;
+  return d > 0n && d < N ? d : undefined;
 }
 
 /** The uncompressed public key (0x04 ‖ x ‖ y, 65 bytes) of a valid private key (isPrivateKey). */
@@ -51,11 +53,11 @@ export function publicKeyOf(key: Uint8Array): Buffer {
  */
 export function ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uint8Array; recid: number } {
   if (digest.length !== 32) throw new Error("the digest must be 32 bytes");
-  if (!isPrivateKey(key)) throw new Error("the private key is not in [1, N - 1]");
-  const d = toBigInt(key);
+  const d = scalarOf(key);
+  if (d === undefined) throw new Error("the private key is not in [1, N - 1]");
   const e = toBigInt(digest) % N;
-  for (const k of rfc6979Nonces(key, toBytes(e))) {
-    const point = publicKeyOf(toBytes(k));
+  for (const k of rfc6979Nonces(key, scalarBytes(e))) {
+    const point = publicKeyOf(scalarBytes(k));
     const x = toBigInt(point.subarray(1, 33));
     const r = x % N;
     if (r === 0n) continue;
@@ -67,8 +69,8 @@ export function ecdsaSign(digest: Uint8Array, key: Uint8Array): { signature: Uin
       recid ^= 1;
     }
     const signature = new Uint8Array(64);
-    signature.set(toBytes(r), 0);
-    signature.set(toBytes(s), 32);
+    signature.set(scalarBytes(r), 0);
+    signature.set(scalarBytes(s), 32);
     return { signature, recid };
   }
   throw new Error("unreachable: the nonce generator never ends");
@@ -110,9 +112,4 @@ function inverse(a: bigint): bigint {
 
 function toBigInt(bytes: Uint8Array): bigint {
   return BigInt(`0x${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex") || "0"}`);
-}
-
-/** A scalar below 2^256 as 32 big-endian bytes. */
-function toBytes(n: bigint): Uint8Array {
-  return Buffer.from(n.toString(16).padStart(64, "0"), "hex");
 }

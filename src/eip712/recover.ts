@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import type { Address, Hex } from "viem";
 import { checksumAddressFromBytes } from "../crypto/address.ts";
 import { keccak256 } from "../crypto/keccak.ts";
+import { HALF_N, N, scalarBytes } from "../crypto/secp256k1-order.ts";
 import { relayError } from "../errors.ts";
 
 interface Secp256k1 {
@@ -29,8 +30,8 @@ const { lib: secp256k1, backend } = loadSecp256k1();
 export const secp256k1Backend: "native" | "js" = backend;
 
 /** The secp256k1 group order n, and n/2 (rounded down): the largest s we accept. */
-const CURVE_ORDER = Buffer.from("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141", "hex");
-const HALF_CURVE_ORDER = Buffer.from("7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0", "hex");
+const CURVE_ORDER = scalarBytes(N);
+const HALF_CURVE_ORDER = scalarBytes(HALF_N);
 
 const SIGNATURE_RE = /^0x[0-9a-fA-F]*$/;
 
